@@ -1,0 +1,8 @@
+//! hwcal's analysis: pure functions from raw timings (`hwcal-model` types)
+//! to figures. No clock, no I/O, so every function is testable on synthetic
+//! and recorded data and `hwcal analyze` can redo a run offline.
+#![forbid(unsafe_code)]
+
+pub mod clock;
+pub mod gcd;
+pub mod stats;

@@ -1,0 +1,97 @@
+//! Command-line definition (clap). Validation beyond syntax happens in
+//! `common` and the command modules, into plain config structs.
+
+use clap::{Args, Parser, Subcommand};
+
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  success (figures the machine was too noisy to measure are still printed, marked \"noisy\")
+  1  a measurement or file operation failed
+  2  invalid usage or input (bad flag, value, CPU, size, path)
+
+Every measuring command pins itself to one CPU (the highest allowed) unless
+--cpu or --no-pin says otherwise, and writes its figures as a JSON profile with
+--json FILE (\"-\" for stdout, which then replaces the text summary).";
+
+/// hwcal: measure what this machine really does.
+///
+/// Core clock, caches, TLBs, memory, context switches and I/O, each figure
+/// with its spread and a noise verdict.
+#[derive(Debug, Parser)]
+#[command(name = "hwcal", version, about, long_about = None, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The full calibration: machine info and every registered probe.
+    Run(RunArgs),
+    /// What the OS and CPUID say about this machine (nothing measured).
+    Info(InfoArgs),
+    /// Core clock by two methods (lmbench mhz's GCD and a dependent add chain), and the TSC.
+    Clock(ClockArgs),
+    /// Re-run the analysis on a saved JSON profile's raw data.
+    Analyze(AnalyzeArgs),
+}
+
+/// Options every measuring command shares.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CommonArgs {
+    /// Write the JSON profile to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+    /// Pin the measuring thread to this CPU (default: the highest allowed CPU).
+    #[arg(long, value_name = "N", conflicts_with = "no_pin")]
+    pub cpu: Option<usize>,
+    /// Do not pin the measuring thread.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// No progress messages on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Run only these probes (comma-separated; see --list).
+    #[arg(long, value_delimiter = ',', value_name = "PROBES")]
+    pub only: Vec<String>,
+    /// Skip these probes (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "PROBES")]
+    pub skip: Vec<String>,
+    /// List the registered probes and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Write the JSON profile to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ClockArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Batches to collect; each gives one estimate per method (more = longer, steadier).
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub batches: u32,
+    /// Attempts before reporting "noisy" (like mhz's retries before "too busy").
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub retries: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// A JSON profile written by `hwcal ... --json`.
+    pub file: std::path::PathBuf,
+    /// Write the re-analysed profile to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+}

@@ -1,0 +1,45 @@
+//! `hwcal run`: the full calibration. Machine info, then every registered
+//! probe in turn, then one summary and one profile.
+
+use crate::cli::RunArgs;
+use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::registry::{select, RunCtx};
+use anyhow::{Context, Result};
+use hwcal_harness::harness_info;
+use hwcal_model::Profile;
+
+pub fn run(a: RunArgs) -> Result<()> {
+    let probes = select(&a.only, &a.skip)?;
+    if a.list {
+        for p in crate::registry::probes() {
+            println!("{:<8} {}", p.id, p.description);
+        }
+        return Ok(());
+    }
+    check_dest(a.common.json.as_deref())?;
+    let progress = Progress::new(a.common.quiet);
+    let cpu = pin(&a.common)?;
+    let start = std::time::Instant::now();
+    let mut p = Profile::new(command_line(), now_unix());
+    let machine = hwcal_probes::sysinfo::machine_info();
+    p.machine = Some(machine.clone());
+    p.harness = Some(harness_info(cpu));
+    p.notes.extend(crate::cmd::info::nominal_cross_check());
+    let ctx = RunCtx {
+        progress,
+        pinned_cpu: cpu,
+        machine,
+    };
+    for probe in &probes {
+        let t = std::time::Instant::now();
+        progress.say(&format!("{}: {}", probe.id, probe.description));
+        (probe.measure)(&ctx, &mut p).with_context(|| format!("probe {}", probe.id))?;
+        progress.say(&format!(
+            "{}: done in {:.1} s",
+            probe.id,
+            t.elapsed().as_secs_f64()
+        ));
+    }
+    progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
+    emit(&p, a.common.json.as_deref())
+}

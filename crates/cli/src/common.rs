@@ -1,0 +1,128 @@
+//! Shared plumbing for commands: usage errors, pinning, progress, output.
+
+use crate::cli::CommonArgs;
+use anyhow::{Context, Result};
+use hwcal_model::Profile;
+use hwcal_report::{Exporter, JsonExporter, TextExporter};
+use std::io::{IsTerminal, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// An error in what the user asked for: exit status 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Bail out with a usage error (exit 2).
+#[macro_export]
+macro_rules! usage {
+    ($($t:tt)*) => {
+        return Err(anyhow::Error::new($crate::common::UsageError(format!($($t)*))))
+    };
+}
+
+/// Progress messages on stderr, only when stderr is a terminal.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    enabled: bool,
+}
+
+impl Progress {
+    pub fn new(quiet: bool) -> Self {
+        Progress {
+            enabled: !quiet && std::io::stderr().is_terminal(),
+        }
+    }
+    pub fn say(&self, msg: &str) {
+        if self.enabled {
+            eprintln!("hwcal: {msg}");
+        }
+    }
+}
+
+/// Apply the pinning the user asked for; returns the CPU pinned to.
+pub fn pin(common: &CommonArgs) -> Result<Option<usize>> {
+    if common.no_pin {
+        return Ok(None);
+    }
+    let allowed = hwcal_harness::pin::allowed_cpus();
+    let cpu = match common.cpu {
+        Some(c) => {
+            if !allowed.contains(&c) {
+                usage!("--cpu {c}: no such CPU or not allowed (allowed: {allowed:?})");
+            }
+            c
+        }
+        None => match hwcal_harness::pin::default_cpu() {
+            Some(c) => c,
+            None => return Ok(None),
+        },
+    };
+    hwcal_harness::pin::pin_to(cpu).with_context(|| format!("pinning to CPU {cpu}"))?;
+    Ok(Some(cpu))
+}
+
+pub fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The command line as typed, for the profile.
+pub fn command_line() -> String {
+    let args: Vec<String> = std::env::args().collect();
+    let mut v = vec!["hwcal".to_string()];
+    v.extend(args.into_iter().skip(1));
+    v.join(" ")
+}
+
+/// Write bytes to a file, or stdout for "-". Refuses nothing; the caller
+/// asked for this path explicitly.
+pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
+    if dest == "-" {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes).context("writing to stdout")?;
+        out.flush().ok();
+        return Ok(());
+    }
+    std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
+}
+
+/// Print the summary (unless JSON goes to stdout) and write the JSON.
+pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
+    if json != Some("-") {
+        let text = TextExporter.export(profile)?;
+        write_output("-", &text)?;
+    }
+    if let Some(dest) = json {
+        let bytes = JsonExporter.export(profile)?;
+        write_output(dest, &bytes)?;
+    }
+    Ok(())
+}
+
+/// Check early that a JSON destination is writable, so a long run does not
+/// end in a failed write.
+pub fn check_dest(json: Option<&str>) -> Result<()> {
+    if let Some(d) = json {
+        if d != "-" {
+            let p = std::path::Path::new(d);
+            let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
+            if let Some(dir) = parent {
+                if !dir.is_dir() {
+                    usage!("--json {d}: directory {} does not exist", dir.display());
+                }
+            }
+            if p.is_dir() {
+                usage!("--json {d}: is a directory");
+            }
+        }
+    }
+    Ok(())
+}

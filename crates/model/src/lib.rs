@@ -1,0 +1,500 @@
+//! The hwcal data model: every figure hwcal measures, as plain serde types.
+//!
+//! This is the JSON schema users' cost models read (`schema_version` 1). Field
+//! names carry their unit (`latency_ns`, `size_bytes`, `core_mhz`) so a figure
+//! can never be read in the wrong unit. Sections a command did not measure are
+//! absent from the JSON (not `null`); figures inside a measured section that
+//! could not be determined are `null`.
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON profile layout. Bump on incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One complete (or partial) calibration of a machine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub schema_version: u32,
+    pub tool: String,
+    pub tool_version: String,
+    /// Seconds since the Unix epoch at the start of the run.
+    pub created_unix: u64,
+    /// The command line that produced the profile (e.g. `hwcal clock`).
+    pub command: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches: Option<Vec<CacheLevel>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryLatency>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlbs: Option<Vec<TlbLevel>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem: Option<MemResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Bandwidth>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_switch: Option<ContextSwitch>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<IoResult>,
+    /// Free-form notes the analysis attached (disagreements with nominal
+    /// figures, noise warnings). Human-readable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Raw measured curves; analysis is a pure function of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raw: Vec<RawCurve>,
+    /// Raw timings of the clock probe (per batch, per expression).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_clock: Option<ClockRaw>,
+}
+
+impl Profile {
+    /// An empty profile stamped with schema and tool version.
+    pub fn new(command: impl Into<String>, created_unix: u64) -> Self {
+        Profile {
+            schema_version: SCHEMA_VERSION,
+            tool: "hwcal".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            created_unix,
+            command: command.into(),
+            ..Default::default()
+        }
+    }
+
+    /// The raw curve with the given id, if recorded.
+    pub fn raw_curve(&self, id: &str) -> Option<&RawCurve> {
+        self.raw.iter().find(|c| c.id == id)
+    }
+}
+
+/// Noise verdict attached to a measured figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Repetitions agreed within the tolerance.
+    #[default]
+    Ok,
+    /// Repetitions did not agree even after retries: the figure is unreliable.
+    Noisy,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Noisy => "noisy",
+        }
+    }
+    /// `Noisy` if either is noisy.
+    pub fn and(self, other: Verdict) -> Verdict {
+        if self == Verdict::Noisy || other == Verdict::Noisy {
+            Verdict::Noisy
+        } else {
+            Verdict::Ok
+        }
+    }
+}
+
+/// Order statistics of a set of samples, in the samples' own unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct Spread {
+    pub n: usize,
+    pub min: f64,
+    pub median: f64,
+    pub max: f64,
+    /// Median absolute deviation from the median (unscaled).
+    pub mad: f64,
+}
+
+impl Spread {
+    /// MAD relative to the median, in percent (0 when the median is 0).
+    pub fn rel_mad_pct(&self) -> f64 {
+        if self.median.abs() > 0.0 {
+            100.0 * self.mad / self.median.abs()
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What the machine says about itself (OS, CPUID, sysfs). Nothing here is measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    pub hostname: String,
+    pub arch: String,
+    pub cpu_vendor: String,
+    pub cpu_model_name: String,
+    pub cpu_family: Option<u32>,
+    pub cpu_model: Option<u32>,
+    pub cpu_stepping: Option<u32>,
+    pub logical_cpus: usize,
+    pub online_cpus: Vec<usize>,
+    pub kernel: String,
+    pub hypervisor: Option<String>,
+    /// Transparent huge pages mode: `always`, `madvise` or `never`.
+    pub thp_mode: Option<String>,
+    pub hugepages_reserved: u64,
+    pub hugepage_size_bytes: Option<u64>,
+    pub numa_nodes: Vec<NumaNode>,
+    pub memory_total_bytes: u64,
+    pub memory_available_bytes: u64,
+    pub invariant_tsc: bool,
+    pub cpu_flags: Vec<String>,
+    pub nominal_caches: Vec<NominalCache>,
+}
+
+impl MachineInfo {
+    /// Nominal data (or unified) cache at a level, as sysfs/CPUID state it.
+    pub fn nominal_data_cache(&self, level: u32) -> Option<&NominalCache> {
+        self.nominal_caches
+            .iter()
+            .find(|c| c.level == level && (c.cache_type == "Data" || c.cache_type == "Unified"))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NumaNode {
+    pub node: u32,
+    pub cpus: Vec<usize>,
+    pub memory_bytes: Option<u64>,
+}
+
+/// A cache as the OS (sysfs) or CPUID leaf 4 describes it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NominalCache {
+    pub level: u32,
+    /// `Data`, `Instruction` or `Unified`.
+    #[serde(rename = "type")]
+    pub cache_type: String,
+    pub size_bytes: u64,
+    pub line_bytes: Option<u64>,
+    pub ways: Option<u64>,
+    pub sets: Option<u64>,
+    /// CPUs sharing this cache (from `shared_cpu_list`).
+    pub shared_cpus: Vec<usize>,
+    /// `sysfs` or `cpuid`.
+    pub source: String,
+}
+
+/// How the timing harness was set up for this run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HarnessInfo {
+    /// `tsc`, `cntvct` or `clock_monotonic_raw`.
+    pub timer: String,
+    pub timer_resolution_ns: f64,
+    pub timer_overhead_ns: f64,
+    pub tsc_mhz: Option<f64>,
+    /// CPU the measuring thread was pinned to, if any.
+    pub pinned_cpu: Option<usize>,
+    /// Timing interval the harness considered long enough (lmbench's `enough`).
+    pub enough_ns: f64,
+}
+
+/// `hwcal clock`: the core clock, by two methods, and the TSC.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClockResult {
+    /// Best estimate of the core clock (median of the chain samples).
+    pub core_mhz: f64,
+    pub core_mhz_min: f64,
+    pub core_mhz_max: f64,
+    /// Dependent chain of 1-cycle adds (median over samples).
+    pub chain_mhz: f64,
+    /// The mhz paper's GCD of nine expressions (median over accepted rounds).
+    pub gcd_mhz: Option<f64>,
+    /// Relative difference between the methods, measured round by round (median, %).
+    pub agreement_pct: Option<f64>,
+    pub tsc_mhz: Option<f64>,
+    pub verdict: Verdict,
+    /// Rounds of the GCD method accepted by the min/next-min test, out of attempted.
+    pub gcd_rounds_accepted: u32,
+    pub gcd_rounds_attempted: u32,
+    /// Cycles of each of the nine expressions, as the GCD fit assigns them.
+    #[serde(default)]
+    pub expression_cycles: Vec<ExpressionCycles>,
+    pub duration_ms: f64,
+}
+
+/// Raw data of `hwcal clock`: batches of interleaved rounds. In each round
+/// every expression and the add chain (at N and 2N iterations) was timed once.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClockRaw {
+    /// The expressions' text, in column order.
+    pub expressions: Vec<String>,
+    /// Dependent adds in the chain's N block.
+    pub chain_adds: u64,
+    pub batches: Vec<ClockBatch>,
+    pub tsc_mhz: Option<f64>,
+    pub duration_ms: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClockBatch {
+    /// `expr_ns[e][r]`: ns per expression instance of expression `e` in round `r`.
+    pub expr_ns: Vec<Vec<f64>>,
+    /// ns for the chain's N and 2N blocks, per round.
+    pub chain_n_ns: Vec<f64>,
+    pub chain_2n_ns: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExpressionCycles {
+    pub expression: String,
+    pub ns: f64,
+    pub cycles: f64,
+}
+
+/// One detected cache level (Calibrator meaning of every figure).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheLevel {
+    pub level: u32,
+    /// Effective capacity: where this level's latency plateau ends.
+    pub size_bytes: u64,
+    pub line_bytes: Option<u64>,
+    /// Load-to-use latency of a hit in this level.
+    pub latency_ns: f64,
+    pub latency_cycles: Option<f64>,
+    /// Extra cost of missing this level (plateau(i+1) - plateau(i)).
+    pub miss_latency_ns: Option<f64>,
+    pub miss_latency_cycles: Option<f64>,
+    /// Cost per miss when misses come back to back.
+    pub replace_time_ns: Option<f64>,
+    pub replace_time_cycles: Option<f64>,
+    /// What sysfs/CPUID says, `null` if unknown.
+    pub nominal_size_bytes: Option<u64>,
+    pub nominal_line_bytes: Option<u64>,
+    pub verdict: Verdict,
+}
+
+/// Latency of main memory (the plateau past the last cache).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemoryLatency {
+    pub latency_ns: f64,
+    pub latency_cycles: Option<f64>,
+    /// Whether the buffer was backed by huge pages (verified).
+    pub huge_pages: bool,
+    /// Memory-level parallelism: speed-up of k independent chases over one.
+    #[serde(default)]
+    pub mlp: Vec<MlpPoint>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MlpPoint {
+    pub chains: u32,
+    /// Average time per load across all chains.
+    pub ns_per_load: f64,
+    /// Speed-up over one chain.
+    pub speedup: f64,
+}
+
+/// One detected TLB level.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TlbLevel {
+    pub level: u32,
+    pub page_bytes: u64,
+    pub entries: u64,
+    pub miss_latency_ns: f64,
+    pub miss_latency_cycles: Option<f64>,
+    pub verdict: Verdict,
+}
+
+/// `hwcal mem` (micbench-mem): one memory access benchmark.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemResult {
+    /// `random` (dependent chase) or `sequential`.
+    pub access_pattern: String,
+    /// `read`, `write` or `copy` for sequential; `chase` for random.
+    pub op: String,
+    pub threads: u32,
+    pub local: bool,
+    pub size_bytes: u64,
+    pub page_size_bytes: u64,
+    pub use_hugepages: bool,
+    pub total_ops: u64,
+    /// Core cycles (from the clock measured alongside), all threads.
+    pub total_clk: f64,
+    /// TSC ticks, all threads (what micbench calls clk).
+    pub total_tsc: Option<f64>,
+    pub exec_time_s: f64,
+    pub ops_per_sec: f64,
+    pub ns_per_op: f64,
+    pub clk_per_op: f64,
+    pub tsc_per_op: Option<f64>,
+    pub bytes_per_sec: f64,
+    #[serde(default)]
+    pub per_thread: Vec<MemThread>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemThread {
+    pub tid: u32,
+    pub cpu: Option<usize>,
+    pub node: Option<u32>,
+    pub ops: u64,
+    pub exec_time_s: f64,
+    pub ops_per_sec: f64,
+    pub ns_per_op: f64,
+    pub clk_per_op: f64,
+    pub bytes_per_sec: f64,
+}
+
+/// Sequential bandwidth summary.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Bandwidth {
+    pub read_bytes_per_sec: Option<f64>,
+    pub write_bytes_per_sec: Option<f64>,
+    pub copy_bytes_per_sec: Option<f64>,
+    /// Threads used for the figures above.
+    pub threads: u32,
+    pub size_bytes: u64,
+    /// Read bandwidth by thread count (1..N).
+    #[serde(default)]
+    pub scaling: Vec<BandwidthPoint>,
+    /// Latency of a chasing thread while the others stream.
+    #[serde(default)]
+    pub loaded_latency: Vec<LoadedLatencyPoint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthPoint {
+    pub threads: u32,
+    pub op: String,
+    pub bytes_per_sec: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadedLatencyPoint {
+    pub streaming_threads: u32,
+    pub latency_ns: f64,
+    pub stream_bytes_per_sec: f64,
+}
+
+/// `hwcal ctx` (lmbench lat_ctx).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContextSwitch {
+    /// `same`, `spread` or `none`.
+    pub placement: String,
+    /// `processes` or `threads`.
+    pub kind: String,
+    pub size_kb: u64,
+    pub parallel: u32,
+    pub overhead_us: f64,
+    pub points: Vec<CtxPoint>,
+    /// Further sizes, when more than one `-s` was measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<CtxSize>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CtxSize {
+    pub size_kb: u64,
+    pub overhead_us: f64,
+    pub points: Vec<CtxPoint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CtxPoint {
+    pub nprocs: u32,
+    pub us_min: f64,
+    pub us_median: f64,
+    pub us_mad: f64,
+    pub verdict: Verdict,
+}
+
+/// `hwcal io` (micbench-io / fio).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoResult {
+    pub rw: String,
+    pub rwmix_read: Option<u32>,
+    pub bs_bytes: u64,
+    pub size_bytes: u64,
+    pub engine: String,
+    pub iodepth: u32,
+    pub threads: u32,
+    pub direct: bool,
+    pub path: String,
+    pub runtime_s: f64,
+    pub iops: f64,
+    pub bytes_per_sec: f64,
+    pub lat_min_us: f64,
+    pub lat_p50_us: f64,
+    pub lat_p99_us: f64,
+    pub lat_p999_us: f64,
+    pub lat_max_us: f64,
+    #[serde(default)]
+    pub per_thread: Vec<IoThread>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoThread {
+    pub tid: u32,
+    pub ios: u64,
+    pub iops: f64,
+    pub bytes_per_sec: f64,
+    pub lat_p50_us: f64,
+    pub lat_p99_us: f64,
+}
+
+/// A raw measured curve: x values (e.g. working-set bytes) and y values
+/// (e.g. ns per load), kept so the analysis can be re-run offline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawCurve {
+    /// Stable identifier, e.g. `cache.latency`, `tlb.4k`, `tlb.4k.baseline`.
+    pub id: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub points: Vec<RawPoint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawPoint {
+    pub x: f64,
+    /// The figure of record for this point (minimum or median, per probe).
+    pub y: f64,
+    /// Every repetition, in the same unit as `y`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<f64>,
+    /// Core MHz measured alongside each sample, when recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mhz: Vec<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_sections_are_omitted_and_roundtrip() {
+        let mut p = Profile::new("hwcal clock", 1);
+        p.clock = Some(ClockResult {
+            core_mhz: 2500.0,
+            verdict: Verdict::Noisy,
+            ..Default::default()
+        });
+        let s = serde_json::to_string(&p).unwrap();
+        assert!(s.contains("\"schema_version\":1"));
+        assert!(s.contains("\"verdict\":\"noisy\""));
+        assert!(!s.contains("\"caches\""));
+        let back: Profile = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn nominal_cache_type_field_is_named_type() {
+        let c = NominalCache {
+            level: 1,
+            cache_type: "Data".into(),
+            size_bytes: 49152,
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["type"], "Data");
+    }
+}

@@ -1,0 +1,25 @@
+//! hwcal's measuring kernels and their buffers.
+//!
+//! Kernels are tiny, measure exactly what they claim, and never print: they
+//! return raw timings that `hwcal-analysis` turns into figures. This crate
+//! and the harness's timer are the only places with `unsafe` and inline asm;
+//! every such block carries a `SAFETY` note.
+
+pub mod buffer;
+pub mod clock;
+pub mod sysinfo;
+
+/// Errors a probe can report.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    #[error("cannot allocate {0} bytes: {1}")]
+    Alloc(usize, String),
+    #[error("{0} is not supported on this machine")]
+    Unsupported(String),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Harness(#[from] hwcal_harness::HarnessError),
+}
