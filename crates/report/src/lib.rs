@@ -5,6 +5,7 @@
 
 use hwcal_model::Profile;
 
+pub mod svg;
 pub mod text;
 
 /// Errors from exporters.

@@ -1,0 +1,329 @@
+//! Self-contained SVG line plots (no dependencies): one or more series over
+//! a linear or log2 x axis, with labelled vertical markers (detected levels)
+//! and horizontal markers (plateaus). The output is a complete `<svg>`
+//! element that works as a file and inline in HTML.
+
+use std::fmt::Write;
+
+/// One curve.
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A vertical (at x) or horizontal (at y) labelled line.
+#[derive(Debug, Clone)]
+pub enum Marker {
+    X(f64, String),
+    Y(f64, String),
+}
+
+/// A plot description.
+#[derive(Debug, Clone, Default)]
+pub struct Plot {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Log2 x axis (sizes in bytes, page counts, thread counts).
+    pub log_x: bool,
+    /// Log10 y axis.
+    pub log_y: bool,
+    /// Format x tick values as byte sizes (KiB, MiB).
+    pub x_bytes: bool,
+    pub series: Vec<Series>,
+    pub markers: Vec<Marker>,
+    pub width: u32,
+    pub height: u32,
+}
+
+const COLORS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn fmt_bytes(v: f64) -> String {
+    let units = ["B", "K", "M", "G", "T"];
+    let mut v = v;
+    let mut u = 0;
+    while v >= 1024.0 && u < units.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if (v - v.round()).abs() < 1e-6 {
+        format!("{}{}", v.round() as u64, units[u])
+    } else {
+        format!("{v:.1}{}", units[u])
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1e4 || v.abs() < 1e-2 {
+        format!("{v:.1e}")
+    } else if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// "Nice" linear ticks covering [lo, hi].
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).max(1e-12);
+    let raw = span / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 7.0)
+        .unwrap_or(10.0 * mag);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 && out.len() < 20 {
+        out.push(t);
+        t += step;
+    }
+    out
+}
+
+impl Plot {
+    /// Render the plot as an SVG document.
+    pub fn render(&self) -> String {
+        let w = if self.width == 0 { 720 } else { self.width } as f64;
+        let h = if self.height == 0 { 420 } else { self.height } as f64;
+        let (ml, mr, mt, mb) = (70.0, 20.0, 36.0, 52.0);
+        let pts: Vec<(f64, f64)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().copied())
+            .filter(|(x, y)| {
+                x.is_finite() && y.is_finite() && (!self.log_x || *x > 0.0) && (!self.log_y || *y > 0.0)
+            })
+            .collect();
+        let tx = |x: f64| if self.log_x { x.log2() } else { x };
+        let ty = |y: f64| if self.log_y { y.log10() } else { y };
+        let (mut x0, mut x1, mut y0, mut y1) =
+            (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        for &(x, y) in &pts {
+            x0 = x0.min(tx(x));
+            x1 = x1.max(tx(x));
+            y0 = y0.min(ty(y));
+            y1 = y1.max(ty(y));
+        }
+        if !x0.is_finite() {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if !self.log_y {
+            y0 = y0.min(0.0);
+        }
+        if x1 - x0 < 1e-12 {
+            x1 = x0 + 1.0;
+        }
+        if y1 - y0 < 1e-12 {
+            y1 = y0 + 1.0;
+        }
+        y1 += (y1 - y0) * 0.05;
+        let pw = w - ml - mr;
+        let ph = h - mt - mb;
+        let px = |x: f64| ml + (tx(x) - x0) / (x1 - x0) * pw;
+        let py = |y: f64| mt + ph - (ty(y) - y0) / (y1 - y0) * ph;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
+        );
+        let _ = write!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="20" text-anchor="middle" font-size="14">{}</text>"#,
+            w / 2.0,
+            esc(&self.title)
+        );
+        // Axes and grid.
+        let _ = write!(
+            s,
+            r##"<rect x="{ml}" y="{mt}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
+        );
+        let xticks: Vec<f64> = if self.log_x {
+            let step = ((x1 - x0) / 10.0).ceil().max(1.0);
+            let mut t = x0.ceil();
+            let mut v = Vec::new();
+            while t <= x1 + 1e-9 {
+                v.push(2f64.powf(t));
+                t += step;
+            }
+            v
+        } else {
+            linear_ticks(x0, x1)
+        };
+        for x in xticks {
+            let sx = px(x);
+            let label = if self.x_bytes { fmt_bytes(x) } else { fmt_num(x) };
+            let _ = write!(
+                s,
+                r##"<line x1="{sx:.1}" y1="{mt}" x2="{sx:.1}" y2="{}" stroke="#ddd"/><text x="{sx:.1}" y="{}" text-anchor="middle">{}</text>"##,
+                mt + ph,
+                mt + ph + 14.0,
+                esc(&label)
+            );
+        }
+        let yticks: Vec<f64> = if self.log_y {
+            (y0.floor() as i32..=y1.ceil() as i32)
+                .map(|e| 10f64.powi(e))
+                .collect()
+        } else {
+            linear_ticks(y0, y1)
+        };
+        for y in yticks {
+            if ty(y) < y0 - 1e-9 || ty(y) > y1 + 1e-9 {
+                continue;
+            }
+            let sy = py(y);
+            let _ = write!(
+                s,
+                r##"<line x1="{ml}" y1="{sy:.1}" x2="{}" y2="{sy:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+                ml + pw,
+                ml - 5.0,
+                sy + 4.0,
+                esc(&fmt_num(y))
+            );
+        }
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+            ml + pw / 2.0,
+            h - 12.0,
+            esc(&self.x_label)
+        );
+        let _ = write!(
+            s,
+            r#"<text x="16" y="{}" text-anchor="middle" transform="rotate(-90 16 {})">{}</text>"#,
+            mt + ph / 2.0,
+            mt + ph / 2.0,
+            esc(&self.y_label)
+        );
+        // Markers.
+        for m in &self.markers {
+            match m {
+                Marker::X(x, label) if x.is_finite() && (!self.log_x || *x > 0.0) => {
+                    let sx = px(*x);
+                    if sx < ml - 1.0 || sx > ml + pw + 1.0 {
+                        continue;
+                    }
+                    let _ = write!(
+                        s,
+                        r##"<line x1="{sx:.1}" y1="{mt}" x2="{sx:.1}" y2="{}" stroke="#888" stroke-dasharray="4 3"/><text x="{:.1}" y="{}" fill="#555">{}</text>"##,
+                        mt + ph,
+                        sx + 3.0,
+                        mt + 12.0,
+                        esc(label)
+                    );
+                }
+                Marker::Y(y, label) if y.is_finite() && (!self.log_y || *y > 0.0) => {
+                    let sy = py(*y);
+                    if sy < mt - 1.0 || sy > mt + ph + 1.0 {
+                        continue;
+                    }
+                    let _ = write!(
+                        s,
+                        r##"<line x1="{ml}" y1="{sy:.1}" x2="{}" y2="{sy:.1}" stroke="#aaa" stroke-dasharray="2 3"/><text x="{}" y="{:.1}" fill="#555">{}</text>"##,
+                        ml + pw,
+                        ml + 4.0,
+                        sy - 3.0,
+                        esc(label)
+                    );
+                }
+                _ => {}
+            }
+        }
+        // Series.
+        for (i, ser) in self.series.iter().enumerate() {
+            let c = COLORS[i % COLORS.len()];
+            let mut path = String::new();
+            for &(x, y) in &ser.points {
+                if !(x.is_finite() && y.is_finite()) || (self.log_x && x <= 0.0) || (self.log_y && y <= 0.0) {
+                    continue;
+                }
+                let _ = write!(
+                    path,
+                    "{}{:.1},{:.1} ",
+                    if path.is_empty() { "M" } else { "L" },
+                    px(x),
+                    py(y)
+                );
+            }
+            if !path.is_empty() {
+                let _ = write!(
+                    s,
+                    r#"<path d="{}" fill="none" stroke="{c}" stroke-width="1.5"/>"#,
+                    path.trim()
+                );
+                for &(x, y) in &ser.points {
+                    if x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0)
+                    {
+                        let _ = write!(
+                            s,
+                            r#"<circle cx="{:.1}" cy="{:.1}" r="2" fill="{c}"/>"#,
+                            px(x),
+                            py(y)
+                        );
+                    }
+                }
+            }
+            let ly = mt + 14.0 + 14.0 * i as f64;
+            let lx = ml + pw - 150.0;
+            let _ = write!(
+                s,
+                r#"<line x1="{lx}" y1="{}" x2="{}" y2="{}" stroke="{c}" stroke-width="2"/><text x="{}" y="{ly}">{}</text>"#,
+                ly - 4.0,
+                lx + 18.0,
+                ly - 4.0,
+                lx + 22.0,
+                esc(&ser.name)
+            );
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_a_complete_svg_with_series_and_markers() {
+        let p = Plot {
+            title: "latency <vs> size".into(),
+            x_label: "working set".into(),
+            y_label: "ns".into(),
+            log_x: true,
+            x_bytes: true,
+            series: vec![Series {
+                name: "chase".into(),
+                points: vec![(4096.0, 1.0), (65536.0, 5.0), (1048576.0, 80.0), (-1.0, f64::NAN)],
+            }],
+            markers: vec![Marker::X(49152.0, "L1".into()), Marker::Y(80.0, "DRAM".into())],
+            ..Default::default()
+        };
+        let s = p.render();
+        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+        assert!(s.contains("&lt;vs&gt;"));
+        assert!(s.contains("<path") && s.contains(">L1<") && s.contains(">DRAM<"));
+        assert!(!s.contains("NaN"));
+    }
+
+    #[test]
+    fn empty_plot_still_renders() {
+        let s = Plot::default().render();
+        assert!(s.contains("</svg>") && !s.contains("NaN"));
+    }
+}
