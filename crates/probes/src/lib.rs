@@ -6,6 +6,7 @@
 //! every such block carries a `SAFETY` note.
 
 pub mod buffer;
+pub mod chase;
 pub mod clock;
 pub mod sysinfo;
 
