@@ -3,6 +3,10 @@
 //! and recorded data and `hwcal analyze` can redo a run offline.
 #![forbid(unsafe_code)]
 
+pub mod cache;
 pub mod clock;
 pub mod gcd;
+pub mod levels;
+pub mod line;
 pub mod stats;
+pub mod tlb;

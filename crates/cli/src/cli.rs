@@ -34,6 +34,10 @@ pub enum Command {
     Clock(ClockArgs),
     /// Re-run the analysis on a saved JSON profile's raw data.
     Analyze(AnalyzeArgs),
+    /// Cache levels and memory latency (The Calibrator): latency vs working set, line size, MLP.
+    Cache(CacheArgs),
+    /// TLB levels for 4 KiB and 2 MiB pages, and the huge-page penalty (PS3 TLB note).
+    Tlb(TlbArgs),
 }
 
 /// Options every measuring command shares.
@@ -94,4 +98,42 @@ pub struct AnalyzeArgs {
     /// Write the re-analysed profile to FILE ("-" for stdout).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+}
+
+/// Plot outputs shared by `cache` and `tlb`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PlotArgs {
+    /// Write The Calibrator's .data + gnuplot .gp files as PREFIX.cache-miss-latency.{data,gp},
+    /// PREFIX.cache-replace-time.{data,gp} and PREFIX.TLB-miss-latency.{data,gp}.
+    #[arg(long, value_name = "PREFIX")]
+    pub gnuplot: Option<String>,
+    /// Write SVG plots (curves with the detected levels marked) into directory DIR.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub plots: PlotArgs,
+    /// Largest working set to measure (e.g. 64M, 1G; default 4x the nominal last-level cache,
+    /// at most a quarter of available memory).
+    #[arg(long, value_name = "SIZE")]
+    pub max_size: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TlbArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub plots: PlotArgs,
+    /// Most 4 KiB pages to visit (16..=1048576).
+    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    pub max_pages: u64,
+    /// Most 2 MiB pages to visit (0 skips the huge-page test; capped by available memory).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(0..=65_536))]
+    pub max_huge_pages: u64,
 }

@@ -34,6 +34,10 @@ pub struct Profile {
     pub memory: Option<MemoryLatency>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlbs: Option<Vec<TlbLevel>>,
+    /// The PS3 TLB note's comparison: the same page walk with 4 KiB pages
+    /// and with huge pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlb_huge_pages: Option<Vec<TlbHugePageComparison>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem: Option<MemResult>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -302,6 +306,20 @@ pub struct TlbLevel {
     pub miss_latency_ns: f64,
     pub miss_latency_cycles: Option<f64>,
     pub verdict: Verdict,
+}
+
+/// One access per page over `pages` pages in random order, timed with 4 KiB
+/// pages and with the same lines in huge pages (no TLB misses): the
+/// difference is what the TLB costs at that working set.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TlbHugePageComparison {
+    pub pages: u64,
+    /// Address range the pages span with 4 KiB pages.
+    pub span_bytes: u64,
+    pub small_pages_ns: f64,
+    pub huge_pages_ns: f64,
+    pub penalty_ns: f64,
+    pub penalty_cycles: Option<f64>,
 }
 
 /// `hwcal mem` (micbench-mem): one memory access benchmark.

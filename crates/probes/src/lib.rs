@@ -6,9 +6,11 @@
 //! every such block carries a `SAFETY` note.
 
 pub mod buffer;
+pub mod cache;
 pub mod chase;
 pub mod clock;
 pub mod sysinfo;
+pub mod tlb;
 
 /// Errors a probe can report.
 #[derive(Debug, thiserror::Error)]

@@ -5,6 +5,7 @@
 
 use hwcal_model::Profile;
 
+pub mod calibrator;
 pub mod svg;
 pub mod text;
 

@@ -1,0 +1,391 @@
+//! From the raw curves of `hwcal cache` to cache levels, memory latency and
+//! memory-level parallelism (The Calibrator's figures, lmbench `par_mem`).
+//!
+//! Raw curves read here (ids):
+//! * `cache.latency` — ns per load of a random dependent chase vs working
+//!   set (bytes), clock per sample;
+//! * `cache.gap` — the same chase with an idle gap of dependent adds after
+//!   each load, at a few sizes: the first point is L1-resident and
+//!   calibrates the gap's cost, the others sit in the middle of a plateau;
+//! * `cache.line.{1,2}.{fwd,bwd}` — ns per dependent pair vs offset `d`,
+//!   with a footprint that misses L1 (test 1: L1's line) or every cache
+//!   (test 2: the line of the levels below memory);
+//! * `cache.mlp` — ns per load with k independent chases (x = k);
+//! * `cache.huge_fraction` — share of the chase buffer backed by huge pages.
+//!
+//! Figures, in the Calibrator's meaning: a level's *latency* is its plateau;
+//! its *replace time* is plateau(i+1) − plateau(i) with misses back to back
+//! (the plain chase); its *miss latency* is the same difference with an
+//! idle memory system between misses (the gap chase).
+
+use crate::levels::{plateau_cycles, plateaus_alt, point_cycles, Options, Plateau};
+use crate::line::line_size;
+use crate::stats::median;
+use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, MlpPoint, Profile, RawCurve, RawPoint, Verdict};
+
+pub const LATENCY: &str = "cache.latency";
+pub const GAP: &str = "cache.gap";
+pub const MLP: &str = "cache.mlp";
+pub const HUGE: &str = "cache.huge_fraction";
+
+/// Raw curve id of a line-size test (`test` 1 or 2, forward or backward).
+pub fn line_id(test: u32, forward: bool) -> String {
+    format!("cache.line.{test}.{}", if forward { "fwd" } else { "bwd" })
+}
+
+/// Everything the analysis found.
+#[derive(Debug, Clone, Default)]
+pub struct CacheAnalysis {
+    pub levels: Vec<CacheLevel>,
+    pub memory: Option<MemoryLatency>,
+    pub notes: Vec<String>,
+    /// Plateaus of the latency curve (for plots).
+    pub plateaus: Vec<Plateau>,
+}
+
+/// Detection options for the latency curve.
+pub fn options() -> Options {
+    Options::default()
+}
+
+/// Latency in ns at or nearest to `x` on a curve (log-x nearest).
+fn nearest<'a>(pts: &'a [RawPoint], x: f64) -> Option<&'a RawPoint> {
+    pts.iter()
+        .min_by(|a, b| ((a.x / x).ln().abs()).total_cmp(&(b.x / x).ln().abs()))
+}
+
+/// Gap-chase points with the gap's own cost removed, per sample with that
+/// sample's clock: (x, ns, cycles).
+fn idle_points(gap: &RawCurve, plain: &[RawPoint]) -> Vec<(f64, f64, Option<f64>)> {
+    let Some(cal) = gap.points.first() else {
+        return Vec::new();
+    };
+    let (Some(gc), Some(pc)) = (
+        point_cycles(cal),
+        nearest(plain, cal.x)
+            .filter(|p| (p.x / cal.x - 1.0).abs() < 0.01)
+            .and_then(point_cycles),
+    ) else {
+        return Vec::new();
+    };
+    // Cycles the gap itself costs per load (core-bound, so exact in cycles).
+    let g = gc - pc;
+    gap.points
+        .iter()
+        .map(|p| {
+            let ns = p
+                .samples
+                .iter()
+                .zip(&p.mhz)
+                .map(|(ns, mhz)| ns - g * 1000.0 / mhz)
+                .filter(|v| v.is_finite())
+                .fold(f64::INFINITY, f64::min);
+            let cy = point_cycles(p).map(|c| c - g);
+            (p.x, ns, cy)
+        })
+        .filter(|(_, ns, _)| ns.is_finite())
+        .collect()
+}
+
+fn rel_spread(ys: &[f64]) -> f64 {
+    let m = median(ys);
+    if m <= 0.0 {
+        return 0.0;
+    }
+    let dev: Vec<f64> = ys.iter().map(|y| (y - m).abs()).collect();
+    median(&dev) / m
+}
+
+fn kib(b: f64) -> String {
+    if b >= 1048576.0 {
+        format!("{:.2} MiB", b / 1048576.0)
+    } else {
+        format!("{:.0} KiB", b / 1024.0)
+    }
+}
+
+/// Analyse the cache curves of a profile. `None` if it has no latency curve.
+pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
+    let curve = p.raw_curve(LATENCY)?;
+    let machine = p.machine.clone().unwrap_or_default();
+    Some(analyze_curves(
+        curve,
+        p.raw_curve(GAP),
+        [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
+        p.raw_curve(MLP),
+        p.raw_curve(HUGE).and_then(|c| c.points.first()).map(|q| q.y),
+        &machine,
+    ))
+}
+
+/// The analysis proper, on the curves themselves.
+pub fn analyze_curves(
+    curve: &RawCurve,
+    gap: Option<&RawCurve>,
+    lines: [(Option<&RawCurve>, Option<&RawCurve>); 2],
+    mlp: Option<&RawCurve>,
+    huge_fraction: Option<f64>,
+    machine: &MachineInfo,
+) -> CacheAnalysis {
+    let mut out = CacheAnalysis::default();
+    let mut pts: Vec<RawPoint> = curve
+        .points
+        .iter()
+        .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
+        .cloned()
+        .collect();
+    pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let xs: Vec<f64> = pts.iter().map(|q| q.x).collect();
+    let ys: Vec<f64> = pts.iter().map(|q| q.y).collect();
+    let cys: Option<Vec<f64>> = pts.iter().map(point_cycles).collect();
+    let pl = plateaus_alt(&xs, &ys, cys.as_deref(), &options());
+    if pl.is_empty() {
+        out.notes.push("cache: no latency plateau found; no levels reported".into());
+        return out;
+    }
+    let max_x = xs.last().copied().unwrap_or(0.0);
+    let nominal_llc = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .max_by_key(|c| c.level);
+    // The last plateau is memory unless the sweep stopped short of the
+    // nominal last-level cache and the plateau is cache-fast (< 50 ns: no
+    // DRAM is that quick, hardly any cache that slow).
+    let last = pl.last().unwrap();
+    let last_is_memory =
+        pl.len() >= 2 && (nominal_llc.map_or(true, |c| max_x >= c.size_bytes as f64) || last.level >= 50.0);
+    let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
+    let idle = gap.map(|g| idle_points(g, &pts)).unwrap_or_default();
+    let idle_at = |k: usize| -> Option<(f64, Option<f64>)> {
+        let p = pl.get(k)?;
+        idle.iter()
+            .find(|(x, _, _)| *x >= xs[p.first] * 0.999 && *x <= xs[p.last] * 1.001)
+            .map(|&(_, ns, cy)| (ns, cy))
+    };
+    let line1 = line_size(lines[0].0, lines[0].1);
+    let line2 = line_size(lines[1].0, lines[1].1);
+    for k in 0..n_cache {
+        let p = &pl[k];
+        let level = k as u32 + 1;
+        let cy = plateau_cycles(&pts, p);
+        let next = if k + 1 < pl.len() { Some(&pl[k + 1]) } else { None };
+        let replace = next.map(|n| (n.level - p.level, plateau_cycles(&pts, n).zip(cy).map(|(a, b)| a - b)));
+        let miss = match (idle_at(k), idle_at(k + 1)) {
+            (Some((a, ac)), Some((b, bc))) => Some((b - a, ac.zip(bc).map(|(a, b)| b - a))),
+            _ => None,
+        };
+        let nominal = machine.nominal_data_cache(level);
+        let size = if p.bounded { p.end_x } else { xs[p.last] };
+        let spread = rel_spread(&ys[p.first..=p.last]);
+        out.levels.push(CacheLevel {
+            level,
+            size_bytes: ((size / 64.0).round() * 64.0) as u64,
+            line_bytes: if level == 1 { line1 } else { line2 },
+            latency_ns: p.level,
+            latency_cycles: cy,
+            miss_latency_ns: miss.map(|m| m.0),
+            miss_latency_cycles: miss.and_then(|m| m.1),
+            replace_time_ns: replace.map(|r| r.0),
+            replace_time_cycles: replace.and_then(|r| r.1),
+            nominal_size_bytes: nominal.map(|c| c.size_bytes),
+            nominal_line_bytes: nominal.and_then(|c| c.line_bytes),
+            verdict: if spread > 0.05 { Verdict::Noisy } else { Verdict::Ok },
+        });
+        if !p.bounded {
+            out.notes.push(format!(
+                "L{level}: its plateau runs to the largest size measured ({}); its size is at least that \
+                 (raise --max-size to see memory)",
+                kib(size)
+            ));
+        }
+        if let Some(n) = nominal {
+            let r = size / n.size_bytes as f64;
+            if p.bounded && (r - 1.0).abs() > 0.125 {
+                out.notes.push(format!(
+                    "L{level}: effective size {} but nominal {} ({}){}",
+                    kib(size),
+                    kib(n.size_bytes as f64),
+                    n.source,
+                    if r < 1.0 && n.shared_cpus.len() > 1 {
+                        "; a shared cache of which this CPU (or VM) gets only part"
+                    } else if r < 1.0 {
+                        "; part of it is not usable by one thread"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            if let (Some(nl), Some(ml)) = (n.line_bytes, out.levels.last().unwrap().line_bytes) {
+                if nl != ml {
+                    out.notes.push(format!("L{level}: measured line {ml} B, nominal {nl} B"));
+                }
+            }
+        }
+    }
+    // Nominal levels without a plateau of their own.
+    let max_nominal = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .map(|c| c.level)
+        .max()
+        .unwrap_or(0);
+    if last_is_memory {
+        for level in (n_cache as u32 + 1)..=max_nominal {
+            if let Some(n) = machine.nominal_data_cache(level) {
+                let prev_end = pl[n_cache - 1].end_x;
+                let mem_start = xs[pl[n_cache].first];
+                out.notes.push(format!(
+                    "L{level} (nominal {}): no plateau of its own; latency climbs from L{} to memory \
+                     between {} and {} (effective capacity well below nominal{})",
+                    kib(n.size_bytes as f64),
+                    level - 1,
+                    kib(prev_end),
+                    kib(mem_start),
+                    if n.shared_cpus.len() > 1 {
+                        ": a shared cache of which this CPU or VM gets only a slice"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        let m = pl.last().unwrap();
+        let huge = huge_fraction.is_some_and(|f| f >= 0.9);
+        let mlp_pts: Vec<MlpPoint> = mlp
+            .map(|c| {
+                let one = c.points.iter().find(|q| q.x == 1.0).map(|q| q.y);
+                c.points
+                    .iter()
+                    .map(|q| MlpPoint {
+                        chains: q.x as u32,
+                        ns_per_load: q.y,
+                        speedup: one.map_or(f64::NAN, |o| o / q.y),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.memory = Some(MemoryLatency {
+            latency_ns: m.level,
+            latency_cycles: plateau_cycles(&pts, m),
+            huge_pages: huge,
+            mlp: mlp_pts,
+            verdict: if rel_spread(&ys[m.first..=m.last]) > 0.05 {
+                Verdict::Noisy
+            } else {
+                Verdict::Ok
+            },
+        });
+    } else {
+        out.notes
+            .push("memory: the sweep ended before latency reached memory; no memory latency".into());
+    }
+    if let Some(f) = huge_fraction {
+        if f < 0.9 {
+            out.notes.push(format!(
+                "cache: only {:.0}% of the chase buffer got huge pages; TLB misses inflate the large sizes",
+                f * 100.0
+            ));
+        }
+    }
+    out.plateaus = pl;
+    out
+}
+
+/// Sizes in the middle of each plateau (where the idle-gap chase is run).
+pub fn representative_sizes(a: &CacheAnalysis, curve: &RawCurve) -> Vec<f64> {
+    let mut xs: Vec<f64> = curve.points.iter().map(|q| q.x).collect();
+    xs.sort_by(f64::total_cmp);
+    a.plateaus.iter().map(|p| p.middle_x(&xs)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_model::NominalCache;
+
+    fn pt(x: f64, ns: f64, mhz: f64) -> RawPoint {
+        RawPoint {
+            x,
+            y: ns,
+            samples: vec![ns, ns * 1.01],
+            mhz: vec![mhz, mhz],
+        }
+    }
+
+    fn machine() -> MachineInfo {
+        let c = |level, size| NominalCache {
+            level,
+            cache_type: if level == 1 { "Data" } else { "Unified" }.into(),
+            size_bytes: size,
+            line_bytes: Some(64),
+            shared_cpus: if level == 3 { vec![0, 1] } else { vec![1] },
+            source: "sysfs".into(),
+            ..Default::default()
+        };
+        MachineInfo {
+            nominal_caches: vec![c(1, 48 << 10), c(2, 2 << 20), c(3, 105 << 20)],
+            ..Default::default()
+        }
+    }
+
+    /// A curve shaped like the reference VM's: L1 48 KiB at 2 ns, L2 2 MiB
+    /// at 6.4 ns, a ramp (the VM's slice of L3) to 145 ns memory.
+    fn vm_curve() -> RawCurve {
+        let mut points = Vec::new();
+        let mut x: f64 = 4096.0;
+        while x <= 420.0 * 1048576.0 {
+            let y = if x <= 49152.0 {
+                2.0
+            } else if x <= 2097152.0 {
+                6.4
+            } else {
+                let f = ((x / 2097152.0).log2() / 3.0).min(1.0);
+                6.4 + f * (145.0 - 6.4)
+            };
+            points.push(pt(x, y, 2500.0));
+            x *= 2f64.powf(0.25);
+        }
+        RawCurve {
+            id: LATENCY.into(),
+            points,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn levels_memory_notes_and_miss_latency() {
+        let c = vm_curve();
+        let gap = RawCurve {
+            id: GAP.into(),
+            // Gap costs 100 cycles = 40 ns at 2.5 GHz.
+            points: vec![pt(4096.0, 42.0, 2500.0), pt(16384.0, 42.0, 2500.0), pt(524288.0, 46.0, 2500.0), pt(1e8, 180.0, 2500.0)],
+            ..Default::default()
+        };
+        let a = analyze_curves(&c, Some(&gap), [(None, None), (None, None)], None, Some(1.0), &machine());
+        assert_eq!(a.levels.len(), 2, "{:?}", a.levels);
+        let l1 = &a.levels[0];
+        assert!((l1.size_bytes as f64 / 49152.0 - 1.0).abs() < 0.125, "{}", l1.size_bytes);
+        assert!((l1.latency_cycles.unwrap() - 5.0).abs() < 0.1);
+        assert!((l1.replace_time_ns.unwrap() - 4.4).abs() < 0.1);
+        assert!((l1.miss_latency_ns.unwrap() - 4.0).abs() < 0.1, "{:?}", l1.miss_latency_ns);
+        let l2 = &a.levels[1];
+        assert!((l2.size_bytes as f64 / 2097152.0 - 1.0).abs() < 0.125, "{}", l2.size_bytes);
+        assert_eq!(l2.nominal_size_bytes, Some(2 << 20));
+        let m = a.memory.as_ref().unwrap();
+        assert!((m.latency_ns - 145.0).abs() < 1.0);
+        assert!(m.huge_pages);
+        assert!(a.notes.iter().any(|n| n.contains("L3") && n.contains("no plateau")), "{:?}", a.notes);
+    }
+
+    #[test]
+    fn short_sweep_has_no_memory() {
+        let mut c = vm_curve();
+        c.points.retain(|q| q.x <= 1048576.0);
+        let a = analyze_curves(&c, None, [(None, None), (None, None)], None, None, &machine());
+        assert_eq!(a.levels.len(), 2);
+        assert!(a.memory.is_none());
+        assert!(a.notes.iter().any(|n| n.contains("at least")));
+    }
+}

@@ -1,0 +1,276 @@
+//! `hwcal cache`: cache levels, line sizes, memory latency and memory-level
+//! parallelism (The Calibrator's figures, measured with a random chase).
+//!
+//! Plan: a coarse sweep (3 sizes per octave, 1 per octave past 32 MiB),
+//! the analysis finds the plateaus, the sweep is refined at 16 sizes per
+//! octave around each boundary and analysed again; then the idle-gap chase
+//! at the middle of each plateau, the line-size pairs and the parallel
+//! chases, each sized from what the curve showed.
+
+use crate::cli::CacheArgs;
+use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::registry::ProbeEntry;
+use anyhow::{Context, Result};
+use hwcal_analysis::cache as an;
+use hwcal_analysis::levels::refine_boundaries;
+use hwcal_harness::{clockref, harness_info, Timer};
+use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
+use hwcal_probes::buffer::{Backing, Buffer};
+use hwcal_probes::cache::ChaseBench;
+
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "cache",
+    description: "cache levels, line sizes, memory latency, MLP (Calibrator)",
+    measure: |ctx, p| {
+        let max = default_max_size(&ctx.machine);
+        let raw = measure(max, &ctx.machine, &ctx.progress)?;
+        p.raw.retain(|c| !c.id.starts_with("cache."));
+        p.raw.extend(raw);
+        apply(p);
+        Ok(())
+    },
+    reanalyze: |p| Ok(apply(p)),
+};
+
+/// Idle adds between loads for the miss-latency chase (~100 cycles, as The
+/// Calibrator's delay).
+const GAP_ADDS: u32 = 100;
+
+/// 4× the nominal last-level cache (so memory is reached even if the whole
+/// cache were usable), at least 64 MiB, at most a quarter of available
+/// memory.
+pub fn default_max_size(m: &MachineInfo) -> u64 {
+    let llc = m
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .map(|c| c.size_bytes)
+        .max()
+        .unwrap_or(32 << 20);
+    let avail = hwcal_probes::sysinfo::available_memory();
+    let cap = if avail > 0 { avail / 4 } else { 1 << 30 };
+    (4 * llc).max(64 << 20).min(cap).max(1 << 20)
+}
+
+fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
+    RawCurve {
+        id: id.into(),
+        x_label: x.into(),
+        y_label: y.into(),
+        points,
+    }
+}
+
+/// Geometric sizes from `lo` to `hi` (inclusive), `per_octave` per octave.
+fn sweep(lo: f64, hi: f64, per_octave: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    let mut k = 0.0;
+    loop {
+        let x = lo * 2f64.powf(k / per_octave);
+        if x > hi * 1.0001 {
+            break;
+        }
+        v.push(x);
+        k += 1.0;
+    }
+    v
+}
+
+fn sorted_insert(points: &mut Vec<RawPoint>, p: RawPoint) {
+    let i = points.partition_point(|q| q.x < p.x);
+    if points.get(i).is_some_and(|q| q.x == p.x) {
+        points[i] = p;
+    } else {
+        points.insert(i, p);
+    }
+}
+
+/// Run every cache measurement; returns the raw curves.
+pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Result<Vec<RawCurve>> {
+    let timer = Timer::get();
+    clockref::warm_up(timer, 300);
+    let buf = Buffer::new(max_size as usize, Backing::Thp).context("allocating the chase buffer")?;
+    let huge = buf.huge_fraction();
+    let cap = buf.len() as f64;
+    let mut bench = ChaseBench::new(buf, 0x5eed);
+    let t0 = std::time::Instant::now();
+
+    // 1. Coarse sweep: 3 per octave up to 32 MiB, then 1 per octave (past
+    // every effective cache seen so far the curve is flat), plus the top.
+    let top = (max_size as f64).min(cap);
+    let mut xs = sweep(4096.0, top.min(32.0 * 1048576.0), 3.0);
+    if top > 32.0 * 1048576.0 {
+        xs.extend(sweep(64.0 * 1048576.0, top, 1.0));
+    }
+    if xs.last().is_some_and(|&l| l < top * 0.9) {
+        xs.push(top);
+    }
+    let mut points: Vec<RawPoint> = Vec::new();
+    for &x in &xs {
+        sorted_insert(&mut points, bench.point(x as usize, 0)?);
+    }
+    progress.say(&format!(
+        "cache: coarse sweep of {} sizes in {:.1} s",
+        points.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+
+    // 2. Refine around each boundary.
+    let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points.clone());
+    let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
+    let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
+    for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
+        let x = (x / 64.0).round() * 64.0;
+        if points.iter().any(|q| (q.x / x - 1.0).abs() < 0.005) {
+            continue;
+        }
+        sorted_insert(&mut points, bench.point(x as usize, 0)?);
+    }
+    // 3. Repair: a larger working set cannot be faster than a smaller one,
+    // so a point well above a larger size's latency was disturbed (on this
+    // kind of VM, typically the other vCPU thrashing a shared L2).
+    // Measure it again, later; keep every sample, the minimum is the figure.
+    for _ in 0..3 {
+        let mut suffix_min = f64::INFINITY;
+        let mut bad = Vec::new();
+        for i in (0..points.len()).rev() {
+            if points[i].y > 1.15 * suffix_min {
+                bad.push(i);
+            }
+            suffix_min = suffix_min.min(points[i].y);
+        }
+        if bad.is_empty() {
+            break;
+        }
+        for i in bad {
+            let q = bench.point(points[i].x as usize, 0)?;
+            let p = &mut points[i];
+            p.y = p.y.min(q.y);
+            p.samples.extend(q.samples);
+            p.mhz.extend(q.mhz);
+        }
+    }
+    let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
+    let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
+    progress.say(&format!(
+        "cache: refined to {} sizes, {} plateaus, {:.1} s",
+        lat.points.len(),
+        a.plateaus.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+
+    // 4. Idle-gap chase: an L1-resident calibration point, then the middle
+    // of each plateau.
+    let mut gap = vec![bench.point(4096, GAP_ADDS)?];
+    for x in an::representative_sizes(&a, &lat) {
+        let x = (x / 64.0).round() * 64.0;
+        if x > 4096.0 * 1.01 {
+            gap.push(bench.point(x as usize, GAP_ADDS)?);
+        }
+    }
+
+    // 5. Line size. The pair layout uses 3/8 of the cache sets (see
+    // `ChaseBench::pair_point`). Test 1: twice as many visits as L1 has
+    // lines, which misses L1 and fits L2; test 2: touched lines at least 4×
+    // the last cache level (and 8 MiB), which misses every cache.
+    const BLOCK: usize = 2048;
+    let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
+    let l1 = sizes.first().copied().unwrap_or(32768.0);
+    let last = sizes.last().copied().unwrap_or(l1);
+    let mut raw_lines: Vec<RawCurve> = Vec::new();
+    let tests = [
+        (1u32, (2.0 * l1 / 64.0) as usize),
+        (2u32, ((4.0 * last).max(8.0 * 1048576.0) / 128.0) as usize),
+    ];
+    for (test, primaries) in tests {
+        let primaries = primaries.max(64);
+        if primaries * BLOCK > bench.capacity() {
+            progress.say(&format!(
+                "cache: buffer too small for line-size test {test} ({} MiB needed); skipped",
+                primaries * BLOCK >> 20
+            ));
+            continue;
+        }
+        for fwd in [true, false] {
+            let mut pts = Vec::new();
+            for d in [8i64, 16, 32, 64, 128, 256] {
+                let d = if fwd { d } else { -d };
+                pts.push(bench.pair_point(primaries, d, BLOCK)?);
+            }
+            raw_lines.push(curve(&an::line_id(test, fwd), "offset d (bytes)", "ns per dependent pair", pts));
+        }
+    }
+    progress.say(&format!("cache: line sizes done, {:.1} s", t0.elapsed().as_secs_f64()));
+
+    // 6. Memory-level parallelism over a memory-sized footprint.
+    let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
+    let mut mlp = Vec::new();
+    for k in [1usize, 2, 4, 8, 16] {
+        mlp.push(bench.parallel_point(mlp_size as usize, k)?);
+    }
+    progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
+
+    let mut out = vec![
+        lat,
+        curve(an::GAP, "working set (bytes)", "ns per load incl. idle gap", gap),
+    ];
+    out.extend(raw_lines);
+    out.push(curve(an::MLP, "independent chains", "ns per load", mlp));
+    out.push(curve(
+        an::HUGE,
+        "buffer (bytes)",
+        "fraction backed by huge pages",
+        vec![RawPoint {
+            x: cap,
+            y: huge,
+            ..Default::default()
+        }],
+    ));
+    Ok(out)
+}
+
+/// Recompute the cache sections of a profile from its raw curves.
+pub fn apply(p: &mut Profile) -> bool {
+    let Some(a) = an::analyze(p) else { return false };
+    p.notes.retain(|n| !n.starts_with("cache:"));
+    p.caches = Some(a.levels);
+    p.memory = a.memory;
+    for n in a.notes {
+        p.notes.push(if n.starts_with("cache:") { n } else { format!("cache: {n}") });
+    }
+    true
+}
+
+fn parse_max_size(s: &str) -> Result<u64> {
+    let Some(v) = hwcal_probes::sysinfo::parse_size(s) else {
+        crate::usage!("--max-size {s}: expected a size such as 512K, 64M or 1G");
+    };
+    if v < 64 << 10 {
+        crate::usage!("--max-size {s}: at least 64K");
+    }
+    let avail = hwcal_probes::sysinfo::available_memory();
+    if avail > 0 && v > avail / 2 {
+        crate::usage!(
+            "--max-size {s}: more than half of the available memory ({} MiB)",
+            avail >> 20
+        );
+    }
+    Ok(v)
+}
+
+pub fn run(a: CacheArgs) -> Result<()> {
+    check_dest(a.common.json.as_deref())?;
+    let max = a.max_size.as_deref().map(parse_max_size).transpose()?;
+    crate::cmd::plots::check(&a.plots)?;
+    let progress = Progress::new(a.common.quiet);
+    let cpu = pin(&a.common)?;
+    let machine = hwcal_probes::sysinfo::machine_info();
+    let mut p = Profile::new(command_line(), now_unix());
+    p.harness = Some(harness_info(cpu));
+    let max = max.unwrap_or_else(|| default_max_size(&machine));
+    p.machine = Some(machine.clone());
+    p.raw = measure(max, &machine, &progress)?;
+    apply(&mut p);
+    crate::cmd::plots::write(&p, &a.plots)?;
+    emit(&p, a.common.json.as_deref())
+}

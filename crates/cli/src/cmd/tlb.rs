@@ -1,0 +1,194 @@
+//! `hwcal tlb`: TLB levels for 4 KiB and 2 MiB pages and the huge-page
+//! penalty (The Calibrator's TLB figures, by the PS3 TLB note's method).
+//!
+//! Plan: 4 page counts per octave from 8 pages, each measured with 4 KiB
+//! pages and with the same lines in a huge-page buffer (alternating, so
+//! both see the same machine state); the difference is analysed, the sweep
+//! refined at 16 counts per octave around each step, analysed again. Then
+//! the same with one page per 2 MiB.
+
+use crate::cli::TlbArgs;
+use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::registry::ProbeEntry;
+use anyhow::{Context, Result};
+use hwcal_analysis::levels::refine_boundaries;
+use hwcal_analysis::tlb as an;
+use hwcal_harness::{clockref, harness_info, Timer};
+use hwcal_model::{Profile, RawCurve, RawPoint};
+use hwcal_probes::buffer::{Backing, Buffer, HUGE_PAGE, SMALL_PAGE};
+use hwcal_probes::tlb::PageBench;
+
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "tlb",
+    description: "TLB levels, 4 KiB and 2 MiB pages, huge-page penalty (PS3 note)",
+    measure: |ctx, p| {
+        let raw = measure(16384, 256, &ctx.progress)?;
+        p.raw.retain(|c| !c.id.starts_with("tlb."));
+        p.raw.extend(raw);
+        apply(p);
+        Ok(())
+    },
+    reanalyze: |p| Ok(apply(p)),
+};
+
+fn curve(id: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
+    RawCurve {
+        id: id.into(),
+        x_label: "pages".into(),
+        y_label: y.into(),
+        points,
+    }
+}
+
+/// Integer page counts, 4 per octave, from `lo` to `hi`.
+fn counts(lo: usize, hi: usize, per_octave: f64) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::new();
+    let mut k = 0.0;
+    loop {
+        let x = (lo as f64 * 2f64.powf(k / per_octave)).round() as usize;
+        if x > hi {
+            break;
+        }
+        if v.last() != Some(&x) {
+            v.push(x);
+        }
+        k += 1.0;
+    }
+    if v.last() != Some(&hi) {
+        v.push(hi);
+    }
+    v
+}
+
+fn insert(points: &mut Vec<RawPoint>, p: RawPoint) {
+    let i = points.partition_point(|q| q.x < p.x);
+    points.insert(i, p);
+}
+
+/// Measure a test curve and its baseline at `pages`, refine around steps.
+fn sweep(
+    test: &mut PageBench,
+    base: &mut PageBench,
+    base_pts: &mut Vec<RawPoint>,
+    pages: &[usize],
+) -> Result<Vec<RawPoint>> {
+    let mut pts: Vec<RawPoint> = Vec::new();
+    let have = |v: &Vec<RawPoint>, n: usize| v.iter().any(|q| q.x == n as f64);
+    let mut one = |n: usize, pts: &mut Vec<RawPoint>, base_pts: &mut Vec<RawPoint>| -> Result<()> {
+        if !have(pts, n) {
+            insert(pts, test.point(n)?);
+        }
+        if !have(base_pts, n) {
+            insert(base_pts, base.point(n)?);
+        }
+        Ok(())
+    };
+    for &n in pages {
+        one(n, &mut pts, base_pts)?;
+    }
+    let t = curve(an::SMALL, "", pts.clone());
+    let b = curve(an::BASELINE, "", base_pts.clone());
+    let d = an::difference(&t, &b);
+    let (_, pl) = an::levels(&d, 4096);
+    let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
+    for x in refine_boundaries(&xs, &pl, 16.0) {
+        one(x.round() as usize, &mut pts, base_pts)?;
+    }
+    Ok(pts)
+}
+
+/// Run the TLB measurements; returns the raw curves.
+pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Result<Vec<RawCurve>> {
+    let timer = Timer::get();
+    clockref::warm_up(timer, 300);
+    let t0 = std::time::Instant::now();
+    let n = max_pages as usize;
+    let small = Buffer::new(n * SMALL_PAGE, Backing::Small).context("allocating the 4 KiB-page buffer")?;
+    let base = Buffer::new(n * SMALL_PAGE, Backing::Thp).context("allocating the huge-page baseline")?;
+    let fractions = [small.huge_fraction(), base.huge_fraction()];
+    let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
+    let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
+    let mut base_pts = Vec::new();
+    let small_pts = sweep(&mut test, &mut baseline, &mut base_pts, &counts(8, n, 4.0))?;
+    drop(test);
+    progress.say(&format!(
+        "tlb: 4 KiB pages, {} page counts in {:.1} s",
+        small_pts.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+    let mut out = Vec::new();
+    let mut huge_frac = None;
+    // 2 MiB pages: each touched page costs a whole huge page of memory.
+    let avail = hwcal_probes::sysinfo::available_memory() as usize;
+    let hn = (max_huge_pages as usize).min(avail / 4 / HUGE_PAGE).min(n);
+    let mut huge_pts = Vec::new();
+    if hn >= 16 {
+        let hb = Buffer::new(hn * HUGE_PAGE, Backing::Thp).context("allocating the 2 MiB-page buffer")?;
+        let f = hb.huge_fraction();
+        huge_frac = Some(f);
+        if f >= 0.9 {
+            let mut htest = PageBench::new(hb, HUGE_PAGE, 0x2b);
+            huge_pts = sweep(&mut htest, &mut baseline, &mut base_pts, &counts(8, hn, 4.0))?;
+        } else {
+            progress.say("tlb: 2 MiB pages not obtained; skipping the huge-page TLB test");
+        }
+    }
+    progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
+    out.push(curve(an::BASELINE, "ns per access, same lines in huge pages", base_pts));
+    if !huge_pts.is_empty() {
+        out.push(curve(an::HUGE, "ns per access, one line per 2 MiB page", huge_pts));
+    }
+    let mut fr = vec![
+        RawPoint {
+            x: 0.0,
+            y: fractions[0],
+            ..Default::default()
+        },
+        RawPoint {
+            x: 1.0,
+            y: fractions[1],
+            ..Default::default()
+        },
+    ];
+    if let Some(f) = huge_frac {
+        fr.push(RawPoint {
+            x: 2.0,
+            y: f,
+            ..Default::default()
+        });
+    }
+    out.push(RawCurve {
+        id: an::HUGE_FRACTION.into(),
+        x_label: "buffer (0: 4 KiB test, 1: baseline, 2: 2 MiB test)".into(),
+        y_label: "fraction backed by huge pages".into(),
+        points: fr,
+    });
+    Ok(out)
+}
+
+/// Recompute the TLB sections of a profile from its raw curves.
+pub fn apply(p: &mut Profile) -> bool {
+    let Some(a) = an::analyze(p) else { return false };
+    p.notes.retain(|n| !n.starts_with("tlb:"));
+    p.tlbs = Some(a.levels);
+    p.tlb_huge_pages = Some(a.comparison);
+    for n in a.notes {
+        p.notes.push(if n.starts_with("tlb:") { n } else { format!("tlb: {n}") });
+    }
+    true
+}
+
+pub fn run(a: TlbArgs) -> Result<()> {
+    check_dest(a.common.json.as_deref())?;
+    crate::cmd::plots::check(&a.plots)?;
+    let progress = Progress::new(a.common.quiet);
+    let cpu = pin(&a.common)?;
+    let mut p = Profile::new(command_line(), now_unix());
+    p.harness = Some(harness_info(cpu));
+    p.machine = Some(hwcal_probes::sysinfo::machine_info());
+    p.raw = measure(a.max_pages, a.max_huge_pages, &progress)?;
+    apply(&mut p);
+    crate::cmd::plots::write(&p, &a.plots)?;
+    emit(&p, a.common.json.as_deref())
+}

@@ -1,0 +1,282 @@
+//! Cache probes: the latency-vs-working-set curve (The Calibrator, done with
+//! a random dependent chase instead of a strided walk), the same chase with an
+//! idle gap between loads (Calibrator's "miss latency" vs "replace time"),
+//! the line size by dependent pairs of loads, and memory-level parallelism
+//! (lmbench `par_mem`).
+//!
+//! Every figure here is a time per load measured by the harness with the
+//! core clock taken alongside each sample; conversion to levels is the
+//! analysis crate's job. Kernels never print.
+
+use crate::buffer::Buffer;
+use crate::chase::{chase, chase_parallel, chase_with_gap, Rng};
+use crate::ProbeError;
+use hwcal_harness::{measure, Estimate, Policy};
+use hwcal_model::RawPoint;
+
+/// Dependent loads per harness iteration: the harness auto-sizes the number
+/// of iterations, each iteration is one `chase` call of this many loads.
+pub const LOADS_PER_ITER: u64 = 64;
+
+/// A warm-up walk never needs more than this many loads: past a few MiB the
+/// chain no longer fits any cache, so the steady state (every load misses)
+/// is reached almost at once, and walking a 400 MiB chain fully would take
+/// a second.
+pub const WARM_CAP_LOADS: u64 = 1 << 17;
+
+/// Largest |d| (and line size) the pair test can see.
+pub const PAIR_ALIGN: usize = 256;
+
+/// The numbers 0..n in random order (Fisher–Yates). `u32` halves the memory
+/// traffic of shuffling a chain of millions of slots.
+pub fn shuffled(n: usize, rng: &mut Rng) -> Vec<u32> {
+    assert!(n <= u32::MAX as usize, "at most 2^32 slots");
+    let mut p: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        let j = rng.below(i + 1);
+        p.swap(i, j);
+    }
+    p
+}
+
+/// Link the byte offsets yielded by `offs` into one cycle in `buf` (each
+/// slot receives the absolute address of the next; the last points back to
+/// the first). Returns the first slot's address. Unlike
+/// [`crate::chase::link`] this takes an iterator, so multi-million-slot
+/// chains need no order table beside the permutation.
+pub fn link_seq(buf: &Buffer, offs: impl Iterator<Item = usize>) -> Result<usize, ProbeError> {
+    let base = buf.as_ptr() as usize;
+    let check = |o: usize| {
+        if o % 8 != 0 || o + 8 > buf.len() {
+            Err(ProbeError::InvalidInput(format!("slot offset {o} outside buffer")))
+        } else {
+            Ok(())
+        }
+    };
+    let mut first: Option<usize> = None;
+    let mut prev: Option<usize> = None;
+    for o in offs {
+        check(o)?;
+        if let Some(p) = prev {
+            // SAFETY: p was checked to be 8-byte aligned with p + 8 <= len,
+            // so the write stays inside the live mapping owned by `buf`.
+            unsafe { ((base + p) as *mut usize).write(base + o) };
+        } else {
+            first = Some(o);
+        }
+        prev = Some(o);
+    }
+    let (Some(f), Some(l)) = (first, prev) else {
+        return Err(ProbeError::InvalidInput("empty chase".into()));
+    };
+    // SAFETY: as above; l was checked.
+    unsafe { ((base + l) as *mut usize).write(base + f) };
+    Ok(base + f)
+}
+
+/// One random cycle over the `footprint / 64` lines at `region .. region +
+/// footprint` (slot at the start of each line). Returns the start address
+/// and the permutation (position k of the walk visits line `perm[k]`).
+pub fn line_cycle(
+    buf: &Buffer,
+    region: usize,
+    footprint: usize,
+    rng: &mut Rng,
+) -> Result<(usize, Vec<u32>), ProbeError> {
+    let n = footprint / 64;
+    if n == 0 || region + footprint > buf.len() {
+        return Err(ProbeError::InvalidInput(format!(
+            "bad chase geometry: footprint {footprint} at {region}, buffer {}",
+            buf.len()
+        )));
+    }
+    let perm = shuffled(n, rng);
+    let start = link_seq(buf, perm.iter().map(|&i| region + i as usize * 64))?;
+    Ok((start, perm))
+}
+
+/// The timing policy for one latency point: minimum over samples (noise
+/// only adds time), blocks of 100 µs (thousands of loads even at DRAM
+/// latency, so one timer read is negligible), stop once the best three
+/// agree within 0.5%.
+pub fn latency_policy() -> Policy {
+    Policy {
+        enough_ns: Some(100_000.0),
+        min_samples: 5,
+        max_samples: 25,
+        best_k: 3,
+        tolerance: 0.005,
+        budget_ns: 40e6,
+        ..Policy::default()
+    }
+}
+
+/// Turn an estimate of `loads` loads per iteration into a raw point (ns per
+/// load per sample, with the clock measured alongside each sample).
+pub fn to_point(x: f64, est: &Estimate, loads: u64) -> RawPoint {
+    let l = loads as f64;
+    RawPoint {
+        x,
+        y: est.ns() / l,
+        samples: est.samples.iter().map(|s| s.ns / l).collect(),
+        mhz: est.samples.iter().map(|s| s.mhz).collect(),
+    }
+}
+
+/// Time a dependent chase that starts at `start` over a chain of `slots`
+/// slots: walk it once (capped at [`WARM_CAP_LOADS`]) so the caches hold
+/// what they hold in the steady state, then sample. `gap` > 0 inserts that
+/// many dependent adds after each load (idle memory system between misses).
+pub fn time_chain(start: usize, slots: usize, gap: u32, policy: &Policy) -> Estimate {
+    let warm = (slots as u64).clamp(LOADS_PER_ITER, WARM_CAP_LOADS);
+    let mut p = if gap == 0 {
+        chase(start, warm)
+    } else {
+        chase_with_gap(start, warm.min(1 << 14), gap)
+    };
+    if gap == 0 {
+        measure(policy, &mut |n| p = chase(p, n * LOADS_PER_ITER))
+    } else {
+        measure(policy, &mut |n| p = chase_with_gap(p, n * LOADS_PER_ITER, gap))
+    }
+}
+
+/// Measures latency points in one huge-page (if available) buffer, one
+/// point at a time: each point's chain is built in the same region, warmed,
+/// then sampled back to back, so no other point evicts it between samples.
+pub struct ChaseBench {
+    buf: Buffer,
+    rng: Rng,
+    pub policy: Policy,
+}
+
+impl ChaseBench {
+    pub fn new(buf: Buffer, seed: u64) -> Self {
+        ChaseBench {
+            buf,
+            rng: Rng::new(seed),
+            policy: latency_policy(),
+        }
+    }
+
+    pub fn buffer(&self) -> &Buffer {
+        &self.buf
+    }
+
+    /// Largest footprint this bench can measure.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// ns per load of a random chase over `size` bytes (rounded down to
+    /// whole lines), with `gap` idle adds between loads.
+    pub fn point(&mut self, size: usize, gap: u32) -> Result<RawPoint, ProbeError> {
+        let size = (size / 64 * 64).clamp(64, self.buf.len() / 64 * 64);
+        let (start, _) = line_cycle(&self.buf, 0, size, &mut self.rng)?;
+        let est = time_chain(start, size / 64, gap, &self.policy);
+        Ok(to_point(size as f64, &est, LOADS_PER_ITER))
+    }
+
+    /// Line size by dependent pairs: `primaries` random visits, each a load
+    /// of a slot followed by a dependent load `d` bytes away (`d` negative
+    /// for the backward test). The second load hits the line the first just
+    /// brought in while |d| < line size, and misses beyond.
+    ///
+    /// Layout: one visit per `block` bytes. The primary slot sits at the
+    /// start (forward test) or the last word (backward test) of a
+    /// [`PAIR_ALIGN`]-aligned chunk, so for any line size up to that
+    /// alignment the second load stays in the primary's line exactly while
+    /// |d| < line. The chunk lies in the middle half of the block, so ±d
+    /// never reaches another visit's lines, and its position rotates by a
+    /// hash of the visit number so the lines spread over the cache sets
+    /// instead of folding onto a few.
+    pub fn pair_point(&mut self, primaries: usize, d: i64, block: usize) -> Result<RawPoint, ProbeError> {
+        let chunks = block / PAIR_ALIGN;
+        let need = primaries * block;
+        if need > self.buf.len() || chunks < 4 || d.unsigned_abs() as usize > PAIR_ALIGN || d == 0 {
+            return Err(ProbeError::InvalidInput(format!(
+                "line-size test: {primaries} visits of {block} B (d = {d}) do not fit {} B",
+                self.buf.len()
+            )));
+        }
+        let perm = shuffled(primaries, &mut self.rng);
+        // Chunks 1 ..= chunks-2 leave a whole chunk of room on both sides.
+        let rot = move |k: usize| ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % (chunks - 2);
+        let word = if d > 0 { 0 } else { PAIR_ALIGN - 8 };
+        let prim = move |k: usize| k * block + (1 + rot(k)) * PAIR_ALIGN + word;
+        let offs = perm.iter().flat_map(|&k| {
+            let a = prim(k as usize);
+            [a, (a as i64 + d) as usize]
+        });
+        let start = link_seq(&self.buf, offs)?;
+        // Each iteration of `chase` is LOADS_PER_ITER loads = half as many pairs.
+        let est = time_chain(start, 2 * primaries, 0, &self.policy);
+        Ok(to_point(d as f64, &est, LOADS_PER_ITER / 2))
+    }
+
+    /// Memory-level parallelism: `k` independent chases through one random
+    /// cycle over `size` bytes, started evenly spaced along the cycle so
+    /// they never meet. Returns ns per load (all chains together).
+    pub fn parallel_point(&mut self, size: usize, k: usize) -> Result<RawPoint, ProbeError> {
+        let size = (size / 64 * 64).min(self.buf.len() / 64 * 64);
+        let (_, perm) = line_cycle(&self.buf, 0, size, &mut self.rng)?;
+        let base = self.buf.as_ptr() as usize;
+        let n = perm.len();
+        let starts: Vec<usize> = (0..k).map(|c| base + perm[c * n / k] as usize * 64).collect();
+        const STEPS: u64 = 256;
+        macro_rules! par {
+            ($k:literal) => {{
+                let mut s: [usize; $k] = std::array::from_fn(|i| starts[i]);
+                s = chase_parallel::<$k>(s, 4096);
+                measure(&self.policy, &mut |iters| s = chase_parallel::<$k>(s, iters * STEPS))
+            }};
+        }
+        let est = match k {
+            1 => par!(1),
+            2 => par!(2),
+            4 => par!(4),
+            8 => par!(8),
+            16 => par!(16),
+            _ => return Err(ProbeError::InvalidInput(format!("{k} chains: use 1, 2, 4, 8 or 16"))),
+        };
+        Ok(to_point(k as f64, &est, STEPS * k as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::Backing;
+
+    #[test]
+    fn line_cycle_visits_every_line_once() {
+        let buf = Buffer::new(64 * 1024, Backing::Small).unwrap();
+        let mut rng = Rng::new(3);
+        let (start, perm) = line_cycle(&buf, 4096, 32 * 1024, &mut rng).unwrap();
+        assert_eq!(perm.len(), 512);
+        assert_eq!(chase(start, 512), start);
+        assert_ne!(chase(start, 256), start);
+        assert!(line_cycle(&buf, 60 * 1024, 32 * 1024, &mut rng).is_err());
+    }
+
+    #[test]
+    fn small_bench_points_are_positive() {
+        let buf = Buffer::new(1 << 20, Backing::Small).unwrap();
+        let mut b = ChaseBench::new(buf, 1);
+        b.policy.max_samples = 5;
+        b.policy.enough_ns = Some(20_000.0);
+        let p = b.point(16 * 1024, 0).unwrap();
+        assert!(p.y > 0.0 && p.y.is_finite());
+        let g = b.point(16 * 1024, 20).unwrap();
+        assert!(g.y > p.y, "a gap of adds makes each load slower");
+        for d in [8, -8, 256, -256] {
+            assert!(b.pair_point(256, d, 1024).unwrap().y > 0.0);
+        }
+        assert!(b.pair_point(256, 512, 1024).is_err());
+        assert!(b.pair_point(256, 0, 1024).is_err());
+        for k in [1, 2, 4] {
+            assert!(b.parallel_point(256 * 1024, k).unwrap().y > 0.0);
+        }
+        assert!(b.parallel_point(256 * 1024, 3).is_err());
+    }
+}

@@ -1,0 +1,124 @@
+//! TLB probe: one dependent load per page over a growing number of pages in
+//! random order (the PS3 TLB note's experiment, as a chase so each load's
+//! latency is seen), against a baseline that touches the very same cache
+//! lines without TLB misses.
+//!
+//! Line placement matters. The note reads `page j, offset (j*64) % 4096`:
+//! with 4 KiB pages the physical frames scatter those lines over the cache,
+//! but in the huge-page baseline the address bits 6..16 of page j are then a
+//! function of `j mod 64` alone, so all lines fold onto 64 of the 2048 L2
+//! sets and the "cache only" curve thrashes from ~1024 pages on. Here the
+//! line index within page j is `(j + j/32) mod 64`: for the first 2048
+//! pages every (4 KiB page slot mod 32, line) pair, i.e. every L2 set of a
+//! 2048-set cache, is used once, and consecutive pages use different L1 sets.
+
+use crate::buffer::{Buffer, HUGE_PAGE, SMALL_PAGE};
+use crate::cache::{link_seq, shuffled, time_chain, to_point, LOADS_PER_ITER};
+use crate::chase::Rng;
+use crate::ProbeError;
+use hwcal_harness::Policy;
+use hwcal_model::RawPoint;
+
+/// Byte offset of the line page `j` is touched at, within its 4 KiB frame.
+pub fn line_offset(j: usize) -> usize {
+    ((j + (j >> 5)) & 63) * 64
+}
+
+/// Address (offset in the buffer) of the one slot of page `j` when pages
+/// are `page_bytes` apart. Inside a 2 MiB page the 4 KiB frame `j mod 512`
+/// is used, so bits 6..20 of the offset equal those of the 4 KiB layout:
+/// the 2 MiB test touches lines with exactly the cache-set pattern of the
+/// 4 KiB baseline, which therefore serves as its baseline too.
+pub fn slot_offset(j: usize, page_bytes: usize) -> usize {
+    if page_bytes >= HUGE_PAGE {
+        j * page_bytes + (j % (page_bytes / SMALL_PAGE)) * SMALL_PAGE + line_offset(j)
+    } else {
+        j * page_bytes + line_offset(j)
+    }
+}
+
+/// Measures one chase per page count in one buffer (relinked per point).
+pub struct PageBench {
+    buf: Buffer,
+    /// Distance between touched pages: 4 KiB or 2 MiB.
+    stride: usize,
+    rng: Rng,
+    pub policy: Policy,
+}
+
+impl PageBench {
+    /// `buf` must hold `max_pages * stride` bytes.
+    pub fn new(buf: Buffer, stride: usize, seed: u64) -> Self {
+        PageBench {
+            buf,
+            stride,
+            rng: Rng::new(seed),
+            policy: crate::cache::latency_policy(),
+        }
+    }
+
+    pub fn buffer(&self) -> &Buffer {
+        &self.buf
+    }
+
+    /// Pages this bench can visit.
+    pub fn max_pages(&self) -> usize {
+        self.buf.len() / self.stride
+    }
+
+    /// ns per access of a random chase visiting one line in each of
+    /// `pages` pages.
+    pub fn point(&mut self, pages: usize) -> Result<RawPoint, ProbeError> {
+        if pages == 0 || pages > self.max_pages() {
+            return Err(ProbeError::InvalidInput(format!(
+                "{pages} pages: this buffer holds {}",
+                self.max_pages()
+            )));
+        }
+        let perm = shuffled(pages, &mut self.rng);
+        let stride = self.stride;
+        let start = link_seq(&self.buf, perm.iter().map(|&j| slot_offset(j as usize, stride)))?;
+        // Several walks of warm-up: the TLBs and the page-walk caches must
+        // reach their steady state, not only the data caches.
+        let est = time_chain(start, pages * 4, 0, &self.policy);
+        Ok(to_point(pages as f64, &est, LOADS_PER_ITER))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::Backing;
+    use std::collections::HashSet;
+
+    #[test]
+    fn offsets_spread_over_sets() {
+        // Huge-page baseline: address bits 6..16 (a 2048-set cache) of the
+        // first 2048 pages are all distinct.
+        let sets: HashSet<usize> = (0..2048).map(|j| (slot_offset(j, 4096) >> 6) & 2047).collect();
+        assert_eq!(sets.len(), 2048);
+        // The note's (j*64)%4096 would give only 64.
+        let folded: HashSet<usize> = (0..2048usize)
+            .map(|j| ((j * 4096 + (j * 64) % 4096) >> 6) & 2047)
+            .collect();
+        assert_eq!(folded.len(), 64);
+        // The 2 MiB layout has the same low 21 bits as the 4 KiB one.
+        for j in 0..1000 {
+            assert_eq!(
+                slot_offset(j, HUGE_PAGE) % HUGE_PAGE,
+                slot_offset(j, 4096) % HUGE_PAGE
+            );
+        }
+    }
+
+    #[test]
+    fn page_chase_is_positive() {
+        let buf = Buffer::new(64 * 4096, Backing::Small).unwrap();
+        let mut b = PageBench::new(buf, 4096, 1);
+        b.policy.max_samples = 5;
+        b.policy.enough_ns = Some(20_000.0);
+        assert!(b.point(64).unwrap().y > 0.0);
+        assert!(b.point(65).is_err());
+        assert!(b.point(0).is_err());
+    }
+}

@@ -1,0 +1,313 @@
+//! The Calibrator's plot files and hwcal's SVG plots for the cache and TLB
+//! probes.
+//!
+//! The Calibrator writes `NAME.cache-miss-latency.{data,gp}`,
+//! `NAME.cache-replace-time.{data,gp}` and `NAME.TLB-miss-latency.{data,gp}`;
+//! hwcal writes the same six names so existing habits keep working, with
+//! hwcal's own columns (documented in each file's header). The scripts use
+//! only gnuplot's built-in SVG terminal: `gnuplot NAME.cache-miss-latency.gp`
+//! (run from the directory hwcal was run in, as the data path is written the
+//! way PREFIX was given) writes `NAME.cache-miss-latency.svg`.
+
+use crate::svg::{Marker, Plot, Series};
+use crate::text::human_bytes;
+use hwcal_analysis::{cache as can, levels::point_cycles, tlb as tan};
+use hwcal_model::Profile;
+use std::fmt::Write;
+
+/// One output file: path (or name) and contents.
+pub type File = (String, String);
+
+fn gp_quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('\'', "''")
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map_or("NaN".into(), |v| format!("{v:.4}"))
+}
+
+/// Script preamble: SVG terminal, output next to the data.
+fn gp_head(prefix: &str, what: &str, title: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# hwcal: {title}");
+    let _ = writeln!(s, "# Render with: gnuplot {}.{what}.gp", prefix);
+    let _ = writeln!(s, "set terminal svg size 900,560 dynamic enhanced");
+    let _ = writeln!(s, "set output '{}.{what}.svg'", gp_quote(prefix));
+    let _ = writeln!(s, "set title '{}'", gp_quote(title));
+    let _ = writeln!(s, "set grid");
+    let _ = writeln!(s, "set key top left");
+    s
+}
+
+/// The Calibrator's six files for whatever the profile holds (four for a
+/// cache-only profile, two for a TLB-only one, none for neither).
+pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
+    let mut out = Vec::new();
+    if let Some(lat) = p.raw_curve(can::LATENCY) {
+        // Miss latency: the latency curve with the levels marked.
+        let mut d = String::new();
+        let _ = writeln!(d, "# hwcal cache: random dependent chase, minimum over samples");
+        let _ = writeln!(d, "# size_bytes\tsize_KiB\tns_per_load\tcycles_per_load");
+        for q in &lat.points {
+            let _ = writeln!(
+                d,
+                "{:.0}\t{:.3}\t{:.4}\t{}",
+                q.x,
+                q.x / 1024.0,
+                q.y,
+                fmt_opt(point_cycles(q))
+            );
+        }
+        let mut g = gp_head(prefix, "cache-miss-latency", "cache latency vs working set");
+        let _ = writeln!(g, "set logscale x 2");
+        let _ = writeln!(g, "set xlabel 'working set (KiB)'");
+        let _ = writeln!(g, "set ylabel 'ns per load'");
+        let _ = writeln!(g, "set logscale y 10");
+        for c in p.caches.iter().flatten() {
+            let _ = writeln!(
+                g,
+                "set arrow from {:.3}, graph 0 to {:.3}, graph 1 nohead dashtype 2 lc rgb 'gray40'",
+                c.size_bytes as f64 / 1024.0,
+                c.size_bytes as f64 / 1024.0
+            );
+            let _ = writeln!(
+                g,
+                "set label 'L{} {}' at {:.3}, graph 0.95 right rotate by 90 font ',9'",
+                c.level,
+                human_bytes(c.size_bytes),
+                c.size_bytes as f64 / 1024.0
+            );
+        }
+        let _ = writeln!(
+            g,
+            "plot '{}.cache-miss-latency.data' using 2:3 with linespoints pt 7 ps 0.6 title 'ns per load'",
+            gp_quote(prefix)
+        );
+        out.push((format!("{prefix}.cache-miss-latency.data"), d));
+        out.push((format!("{prefix}.cache-miss-latency.gp"), g));
+
+        // Replace time: back-to-back vs idle-gap misses per level.
+        let mut d = String::new();
+        let _ = writeln!(d, "# hwcal cache: per level, latency with misses back to back (replace time)");
+        let _ = writeln!(d, "# and with an idle gap of ~100 cycles between loads (miss latency)");
+        let _ = writeln!(
+            d,
+            "# level\tsize_KiB\tlatency_ns\treplace_time_ns\tmiss_latency_ns\treplace_time_cycles\tmiss_latency_cycles"
+        );
+        for c in p.caches.iter().flatten() {
+            let _ = writeln!(
+                d,
+                "{}\t{:.3}\t{:.4}\t{}\t{}\t{}\t{}",
+                c.level,
+                c.size_bytes as f64 / 1024.0,
+                c.latency_ns,
+                fmt_opt(c.replace_time_ns),
+                fmt_opt(c.miss_latency_ns),
+                fmt_opt(c.replace_time_cycles),
+                fmt_opt(c.miss_latency_cycles)
+            );
+        }
+        let mut g = gp_head(prefix, "cache-replace-time", "cache miss costs: back to back vs idle");
+        let _ = writeln!(g, "set logscale x 2");
+        let _ = writeln!(g, "set xlabel 'level size (KiB)'");
+        let _ = writeln!(g, "set ylabel 'ns per miss'");
+        let _ = writeln!(g, "set offsets graph 0.1, graph 0.1, graph 0.1, 0");
+        let _ = writeln!(g, "set yrange [0:*]");
+        let _ = writeln!(
+            g,
+            "plot '{0}.cache-replace-time.data' using 2:4 with linespoints pt 7 title 'replace time (back to back)', \\\n     '{0}.cache-replace-time.data' using 2:5 with linespoints pt 5 title 'miss latency (idle gap)'",
+            gp_quote(prefix)
+        );
+        out.push((format!("{prefix}.cache-replace-time.data"), d));
+        out.push((format!("{prefix}.cache-replace-time.gp"), g));
+    }
+    if let Some(a) = tan::analyze(p) {
+        let mut d = String::new();
+        let _ = writeln!(d, "# hwcal tlb: one dependent load per page, random page order");
+        let _ = writeln!(d, "# penalty = pages in pages of this size - the same lines in huge pages");
+        let _ = writeln!(d, "# index 0: 4 KiB pages; index 1: 2 MiB pages");
+        let _ = writeln!(d, "# pages\ttest_ns\tbaseline_ns\tpenalty_ns\tpenalty_cycles");
+        for (i, set) in [&a.small, &a.huge].into_iter().enumerate() {
+            if i == 1 {
+                let _ = writeln!(d, "\n");
+            }
+            for q in set {
+                let _ = writeln!(
+                    d,
+                    "{:.0}\t{:.4}\t{:.4}\t{:.4}\t{}",
+                    q.pages,
+                    q.test_ns,
+                    q.base_ns,
+                    q.diff_ns,
+                    fmt_opt(q.diff_cycles)
+                );
+            }
+            if set.is_empty() {
+                // Keep the index present so the script's `index 1` is valid.
+                let _ = writeln!(d, "NaN\tNaN\tNaN\tNaN\tNaN");
+            }
+        }
+        let mut g = gp_head(prefix, "TLB-miss-latency", "TLB penalty vs pages touched");
+        let _ = writeln!(g, "set logscale x 2");
+        let _ = writeln!(g, "set xlabel 'pages touched (one load per page)'");
+        let _ = writeln!(g, "set ylabel 'ns per access over the huge-page baseline'");
+        for l in p.tlbs.iter().flatten() {
+            let _ = writeln!(
+                g,
+                "set arrow from {0}, graph 0 to {0}, graph 1 nohead dashtype 2 lc rgb 'gray40'",
+                l.entries
+            );
+            let _ = writeln!(
+                g,
+                "set label '{} {} entries' at {}, graph 0.95 right rotate by 90 font ',9'",
+                if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
+                l.entries,
+                l.entries
+            );
+        }
+        let _ = writeln!(
+            g,
+            "plot '{0}.TLB-miss-latency.data' index 0 using 1:4 with linespoints pt 7 ps 0.6 title '4 KiB pages', \\\n     '{0}.TLB-miss-latency.data' index 1 using 1:4 with linespoints pt 5 ps 0.6 title '2 MiB pages'",
+            gp_quote(prefix)
+        );
+        out.push((format!("{prefix}.TLB-miss-latency.data"), d));
+        out.push((format!("{prefix}.TLB-miss-latency.gp"), g));
+    }
+    out
+}
+
+/// SVG plots (file name, contents) for the cache and TLB data of a profile.
+pub fn svg_plots(p: &Profile) -> Vec<File> {
+    let mut out = Vec::new();
+    if let Some(lat) = p.raw_curve(can::LATENCY) {
+        let mut plot = Plot {
+            title: "Cache latency vs working set (random dependent chase)".into(),
+            x_label: "working set".into(),
+            y_label: "ns per load".into(),
+            log_x: true,
+            log_y: true,
+            x_bytes: true,
+            ..Default::default()
+        };
+        plot.series.push(Series {
+            name: "ns per load".into(),
+            points: lat.points.iter().map(|q| (q.x, q.y)).collect(),
+        });
+        for c in p.caches.iter().flatten() {
+            plot.markers.push(Marker::X(
+                c.size_bytes as f64,
+                format!("L{} {}", c.level, human_bytes(c.size_bytes)),
+            ));
+            plot.markers
+                .push(Marker::Y(c.latency_ns, format!("L{} {:.2} ns", c.level, c.latency_ns)));
+        }
+        if let Some(m) = &p.memory {
+            plot.markers
+                .push(Marker::Y(m.latency_ns, format!("memory {:.1} ns", m.latency_ns)));
+        }
+        out.push(("cache-latency.svg".into(), plot.render()));
+
+        let mut lines = Plot {
+            title: "Line size: dependent pair of loads d bytes apart".into(),
+            x_label: "|d| (bytes)".into(),
+            y_label: "ns per pair".into(),
+            log_x: true,
+            log_y: true,
+            ..Default::default()
+        };
+        for t in [1, 2] {
+            for fwd in [true, false] {
+                if let Some(c) = p.raw_curve(&can::line_id(t, fwd)) {
+                    lines.series.push(Series {
+                        name: format!(
+                            "{} {}",
+                            if t == 1 { "misses L1" } else { "misses all caches" },
+                            if fwd { "+d" } else { "-d" }
+                        ),
+                        points: c.points.iter().map(|q| (q.x.abs(), q.y)).collect(),
+                    });
+                }
+            }
+        }
+        if !lines.series.is_empty() {
+            out.push(("cache-line-size.svg".into(), lines.render()));
+        }
+    }
+    if let Some(a) = tan::analyze(p) {
+        let mut plot = Plot {
+            title: "TLB penalty: pages of each size minus the same lines in huge pages".into(),
+            x_label: "pages touched".into(),
+            y_label: "ns per access".into(),
+            log_x: true,
+            ..Default::default()
+        };
+        plot.series.push(Series {
+            name: "4 KiB pages".into(),
+            points: a.small.iter().map(|q| (q.pages, q.diff_ns)).collect(),
+        });
+        if !a.huge.is_empty() {
+            plot.series.push(Series {
+                name: "2 MiB pages".into(),
+                points: a.huge.iter().map(|q| (q.pages, q.diff_ns)).collect(),
+            });
+        }
+        for l in p.tlbs.iter().flatten() {
+            plot.markers.push(Marker::X(
+                l.entries as f64,
+                format!(
+                    "{} L{} {}",
+                    if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
+                    l.level,
+                    l.entries
+                ),
+            ));
+        }
+        out.push(("tlb-penalty.svg".into(), plot.render()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_model::{CacheLevel, RawCurve, RawPoint};
+
+    #[test]
+    fn files_follow_the_calibrator_names() {
+        let mut p = Profile::new("t", 0);
+        assert!(gnuplot_files(&p, "x").is_empty());
+        p.raw.push(RawCurve {
+            id: can::LATENCY.into(),
+            points: vec![RawPoint {
+                x: 4096.0,
+                y: 2.0,
+                samples: vec![2.0],
+                mhz: vec![2500.0],
+            }],
+            ..Default::default()
+        });
+        p.caches = Some(vec![CacheLevel {
+            level: 1,
+            size_bytes: 49152,
+            latency_ns: 2.0,
+            ..Default::default()
+        }]);
+        let f = gnuplot_files(&p, "out/m's");
+        let names: Vec<&str> = f.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "out/m's.cache-miss-latency.data",
+                "out/m's.cache-miss-latency.gp",
+                "out/m's.cache-replace-time.data",
+                "out/m's.cache-replace-time.gp"
+            ]
+        );
+        assert!(f[0].1.contains("4096\t4.000\t2.0000\t5.0000"));
+        assert!(f[1].1.contains("set output 'out/m''s.cache-miss-latency.svg'"));
+        assert!(f[1].1.contains("L1 48 KiB"));
+        let svgs = svg_plots(&p);
+        assert_eq!(svgs[0].0, "cache-latency.svg");
+        assert!(svgs[0].1.contains("<svg"));
+    }
+}
