@@ -232,19 +232,26 @@ pub fn analyze_curves(
         .max()
         .unwrap_or(0);
     if last_is_memory {
+        let mem_level = pl[n_cache].level;
+        let prev_end = if n_cache > 0 { pl[n_cache - 1].end_x } else { xs[0] };
+        // Where the curve gets within 10% of memory latency: the working set
+        // the whole cache hierarchy can serve to this CPU.
+        let reach = pts
+            .iter()
+            .find(|q| q.x > prev_end && q.y >= 0.9 * mem_level)
+            .map_or(xs[pl[n_cache].first], |q| q.x);
         for level in (n_cache as u32 + 1)..=max_nominal {
             if let Some(n) = machine.nominal_data_cache(level) {
-                let prev_end = pl[n_cache - 1].end_x;
-                let mem_start = xs[pl[n_cache].first];
                 out.notes.push(format!(
-                    "L{level} (nominal {}): no plateau of its own; latency climbs from L{} to memory \
-                     between {} and {} (effective capacity well below nominal{})",
+                    "L{level} (nominal {}): no plateau of its own; past L{} ({}) latency reaches memory \
+                     level by {}, so it adds at most {} of usable capacity here{}",
                     kib(n.size_bytes as f64),
                     level - 1,
                     kib(prev_end),
-                    kib(mem_start),
+                    kib(reach),
+                    kib((reach - prev_end).max(0.0)),
                     if n.shared_cpus.len() > 1 {
-                        ": a shared cache of which this CPU or VM gets only a slice"
+                        " (a cache shared beyond this CPU: a VM gets only a slice of it)"
                     } else {
                         ""
                     }

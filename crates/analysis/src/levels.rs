@@ -25,7 +25,9 @@ pub struct Options {
     pub abs_tol: f64,
     /// A run is a plateau with at least this many points...
     pub min_points: usize,
-    /// ...or with two points this many octaves apart.
+    /// ...spanning at least this many octaves (a level worth the name
+    /// covers a range of sizes; a few dense refinement points caught
+    /// mid-ramp do not).
     pub min_octaves: f64,
     /// Where between two plateaus the boundary lies (0 = end of the lower
     /// plateau's level, 1 = the upper level), in latency...
@@ -41,8 +43,8 @@ impl Default for Options {
         Options {
             rel_tol: 0.10,
             abs_tol: 0.15,
-            min_points: 3,
-            min_octaves: 0.75,
+            min_points: 2,
+            min_octaves: 0.5,
             boundary_frac: 0.25,
             boundary_rel_cap: 0.5,
         }
@@ -115,7 +117,7 @@ pub fn plateaus_alt(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &Options) ->
     // 2. Keep runs long enough to be a level.
     let long = |&(a, b): &(usize, usize)| {
         let pts = b - a + 1;
-        pts >= o.min_points || (pts >= 2 && (xs[b] / xs[a]).log2() >= o.min_octaves)
+        pts >= o.min_points.max(2) && (xs[b] / xs[a]).log2() >= o.min_octaves
     };
     let mut kept: Vec<(usize, usize)> = runs.into_iter().filter(long).collect();
     // 3. Merge neighbours at the same height (a noise spike split one level).
@@ -147,8 +149,15 @@ pub fn plateaus_alt(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &Options) ->
         let t = lo + step.signum() * step.abs().min(o.boundary_rel_cap * lo.abs().max(o.abs_tol));
         let rising = hi > lo;
         let crossed = |y: f64| if rising { y > t } else { y < t };
-        let mut j = out[k].last + 1;
-        while j < out[k + 1].first && !crossed(ys[j]) {
+        // The boundary follows the *last* point still under the threshold
+        // before the next plateau: noise only adds time, so a point under
+        // it proves the level still holds that working set, while a point
+        // over it may just have been disturbed.
+        let mut j = out[k + 1].first;
+        while j > out[k].last + 1 && crossed(ys[j]) && crossed(ys[j - 1]) {
+            j -= 1;
+        }
+        if !crossed(ys[j]) {
             j += 1;
         }
         let (x0, y0, x1, y1) = (xs[j - 1], ys[j - 1], xs[j], ys[j]);

@@ -123,6 +123,14 @@ pub fn to_point(x: f64, est: &Estimate, loads: u64) -> RawPoint {
     }
 }
 
+/// Fold a repeated measurement of the same point into `into`: every sample
+/// is kept, the figure of record stays the minimum.
+pub fn merge_point(into: &mut RawPoint, q: RawPoint) {
+    into.y = into.y.min(q.y);
+    into.samples.extend(q.samples);
+    into.mhz.extend(q.mhz);
+}
+
 /// Time a dependent chase that starts at `start` over a chain of `slots`
 /// slots: walk it once (capped at [`WARM_CAP_LOADS`]) so the caches hold
 /// what they hold in the steady state, then sample. `gap` > 0 inserts that

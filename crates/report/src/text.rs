@@ -61,6 +61,9 @@ pub fn summary(p: &Profile) -> String {
     if let Some(t) = &p.tlbs {
         s += &tlbs(t);
     }
+    if let Some(c) = p.tlb_huge_pages.as_deref().filter(|c| !c.is_empty()) {
+        s += &tlb_huge_pages(c);
+    }
     if let Some(m) = &p.mem {
         s += &mem(m);
     }
@@ -271,6 +274,25 @@ pub fn tlbs(t: &[TlbLevel]) -> String {
     }
     if t.is_empty() {
         let _ = writeln!(s, "  (no TLB level detected)");
+    }
+    s
+}
+
+/// The PS3 note's comparison: the same page walk in 4 KiB and huge pages.
+pub fn tlb_huge_pages(c: &[TlbHugePageComparison]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "TLB penalty, 4 KiB vs huge pages (one access per page, random order):");
+    let _ = writeln!(s, "    pages       span   4 KiB pages   huge pages       penalty");
+    for q in c {
+        let _ = writeln!(
+            s,
+            "  {:>7}  {:>9}  {:>9.2} ns  {:>8.2} ns  {}",
+            q.pages,
+            human_bytes(q.span_bytes),
+            q.small_pages_ns,
+            q.huge_pages_ns,
+            ns_cy(q.penalty_ns, q.penalty_cycles).trim()
+        );
     }
     s
 }
