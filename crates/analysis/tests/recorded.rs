@@ -27,8 +27,13 @@ fn within(got: f64, want: f64, tol: f64) -> bool {
 }
 
 #[test]
-fn quiet_cache_curve() {
-    let a = cache::analyze(&load("cache-quiet.json")).unwrap();
+fn quiet_cache_curves() {
+    check_quiet_cache("cache-quiet.json");
+    check_quiet_cache("cache-quiet-2.json");
+}
+
+fn check_quiet_cache(name: &str) {
+    let a = cache::analyze(&load(name)).unwrap();
     assert_eq!(a.levels.len(), 2, "{:?}", a.levels);
     let (l1, l2) = (&a.levels[0], &a.levels[1]);
     assert!(within(l1.size_bytes as f64, 49152.0, 0.125), "L1 {}", l1.size_bytes);
@@ -85,5 +90,6 @@ fn check_tlb(name: &str) {
 fn recorded_tlb_curves() {
     check_tlb("tlb-1.json");
     check_tlb("tlb-2.json");
+    check_tlb("tlb-3.json");
 }
 

@@ -4,7 +4,7 @@
 //! Plan: 4 page counts per octave from 8 pages, each measured with 4 KiB
 //! pages and with the same lines in a huge-page buffer (alternating, so
 //! both see the same machine state); the difference is analysed, the sweep
-//! refined at 16 counts per octave around each step, analysed again. Then
+//! refined at 32 counts per octave around each step, analysed again. Then
 //! the same with one page per 2 MiB.
 
 use crate::cli::TlbArgs;
@@ -92,7 +92,7 @@ fn sweep(
     let d = an::difference(&t, &b);
     let (_, pl) = an::levels(&d, 4096);
     let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
-    for x in refine_boundaries(&xs, &pl, 16.0) {
+    for x in refine_boundaries(&xs, &pl, 32.0) {
         one(x.round() as usize, &mut pts, base_pts)?;
     }
     Ok(pts)

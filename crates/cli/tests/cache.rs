@@ -1,0 +1,113 @@
+//! `hwcal cache` and `hwcal tlb`: usage errors, and real-hardware smoke
+//! tests with small bounds that assert structure and broad physical bounds
+//! only (never tight timings: the suite runs on a noisy 2-vCPU VM).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn hwcal() -> Command {
+    Command::cargo_bin("hwcal").unwrap()
+}
+
+fn json_of(args: &[&str]) -> Value {
+    let out = hwcal().args(args).args(["--json", "-", "--quiet"]).assert().success();
+    serde_json::from_slice(&out.get_output().stdout).expect("valid JSON on stdout")
+}
+
+#[test]
+fn bad_inputs_are_usage_errors() {
+    for args in [
+        &["cache", "--max-size", "lots"][..],
+        &["cache", "--max-size", "1K"],
+        &["cache", "--max-size", "999999G"],
+        &["cache", "--gnuplot", "/nonexistent-dir/m"],
+        &["tlb", "--max-pages", "3"],
+        &["tlb", "--max-huge-pages", "many"],
+    ] {
+        hwcal()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("panicked").not());
+    }
+}
+
+#[test]
+fn run_lists_cache_and_tlb() {
+    hwcal()
+        .args(["run", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("cache"))
+        .stdout(predicate::str::contains("tlb"));
+}
+
+#[test]
+fn cache_smoke_with_small_bound_and_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("m").to_string_lossy().into_owned();
+    let svg = dir.path().join("svg");
+    let json = dir.path().join("p.json");
+    hwcal()
+        .args(["cache", "--max-size", "1M", "--quiet", "--gnuplot", &prefix, "--plot"])
+        .arg(&svg)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("caches:"));
+    let p: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let levels = p["caches"].as_array().expect("caches section");
+    assert!(!levels.is_empty());
+    let l1 = &levels[0];
+    assert_eq!(l1["level"], 1);
+    let ns = l1["latency_ns"].as_f64().unwrap();
+    assert!(ns > 0.1 && ns < 100.0, "L1 latency {ns}");
+    assert!(l1["size_bytes"].as_u64().unwrap() >= 4096);
+    // Raw curves are kept, within the bound.
+    let raw = p["raw"].as_array().unwrap();
+    let lat = raw.iter().find(|c| c["id"] == "cache.latency").expect("latency curve");
+    let pts = lat["points"].as_array().unwrap();
+    assert!(pts.len() >= 5);
+    assert!(pts.iter().all(|q| q["x"].as_f64().unwrap() <= 1048576.0 && q["y"].as_f64().unwrap() > 0.0));
+    // Calibrator files and SVG plots.
+    for suffix in ["cache-miss-latency", "cache-replace-time"] {
+        for ext in ["data", "gp"] {
+            let f = format!("{prefix}.{suffix}.{ext}");
+            assert!(std::fs::metadata(&f).map(|m| m.len() > 0).unwrap_or(false), "{f}");
+        }
+    }
+    let s = std::fs::read_to_string(svg.join("cache-latency.svg")).unwrap();
+    assert!(s.starts_with("<svg") || s.contains("<svg"));
+
+    // `hwcal analyze` redoes the analysis offline and finds the same levels.
+    let out = hwcal()
+        .arg("analyze")
+        .arg(&json)
+        .args(["--json", "-"])
+        .assert()
+        .success();
+    let q: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(q["caches"], p["caches"]);
+}
+
+#[test]
+fn tlb_smoke_with_small_bound() {
+    let p = json_of(&["tlb", "--max-pages", "256", "--max-huge-pages", "0"]);
+    assert!(p["tlbs"].is_array());
+    let raw = p["raw"].as_array().unwrap();
+    for id in ["tlb.4k", "tlb.baseline"] {
+        let c = raw.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("{id}"));
+        let pts = c["points"].as_array().unwrap();
+        assert!(pts.len() >= 5);
+        for q in pts {
+            let (x, y) = (q["x"].as_f64().unwrap(), q["y"].as_f64().unwrap());
+            assert!((8.0..=256.0).contains(&x) && y > 0.1 && y < 1000.0, "{x} {y}");
+        }
+    }
+    for l in p["tlbs"].as_array().unwrap() {
+        assert!(l["entries"].as_u64().unwrap() >= 8);
+        assert_eq!(l["page_bytes"], 4096);
+    }
+}
