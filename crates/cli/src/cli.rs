@@ -98,6 +98,8 @@ pub struct AnalyzeArgs {
     /// Write the re-analysed profile to FILE ("-" for stdout).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    #[command(flatten)]
+    pub plots: PlotArgs,
 }
 
 /// Plot outputs shared by `cache` and `tlb`.

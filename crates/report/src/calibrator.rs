@@ -66,13 +66,13 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
         for c in p.caches.iter().flatten() {
             let _ = writeln!(
                 g,
-                "set arrow from {:.3}, graph 0 to {:.3}, graph 1 nohead dashtype 2 lc rgb 'gray40'",
+                "set arrow from first {:.3}, graph 0 to first {:.3}, graph 1 nohead lc rgb 'gray50'",
                 c.size_bytes as f64 / 1024.0,
                 c.size_bytes as f64 / 1024.0
             );
             let _ = writeln!(
                 g,
-                "set label 'L{} {}' at {:.3}, graph 0.95 right rotate by 90 font ',9'",
+                "set label 'L{} {}' at first {:.3}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
                 c.level,
                 human_bytes(c.size_bytes),
                 c.size_bytes as f64 / 1024.0
@@ -154,12 +154,12 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
         for l in p.tlbs.iter().flatten() {
             let _ = writeln!(
                 g,
-                "set arrow from {0}, graph 0 to {0}, graph 1 nohead dashtype 2 lc rgb 'gray40'",
+                "set arrow from first {0}, graph 0 to first {0}, graph 1 nohead lc rgb 'gray50'",
                 l.entries
             );
             let _ = writeln!(
                 g,
-                "set label '{} {} entries' at {}, graph 0.95 right rotate by 90 font ',9'",
+                "set label '{} {} entries' at first {}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
                 if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
                 l.entries,
                 l.entries

@@ -7,6 +7,7 @@ use anyhow::Result;
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
+    crate::cmd::plots::check(&a.plots)?;
     let bytes = std::fs::read(&a.file)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut p = hwcal_report::parse_profile(&bytes)
@@ -19,5 +20,6 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         p.notes
             .push("analyze: the profile holds no raw data; figures shown as stored".into());
     }
+    crate::cmd::plots::write(&p, &a.plots)?;
     emit(&p, a.json.as_deref())
 }
