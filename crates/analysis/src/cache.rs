@@ -49,7 +49,7 @@ pub fn options() -> Options {
 }
 
 /// Latency in ns at or nearest to `x` on a curve (log-x nearest).
-fn nearest<'a>(pts: &'a [RawPoint], x: f64) -> Option<&'a RawPoint> {
+fn nearest(pts: &[RawPoint], x: f64) -> Option<&RawPoint> {
     pts.iter()
         .min_by(|a, b| ((a.x / x).ln().abs()).total_cmp(&(b.x / x).ln().abs()))
 }
@@ -139,8 +139,10 @@ pub fn analyze_curves(
     let ys: Vec<f64> = pts.iter().map(|q| q.y).collect();
     let cys: Option<Vec<f64>> = pts.iter().map(point_cycles).collect();
     let pl = plateaus_alt(&xs, &ys, cys.as_deref(), &options());
+    let busy = busy_note(&pts);
     if pl.is_empty() {
-        out.notes.push("cache: no latency plateau found; no levels reported".into());
+        out.notes
+            .push("cache: no latency plateau found; no levels reported".into());
         return out;
     }
     let max_x = xs.last().copied().unwrap_or(0.0);
@@ -153,8 +155,8 @@ pub fn analyze_curves(
     // nominal last-level cache and the plateau is cache-fast (< 50 ns: no
     // DRAM is that quick, hardly any cache that slow).
     let last = pl.last().unwrap();
-    let last_is_memory =
-        pl.len() >= 2 && (nominal_llc.map_or(true, |c| max_x >= c.size_bytes as f64) || last.level >= 50.0);
+    let last_is_memory = pl.len() >= 2
+        && (!matches!(nominal_llc, Some(c) if max_x < c.size_bytes as f64) || last.level >= 50.0);
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
     let idle = gap.map(|g| idle_points(g, &pts)).unwrap_or_default();
     let idle_at = |k: usize| -> Option<(f64, Option<f64>)> {
@@ -170,7 +172,12 @@ pub fn analyze_curves(
         let level = k as u32 + 1;
         let cy = plateau_cycles(&pts, p);
         let next = if k + 1 < pl.len() { Some(&pl[k + 1]) } else { None };
-        let replace = next.map(|n| (n.level - p.level, plateau_cycles(&pts, n).zip(cy).map(|(a, b)| a - b)));
+        let replace = next.map(|n| {
+            (
+                n.level - p.level,
+                plateau_cycles(&pts, n).zip(cy).map(|(a, b)| a - b),
+            )
+        });
         let miss = match (idle_at(k), idle_at(k + 1)) {
             (Some((a, ac)), Some((b, bc))) => Some((b - a, ac.zip(bc).map(|(a, b)| b - a))),
             _ => None,
@@ -190,7 +197,11 @@ pub fn analyze_curves(
             replace_time_cycles: replace.and_then(|r| r.1),
             nominal_size_bytes: nominal.map(|c| c.size_bytes),
             nominal_line_bytes: nominal.and_then(|c| c.line_bytes),
-            verdict: if spread > 0.05 { Verdict::Noisy } else { Verdict::Ok },
+            verdict: if spread > 0.05 {
+                Verdict::Noisy
+            } else {
+                Verdict::Ok
+            },
         });
         if !p.bounded {
             out.notes.push(format!(
@@ -218,7 +229,8 @@ pub fn analyze_curves(
             }
             if let (Some(nl), Some(ml)) = (n.line_bytes, out.levels.last().unwrap().line_bytes) {
                 if nl != ml {
-                    out.notes.push(format!("L{level}: measured line {ml} B, nominal {nl} B"));
+                    out.notes
+                        .push(format!("L{level}: measured line {ml} B, nominal {nl} B"));
                 }
             }
         }
@@ -288,6 +300,15 @@ pub fn analyze_curves(
         out.notes
             .push("memory: the sweep ended before latency reached memory; no memory latency".into());
     }
+    if let Some(n) = busy {
+        out.notes.push(n);
+        for l in &mut out.levels {
+            l.verdict = Verdict::Noisy;
+        }
+        if let Some(m) = &mut out.memory {
+            m.verdict = Verdict::Noisy;
+        }
+    }
     if let Some(f) = huge_fraction {
         if f < 0.9 {
             out.notes.push(format!(
@@ -298,6 +319,39 @@ pub fn analyze_curves(
     }
     out.plateaus = pl;
     out
+}
+
+/// Whether the sweep ran on a busy machine. Two signs: points that did not
+/// *settle* (their three best samples more than 2% apart), and points slower
+/// than some larger working set by over 15% (impossible for a cache
+/// hierarchy: a larger set cannot be faster, so something else was using
+/// the caches or memory, and kept at it while the point was re-measured).
+/// When either concerns a good share of the curve, the figures are flagged
+/// instead of trusted.
+pub fn busy_note(pts: &[RawPoint]) -> Option<String> {
+    let unsettled = pts
+        .iter()
+        .filter(|p| {
+            let mut s: Vec<f64> = p.samples.iter().copied().filter(|v| v.is_finite()).collect();
+            s.sort_by(f64::total_cmp);
+            s.len() >= 3 && s[2] > 1.02 * s[0]
+        })
+        .count();
+    let mut suffix_min = f64::INFINITY;
+    let mut inverted = 0;
+    for p in pts.iter().rev() {
+        if p.y > 1.15 * suffix_min {
+            inverted += 1;
+        }
+        suffix_min = suffix_min.min(p.y);
+    }
+    let n = pts.len();
+    (n >= 6 && (3 * unsettled > n || 10 * inverted > n)).then(|| {
+        format!(
+            "cache: the machine was busy: {unsettled} of {n} sizes did not settle (best three samples \
+             more than 2% apart) and {inverted} were slower than a larger size; sizes and latencies may be off"
+        )
+    })
 }
 
 /// Sizes in the middle of each plateau (where the idle-gap chase is run).
@@ -367,23 +421,75 @@ mod tests {
         let gap = RawCurve {
             id: GAP.into(),
             // Gap costs 100 cycles = 40 ns at 2.5 GHz.
-            points: vec![pt(4096.0, 42.0, 2500.0), pt(16384.0, 42.0, 2500.0), pt(524288.0, 46.0, 2500.0), pt(1e8, 180.0, 2500.0)],
+            points: vec![
+                pt(4096.0, 42.0, 2500.0),
+                pt(16384.0, 42.0, 2500.0),
+                pt(524288.0, 46.0, 2500.0),
+                pt(1e8, 180.0, 2500.0),
+            ],
             ..Default::default()
         };
-        let a = analyze_curves(&c, Some(&gap), [(None, None), (None, None)], None, Some(1.0), &machine());
+        let a = analyze_curves(
+            &c,
+            Some(&gap),
+            [(None, None), (None, None)],
+            None,
+            Some(1.0),
+            &machine(),
+        );
         assert_eq!(a.levels.len(), 2, "{:?}", a.levels);
         let l1 = &a.levels[0];
-        assert!((l1.size_bytes as f64 / 49152.0 - 1.0).abs() < 0.125, "{}", l1.size_bytes);
+        assert!(
+            (l1.size_bytes as f64 / 49152.0 - 1.0).abs() < 0.125,
+            "{}",
+            l1.size_bytes
+        );
         assert!((l1.latency_cycles.unwrap() - 5.0).abs() < 0.1);
         assert!((l1.replace_time_ns.unwrap() - 4.4).abs() < 0.1);
-        assert!((l1.miss_latency_ns.unwrap() - 4.0).abs() < 0.1, "{:?}", l1.miss_latency_ns);
+        assert!(
+            (l1.miss_latency_ns.unwrap() - 4.0).abs() < 0.1,
+            "{:?}",
+            l1.miss_latency_ns
+        );
         let l2 = &a.levels[1];
-        assert!((l2.size_bytes as f64 / 2097152.0 - 1.0).abs() < 0.125, "{}", l2.size_bytes);
+        assert!(
+            (l2.size_bytes as f64 / 2097152.0 - 1.0).abs() < 0.125,
+            "{}",
+            l2.size_bytes
+        );
         assert_eq!(l2.nominal_size_bytes, Some(2 << 20));
         let m = a.memory.as_ref().unwrap();
         assert!((m.latency_ns - 145.0).abs() < 1.0);
         assert!(m.huge_pages);
-        assert!(a.notes.iter().any(|n| n.contains("L3") && n.contains("no plateau")), "{:?}", a.notes);
+        assert!(
+            a.notes
+                .iter()
+                .any(|n| n.contains("L3") && n.contains("no plateau")),
+            "{:?}",
+            a.notes
+        );
+    }
+
+    #[test]
+    fn busy_sweeps_are_flagged() {
+        let c = vm_curve();
+        assert!(busy_note(&c.points).is_none());
+        // Memory contention: mid sizes far slower than the largest ones.
+        let mut b = c.clone();
+        for q in b.points.iter_mut().filter(|q| q.x > 3e6 && q.x < 5e7) {
+            q.y = 250.0;
+            q.samples = vec![250.0, 251.0];
+        }
+        assert!(busy_note(&b.points).is_some());
+        let a = analyze_curves(&b, None, [(None, None), (None, None)], None, None, &machine());
+        assert!(a.levels.iter().all(|l| l.verdict == Verdict::Noisy));
+        assert!(a.notes.iter().any(|n| n.contains("busy")));
+        // Points whose samples never settled.
+        let mut u = c;
+        for q in u.points.iter_mut().step_by(2) {
+            q.samples = vec![q.y, q.y * 1.05, q.y * 1.1];
+        }
+        assert!(busy_note(&u.points).is_some());
     }
 
     #[test]

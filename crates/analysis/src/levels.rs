@@ -250,7 +250,9 @@ mod tests {
         }
         let mut seed = 12345u64;
         let mut rnd = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 11) as f64 / (1u64 << 53) as f64
         };
         let ys = xs
@@ -273,12 +275,20 @@ mod tests {
     }
 
     fn assert_close(got: f64, want: f64, tol: f64) {
-        assert!((got / want - 1.0).abs() <= tol, "got {got}, want {want} ± {}%", tol * 100.0);
+        assert!(
+            (got / want - 1.0).abs() <= tol,
+            "got {got}, want {want} ± {}%",
+            tol * 100.0
+        );
     }
 
     #[test]
     fn three_levels_non_power_of_two() {
-        let lv = [(48.0 * 1024.0, 2.0), (1.25 * 1048576.0, 6.5), (105.0 * 1048576.0, 30.0)];
+        let lv = [
+            (48.0 * 1024.0, 2.0),
+            (1.25 * 1048576.0, 6.5),
+            (105.0 * 1048576.0, 30.0),
+        ];
         let (xs, ys) = curve(&lv, 140.0, 8.0, 1.0 * 1073741824.0, 0.02);
         let p = plateaus(&xs, &ys, &Options::default());
         assert_eq!(p.len(), 4, "{p:?}");
@@ -323,7 +333,13 @@ mod tests {
     fn missing_level_is_not_invented() {
         // L3 has no plateau of its own: the curve ramps straight from L2
         // to memory. Two cache levels and memory, nothing in between.
-        let (xs, mut ys) = curve(&[(48.0 * 1024.0, 2.0), (2.0 * 1048576.0, 6.5)], 145.0, 4.0, 4e8, 0.01);
+        let (xs, mut ys) = curve(
+            &[(48.0 * 1024.0, 2.0), (2.0 * 1048576.0, 6.5)],
+            145.0,
+            4.0,
+            4e8,
+            0.01,
+        );
         for (x, y) in xs.iter().zip(ys.iter_mut()) {
             if *x > 2.5 * 1048576.0 && *x < 16.0 * 1048576.0 {
                 *y = 6.5 + (145.0 - 6.5) * ((x / 2.5e6f64).log2() / 3.0).min(1.0);
@@ -336,7 +352,13 @@ mod tests {
 
     #[test]
     fn noisy_plateau_and_spike() {
-        let (xs, mut ys) = curve(&[(48.0 * 1024.0, 2.0), (2.0 * 1048576.0, 6.5)], 145.0, 4.0, 2e8, 0.06);
+        let (xs, mut ys) = curve(
+            &[(48.0 * 1024.0, 2.0), (2.0 * 1048576.0, 6.5)],
+            145.0,
+            4.0,
+            2e8,
+            0.06,
+        );
         // One interrupted point in the middle of L2.
         let i = xs.iter().position(|&x| x > 300e3).unwrap();
         ys[i] *= 2.0;

@@ -68,9 +68,29 @@ mod tests {
     #[test]
     fn detects_64_byte_lines_despite_a_forward_prefetcher() {
         // L2-resident: hit pair 2+6.5, miss pair 6.5+6.5.
-        let bwd = pairs(-1.0, &[(8.0, 8.5), (16.0, 8.6), (32.0, 8.5), (64.0, 13.0), (128.0, 13.1), (256.0, 13.0)]);
+        let bwd = pairs(
+            -1.0,
+            &[
+                (8.0, 8.5),
+                (16.0, 8.6),
+                (32.0, 8.5),
+                (64.0, 13.0),
+                (128.0, 13.1),
+                (256.0, 13.0),
+            ],
+        );
         // Forward: the next-line prefetcher hides the +64 miss.
-        let fwd = pairs(1.0, &[(8.0, 8.5), (16.0, 8.5), (32.0, 8.6), (64.0, 9.0), (128.0, 13.0), (256.0, 13.0)]);
+        let fwd = pairs(
+            1.0,
+            &[
+                (8.0, 8.5),
+                (16.0, 8.5),
+                (32.0, 8.6),
+                (64.0, 9.0),
+                (128.0, 13.0),
+                (256.0, 13.0),
+            ],
+        );
         assert_eq!(line_from_pairs(&bwd), Some(64));
         assert_eq!(line_from_pairs(&fwd), Some(128));
         assert_eq!(line_size(Some(&fwd), Some(&bwd)), Some(64));
@@ -81,7 +101,16 @@ mod tests {
     fn memory_footprint_picks_the_memory_miss() {
         // d < 64: L1 hit; 64 (adjacent-line pair prefetched into L2): L2
         // hit; 128+: memory.
-        let c = pairs(1.0, &[(8.0, 150.0), (32.0, 151.0), (64.0, 157.0), (128.0, 298.0), (256.0, 300.0)]);
+        let c = pairs(
+            1.0,
+            &[
+                (8.0, 150.0),
+                (32.0, 151.0),
+                (64.0, 157.0),
+                (128.0, 298.0),
+                (256.0, 300.0),
+            ],
+        );
         assert_eq!(line_from_pairs(&c), Some(128));
     }
 

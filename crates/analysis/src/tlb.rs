@@ -50,8 +50,11 @@ fn base_at(base: &[(f64, f64, Option<f64>)], x: f64) -> Option<(f64, Option<f64>
 
 /// test − baseline at every page count of `test` the baseline covers.
 pub fn difference(test: &RawCurve, baseline: &RawCurve) -> Vec<DiffPoint> {
-    let mut base: Vec<(f64, f64, Option<f64>)> =
-        baseline.points.iter().map(|p| (p.x, p.y, point_cycles(p))).collect();
+    let mut base: Vec<(f64, f64, Option<f64>)> = baseline
+        .points
+        .iter()
+        .map(|p| (p.x, p.y, point_cycles(p)))
+        .collect();
     base.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut out: Vec<DiffPoint> = test
         .points
@@ -190,12 +193,14 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         });
     }
     if a.levels.is_empty() {
-        a.notes.push("tlb: no step in the 4 KiB curve: no TLB level found in the measured range".into());
+        a.notes
+            .push("tlb: no step in the 4 KiB curve: no TLB level found in the measured range".into());
     }
     a.small_plateaus = pl;
     if let Some(h) = p.raw_curve(HUGE) {
         if frac(2.0).is_some_and(|f| f < 0.9) {
-            a.notes.push("tlb: 2 MiB pages were not obtained; no huge-page TLB figures".into());
+            a.notes
+                .push("tlb: 2 MiB pages were not obtained; no huge-page TLB figures".into());
         } else {
             a.huge = difference(h, base);
             let (lv, pl) = levels(&a.huge, 2 << 20);
@@ -245,7 +250,11 @@ mod tests {
         let ramp = |x: f64, n: f64, h: f64| ((x - n) / (n / 6.0)).clamp(0.0, 1.0) * h;
         let mut p = Profile::default();
         p.raw.push(curve(BASELINE, base, 16384.0));
-        p.raw.push(curve(SMALL, |x| base(x) + ramp(x, 96.0, 2.8) + ramp(x, 2048.0, 9.0), 16384.0));
+        p.raw.push(curve(
+            SMALL,
+            |x| base(x) + ramp(x, 96.0, 2.8) + ramp(x, 2048.0, 9.0),
+            16384.0,
+        ));
         p.raw.push(curve(HUGE, |x| base(x) + ramp(x, 32.0, 2.8), 256.0));
         p
     }
@@ -255,14 +264,26 @@ mod tests {
         let a = analyze(&golden_cove()).unwrap();
         let small: Vec<&TlbLevel> = a.levels.iter().filter(|l| l.page_bytes == 4096).collect();
         assert_eq!(small.len(), 2, "{:?}", a.levels);
-        assert!((small[0].entries as f64 - 96.0).abs() <= 8.0, "{}", small[0].entries);
-        assert!((small[1].entries as f64 / 2048.0 - 1.0).abs() <= 0.125, "{}", small[1].entries);
+        assert!(
+            (small[0].entries as f64 - 96.0).abs() <= 8.0,
+            "{}",
+            small[0].entries
+        );
+        assert!(
+            (small[1].entries as f64 / 2048.0 - 1.0).abs() <= 0.125,
+            "{}",
+            small[1].entries
+        );
         assert!((small[0].miss_latency_ns - 2.8).abs() < 0.3);
         assert!((small[0].miss_latency_cycles.unwrap() - 7.0).abs() < 0.8);
         assert!((small[1].miss_latency_ns - 9.0).abs() < 0.5);
         let huge: Vec<&TlbLevel> = a.levels.iter().filter(|l| l.page_bytes == 2 << 20).collect();
         assert_eq!(huge.len(), 1);
-        assert!((huge[0].entries as f64 - 32.0).abs() <= 4.0, "{}", huge[0].entries);
+        assert!(
+            (huge[0].entries as f64 - 32.0).abs() <= 4.0,
+            "{}",
+            huge[0].entries
+        );
         let last = a.comparison.last().unwrap();
         assert!(last.pages > 14000, "{}", last.pages);
         assert!((last.penalty_ns - 11.8).abs() < 0.2);

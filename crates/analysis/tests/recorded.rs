@@ -36,8 +36,16 @@ fn check_quiet_cache(name: &str) {
     let a = cache::analyze(&load(name)).unwrap();
     assert_eq!(a.levels.len(), 2, "{:?}", a.levels);
     let (l1, l2) = (&a.levels[0], &a.levels[1]);
-    assert!(within(l1.size_bytes as f64, 49152.0, 0.125), "L1 {}", l1.size_bytes);
-    assert!(within(l2.size_bytes as f64, 2097152.0, 0.125), "L2 {}", l2.size_bytes);
+    assert!(
+        within(l1.size_bytes as f64, 49152.0, 0.125),
+        "L1 {}",
+        l1.size_bytes
+    );
+    assert!(
+        within(l2.size_bytes as f64, 2097152.0, 0.125),
+        "L2 {}",
+        l2.size_bytes
+    );
     assert!((l1.latency_cycles.unwrap() - 5.0).abs() <= 0.5);
     assert!((l2.latency_cycles.unwrap() - 16.0).abs() <= 1.5);
     assert_eq!(l1.line_bytes, Some(64));
@@ -48,12 +56,22 @@ fn check_quiet_cache(name: &str) {
     let m = l1.miss_latency_ns.unwrap();
     assert!(r > 2.0 && r < 8.0 && m > 2.0 && m < 8.0, "{r} {m}");
     let mem = a.memory.unwrap();
-    assert!(mem.latency_ns > 120.0 && mem.latency_ns < 160.0, "{}", mem.latency_ns);
+    assert!(
+        mem.latency_ns > 120.0 && mem.latency_ns < 160.0,
+        "{}",
+        mem.latency_ns
+    );
     assert!(mem.huge_pages);
     let k16 = mem.mlp.iter().find(|p| p.chains == 16).unwrap();
     assert!(k16.speedup > 4.0);
     // The 105 MiB nominal L3 has no plateau of its own on this VM.
-    assert!(a.notes.iter().any(|n| n.starts_with("L3") && n.contains("no plateau")), "{:?}", a.notes);
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.starts_with("L3") && n.contains("no plateau")),
+        "{:?}",
+        a.notes
+    );
 }
 
 #[test]
@@ -62,17 +80,29 @@ fn cache_curve_under_interference() {
     let a = cache::analyze(&load("cache-interference.json")).unwrap();
     assert!(a.levels.len() >= 2);
     let l1 = &a.levels[0];
-    assert!(within(l1.size_bytes as f64, 49152.0, 0.125), "L1 {}", l1.size_bytes);
+    assert!(
+        within(l1.size_bytes as f64, 49152.0, 0.125),
+        "L1 {}",
+        l1.size_bytes
+    );
     assert!((l1.latency_cycles.unwrap() - 5.0).abs() <= 0.5);
     let mem = a.memory.unwrap();
-    assert!(mem.latency_ns > 120.0 && mem.latency_ns < 170.0, "{}", mem.latency_ns);
+    assert!(
+        mem.latency_ns > 120.0 && mem.latency_ns < 170.0,
+        "{}",
+        mem.latency_ns
+    );
 }
 
 fn check_tlb(name: &str) {
     let a = tlb::analyze(&load(name)).unwrap();
     let small: Vec<_> = a.levels.iter().filter(|l| l.page_bytes == 4096).collect();
     assert!(small.len() >= 2, "{name}: {:?}", a.levels);
-    assert!((small[0].entries as f64 - 96.0).abs() <= 8.0, "{name}: DTLB {}", small[0].entries);
+    assert!(
+        (small[0].entries as f64 - 96.0).abs() <= 8.0,
+        "{name}: DTLB {}",
+        small[0].entries
+    );
     assert!((small[0].miss_latency_cycles.unwrap() - 7.0).abs() < 1.5);
     assert!(
         small.iter().any(|l| within(l.entries as f64, 2048.0, 0.125)),
@@ -80,7 +110,11 @@ fn check_tlb(name: &str) {
     );
     let huge: Vec<_> = a.levels.iter().filter(|l| l.page_bytes == 2 << 20).collect();
     assert_eq!(huge.len(), 1, "{name}: {huge:?}");
-    assert!(within(huge[0].entries as f64, 32.0, 0.15), "{name}: 2M DTLB {}", huge[0].entries);
+    assert!(
+        within(huge[0].entries as f64, 32.0, 0.15),
+        "{name}: 2M DTLB {}",
+        huge[0].entries
+    );
     // The PS3 note's comparison: past the STLB, 4 KiB pages cost far more.
     let last = a.comparison.last().unwrap();
     assert!(last.penalty_ns > 5.0 && last.small_pages_ns > 2.0 * last.huge_pages_ns);
@@ -92,4 +126,3 @@ fn recorded_tlb_curves() {
     check_tlb("tlb-2.json");
     check_tlb("tlb-3.json");
 }
-

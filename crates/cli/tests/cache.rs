@@ -11,7 +11,11 @@ fn hwcal() -> Command {
 }
 
 fn json_of(args: &[&str]) -> Value {
-    let out = hwcal().args(args).args(["--json", "-", "--quiet"]).assert().success();
+    let out = hwcal()
+        .args(args)
+        .args(["--json", "-", "--quiet"])
+        .assert()
+        .success();
     serde_json::from_slice(&out.get_output().stdout).expect("valid JSON on stdout")
 }
 
@@ -50,7 +54,15 @@ fn cache_smoke_with_small_bound_and_outputs() {
     let svg = dir.path().join("svg");
     let json = dir.path().join("p.json");
     hwcal()
-        .args(["cache", "--max-size", "1M", "--quiet", "--gnuplot", &prefix, "--plot"])
+        .args([
+            "cache",
+            "--max-size",
+            "1M",
+            "--quiet",
+            "--gnuplot",
+            &prefix,
+            "--plot",
+        ])
         .arg(&svg)
         .arg("--json")
         .arg(&json)
@@ -67,10 +79,15 @@ fn cache_smoke_with_small_bound_and_outputs() {
     assert!(l1["size_bytes"].as_u64().unwrap() >= 4096);
     // Raw curves are kept, within the bound.
     let raw = p["raw"].as_array().unwrap();
-    let lat = raw.iter().find(|c| c["id"] == "cache.latency").expect("latency curve");
+    let lat = raw
+        .iter()
+        .find(|c| c["id"] == "cache.latency")
+        .expect("latency curve");
     let pts = lat["points"].as_array().unwrap();
     assert!(pts.len() >= 5);
-    assert!(pts.iter().all(|q| q["x"].as_f64().unwrap() <= 1048576.0 && q["y"].as_f64().unwrap() > 0.0));
+    assert!(pts
+        .iter()
+        .all(|q| q["x"].as_f64().unwrap() <= 1048576.0 && q["y"].as_f64().unwrap() > 0.0));
     // Calibrator files and SVG plots.
     for suffix in ["cache-miss-latency", "cache-replace-time"] {
         for ext in ["data", "gp"] {
@@ -98,7 +115,10 @@ fn tlb_smoke_with_small_bound() {
     assert!(p["tlbs"].is_array());
     let raw = p["raw"].as_array().unwrap();
     for id in ["tlb.4k", "tlb.baseline"] {
-        let c = raw.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("{id}"));
+        let c = raw
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"));
         let pts = c["points"].as_array().unwrap();
         assert!(pts.len() >= 5);
         for q in pts {

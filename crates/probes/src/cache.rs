@@ -47,8 +47,10 @@ pub fn shuffled(n: usize, rng: &mut Rng) -> Vec<u32> {
 pub fn link_seq(buf: &Buffer, offs: impl Iterator<Item = usize>) -> Result<usize, ProbeError> {
     let base = buf.as_ptr() as usize;
     let check = |o: usize| {
-        if o % 8 != 0 || o + 8 > buf.len() {
-            Err(ProbeError::InvalidInput(format!("slot offset {o} outside buffer")))
+        if o & 7 != 0 || o + 8 > buf.len() {
+            Err(ProbeError::InvalidInput(format!(
+                "slot offset {o} outside buffer"
+            )))
         } else {
             Ok(())
         }
@@ -209,7 +211,8 @@ impl ChaseBench {
         }
         let perm = shuffled(primaries, &mut self.rng);
         // Chunks 1 ..= chunks-2 leave a whole chunk of room on both sides.
-        let rot = move |k: usize| ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % (chunks - 2);
+        let rot =
+            move |k: usize| ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % (chunks - 2);
         let word = if d > 0 { 0 } else { PAIR_ALIGN - 8 };
         let prim = move |k: usize| k * block + (1 + rot(k)) * PAIR_ALIGN + word;
         let offs = perm.iter().flat_map(|&k| {
@@ -236,7 +239,9 @@ impl ChaseBench {
             ($k:literal) => {{
                 let mut s: [usize; $k] = std::array::from_fn(|i| starts[i]);
                 s = chase_parallel::<$k>(s, 4096);
-                measure(&self.policy, &mut |iters| s = chase_parallel::<$k>(s, iters * STEPS))
+                measure(&self.policy, &mut |iters| {
+                    s = chase_parallel::<$k>(s, iters * STEPS)
+                })
             }};
         }
         let est = match k {
@@ -245,7 +250,11 @@ impl ChaseBench {
             4 => par!(4),
             8 => par!(8),
             16 => par!(16),
-            _ => return Err(ProbeError::InvalidInput(format!("{k} chains: use 1, 2, 4, 8 or 16"))),
+            _ => {
+                return Err(ProbeError::InvalidInput(format!(
+                    "{k} chains: use 1, 2, 4, 8 or 16"
+                )))
+            }
         };
         Ok(to_point(k as f64, &est, STEPS * k as u64))
     }

@@ -88,8 +88,14 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
 
         // Replace time: back-to-back vs idle-gap misses per level.
         let mut d = String::new();
-        let _ = writeln!(d, "# hwcal cache: per level, latency with misses back to back (replace time)");
-        let _ = writeln!(d, "# and with an idle gap of ~100 cycles between loads (miss latency)");
+        let _ = writeln!(
+            d,
+            "# hwcal cache: per level, latency with misses back to back (replace time)"
+        );
+        let _ = writeln!(
+            d,
+            "# and with an idle gap of ~100 cycles between loads (miss latency)"
+        );
         let _ = writeln!(
             d,
             "# level\tsize_KiB\tlatency_ns\treplace_time_ns\tmiss_latency_ns\treplace_time_cycles\tmiss_latency_cycles"
@@ -107,7 +113,11 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
                 fmt_opt(c.miss_latency_cycles)
             );
         }
-        let mut g = gp_head(prefix, "cache-replace-time", "cache miss costs: back to back vs idle");
+        let mut g = gp_head(
+            prefix,
+            "cache-replace-time",
+            "cache miss costs: back to back vs idle",
+        );
         let _ = writeln!(g, "set logscale x 2");
         let _ = writeln!(g, "set xlabel 'level size (KiB)'");
         let _ = writeln!(g, "set ylabel 'ns per miss'");
@@ -124,7 +134,10 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
     if let Some(a) = tan::analyze(p) {
         let mut d = String::new();
         let _ = writeln!(d, "# hwcal tlb: one dependent load per page, random page order");
-        let _ = writeln!(d, "# penalty = pages in pages of this size - the same lines in huge pages");
+        let _ = writeln!(
+            d,
+            "# penalty = pages in pages of this size - the same lines in huge pages"
+        );
         let _ = writeln!(d, "# index 0: 4 KiB pages; index 1: 2 MiB pages");
         let _ = writeln!(d, "# pages\ttest_ns\tbaseline_ns\tpenalty_ns\tpenalty_cycles");
         for (i, set) in [&a.small, &a.huge].into_iter().enumerate() {
@@ -198,8 +211,10 @@ pub fn svg_plots(p: &Profile) -> Vec<File> {
                 c.size_bytes as f64,
                 format!("L{} {}", c.level, human_bytes(c.size_bytes)),
             ));
-            plot.markers
-                .push(Marker::Y(c.latency_ns, format!("L{} {:.2} ns", c.level, c.latency_ns)));
+            plot.markers.push(Marker::Y(
+                c.latency_ns,
+                format!("L{} {:.2} ns", c.level, c.latency_ns),
+            ));
         }
         if let Some(m) = &p.memory {
             plot.markers

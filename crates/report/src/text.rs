@@ -281,7 +281,10 @@ pub fn tlbs(t: &[TlbLevel]) -> String {
 /// The PS3 note's comparison: the same page walk in 4 KiB and huge pages.
 pub fn tlb_huge_pages(c: &[TlbHugePageComparison]) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "TLB penalty, 4 KiB vs huge pages (one access per page, random order):");
+    let _ = writeln!(
+        s,
+        "TLB penalty, 4 KiB vs huge pages (one access per page, random order):"
+    );
     let _ = writeln!(s, "    pages       span   4 KiB pages   huge pages       penalty");
     for q in c {
         let _ = writeln!(

@@ -32,6 +32,12 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     reanalyze: |p| Ok(apply(p)),
 };
 
+/// Seconds the sweep (coarse, refinement, repair) may take before the
+/// refinement stops early: on a quiet machine it needs about 2 s; a busy
+/// one makes points slow to settle, and a bounded run with a noise note
+/// beats an unbounded one.
+const SWEEP_BUDGET_S: f64 = 6.0;
+
 /// Idle adds between loads for the miss-latency chase (~100 cycles, as The
 /// Calibrator's delay).
 const GAP_ADDS: u32 = 100;
@@ -115,33 +121,60 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
         t0.elapsed().as_secs_f64()
     ));
 
-    // 2. Refine around each boundary.
-    let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points.clone());
-    let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
-    let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
-    let mut refined = Vec::new();
-    for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
-        let x = (x / 64.0).round() * 64.0;
-        if points.iter().any(|q| (q.x / x - 1.0).abs() < 0.005) {
-            continue;
+    // 2. Refine around each boundary; again if a re-measurement moved a
+    // boundary into a coarse interval.
+    let analyse = |points: &[RawPoint]| {
+        let lat = curve(an::LATENCY, "", "", points.to_vec());
+        an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine)
+    };
+    for round in 0..6 {
+        if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
+            progress.say("cache: sweep budget spent; refinement stopped early");
+            break;
         }
-        refined.push(x);
-        sorted_insert(&mut points, bench.point(x as usize, 0)?);
-    }
-    // A second pass over the boundary regions, later in time: a level's
-    // edge is where interference (the other vCPU sharing L2, a neighbour
-    // in L3) shifts the curve most, and it is rarely there all the time.
-    for &x in &refined {
-        let q = bench.point(x as usize, 0)?;
-        if let Some(p) = points.iter_mut().find(|p| p.x == q.x) {
-            merge_point(p, q);
+        let a = analyse(&points);
+        let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
+        let mut new = Vec::new();
+        for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
+            let x = (x / 64.0).round() * 64.0;
+            if !points.iter().any(|q| (q.x / x - 1.0).abs() < 0.005) {
+                new.push(x);
+            }
+        }
+        // Rounds 0, 2, 4: fill in; rounds 1, 3, 5: measure the boundary
+        // windows again, later in time. A level's edge is where
+        // interference (the other vCPU sharing L2, neighbours in L3) shifts
+        // the curve most, and it is rarely there all the time; noise only
+        // adds time, so every sample is kept and the minimum is the figure.
+        if round % 2 == 0 {
+            if new.is_empty() && round > 0 {
+                break;
+            }
+            for x in new {
+                sorted_insert(&mut points, bench.point(x as usize, 0)?);
+            }
+        } else {
+            let windows: Vec<(f64, f64)> = a
+                .plateaus
+                .iter()
+                .filter_map(|p| p.cross)
+                .map(|j| (pxs[j.saturating_sub(2)], pxs[j]))
+                .collect();
+            for p in points.iter_mut() {
+                if windows.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi) {
+                    let q = bench.point(p.x as usize, 0)?;
+                    merge_point(p, q);
+                }
+            }
         }
     }
     // 3. Repair: a larger working set cannot be faster than a smaller one,
-    // so a point well above a larger size's latency was disturbed (on this
-    // kind of VM, typically the other vCPU thrashing a shared L2).
-    // Measure it again, later; keep every sample, the minimum is the figure.
+    // so a point well above a larger size's latency was disturbed. Measure
+    // it again, later.
     for _ in 0..3 {
+        if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
+            break;
+        }
         let mut suffix_min = f64::INFINITY;
         let mut bad = Vec::new();
         for i in (0..points.len()).rev() {
@@ -195,7 +228,7 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
         if primaries * BLOCK > bench.capacity() {
             progress.say(&format!(
                 "cache: buffer too small for line-size test {test} ({} MiB needed); skipped",
-                primaries * BLOCK >> 20
+                (primaries * BLOCK) >> 20
             ));
             continue;
         }
@@ -205,10 +238,18 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
                 let d = if fwd { d } else { -d };
                 pts.push(bench.pair_point(primaries, d, BLOCK)?);
             }
-            raw_lines.push(curve(&an::line_id(test, fwd), "offset d (bytes)", "ns per dependent pair", pts));
+            raw_lines.push(curve(
+                &an::line_id(test, fwd),
+                "offset d (bytes)",
+                "ns per dependent pair",
+                pts,
+            ));
         }
     }
-    progress.say(&format!("cache: line sizes done, {:.1} s", t0.elapsed().as_secs_f64()));
+    progress.say(&format!(
+        "cache: line sizes done, {:.1} s",
+        t0.elapsed().as_secs_f64()
+    ));
 
     // 6. Memory-level parallelism over a memory-sized footprint.
     let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
@@ -244,7 +285,11 @@ pub fn apply(p: &mut Profile) -> bool {
     p.caches = Some(a.levels);
     p.memory = a.memory;
     for n in a.notes {
-        p.notes.push(if n.starts_with("cache:") { n } else { format!("cache: {n}") });
+        p.notes.push(if n.starts_with("cache:") {
+            n
+        } else {
+            format!("cache: {n}")
+        });
     }
     true
 }

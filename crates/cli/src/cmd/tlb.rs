@@ -2,10 +2,11 @@
 //! penalty (The Calibrator's TLB figures, by the PS3 TLB note's method).
 //!
 //! Plan: 4 page counts per octave from 8 pages, each measured with 4 KiB
-//! pages and with the same lines in a huge-page buffer (alternating, so
-//! both see the same machine state); the difference is analysed, the sweep
-//! refined at 32 counts per octave around each step, analysed again. Then
-//! the same with one page per 2 MiB.
+//! pages and with the same lines in a huge-page buffer (side by side, so
+//! both see the same machine state), in three rounds; the difference is
+//! analysed, the sweep refined at 32 counts per octave around each step and
+//! the steps measured again, until they stay put. Then the same with one
+//! page per 2 MiB.
 
 use crate::cli::TlbArgs;
 use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
@@ -66,34 +67,83 @@ fn insert(points: &mut Vec<RawPoint>, p: RawPoint) {
     points.insert(i, p);
 }
 
-/// Measure a test curve and its baseline at `pages`, refine around steps.
+/// Measure a test curve and its baseline at `pages`, `rounds` times over
+/// (keeping the minimum), then refine around the steps: new page counts
+/// at 32 per octave next to each boundary, alternating with re-measuring
+/// the boundary windows later in time, until the boundaries stay put.
+///
+/// Repetition matters here: the STLB and the page-walk caches are shared
+/// with the other hardware thread, whose bursts of activity make steps
+/// appear early; rounds spread in time see past them (noise only adds time).
 fn sweep(
     test: &mut PageBench,
     base: &mut PageBench,
     base_pts: &mut Vec<RawPoint>,
     pages: &[usize],
+    rounds: usize,
+    budget_s: f64,
 ) -> Result<Vec<RawPoint>> {
+    let t0 = std::time::Instant::now();
     let mut pts: Vec<RawPoint> = Vec::new();
-    let have = |v: &Vec<RawPoint>, n: usize| v.iter().any(|q| q.x == n as f64);
+    // Measure (or re-measure) test and baseline at n pages, side by side.
     let mut one = |n: usize, pts: &mut Vec<RawPoint>, base_pts: &mut Vec<RawPoint>| -> Result<()> {
-        if !have(pts, n) {
-            insert(pts, test.point(n)?);
+        let q = test.point(n)?;
+        match pts.iter_mut().find(|p| p.x == q.x) {
+            Some(p) => merge_point(p, q),
+            None => insert(pts, q),
         }
-        if !have(base_pts, n) {
-            insert(base_pts, base.point(n)?);
+        let q = base.point(n)?;
+        match base_pts.iter_mut().find(|p| p.x == q.x) {
+            Some(p) => merge_point(p, q),
+            None => insert(base_pts, q),
         }
         Ok(())
     };
-    for &n in pages {
-        one(n, &mut pts, base_pts)?;
+    for r in 0..rounds {
+        // Later rounds only while time allows (a busy machine is slow).
+        if r > 0 && t0.elapsed().as_secs_f64() > budget_s / 2.0 {
+            break;
+        }
+        for &n in pages {
+            one(n, &mut pts, base_pts)?;
+        }
     }
-    let t = curve(an::SMALL, "", pts.clone());
-    let b = curve(an::BASELINE, "", base_pts.clone());
-    let d = an::difference(&t, &b);
-    let (_, pl) = an::levels(&d, 4096);
-    let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
-    for x in refine_boundaries(&xs, &pl, 32.0) {
-        one(x.round() as usize, &mut pts, base_pts)?;
+    for round in 0..6 {
+        if t0.elapsed().as_secs_f64() > budget_s {
+            break;
+        }
+        let t = curve(an::SMALL, "", pts.clone());
+        let b = curve(an::BASELINE, "", base_pts.clone());
+        let d = an::difference(&t, &b);
+        let (_, pl) = an::levels(&d, 4096);
+        let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
+        if round % 2 == 0 {
+            let new: Vec<usize> = refine_boundaries(&xs, &pl, 32.0)
+                .into_iter()
+                .map(|x| x.round() as usize)
+                .filter(|&n| !pts.iter().any(|p| p.x == n as f64))
+                .collect();
+            if new.is_empty() && round > 0 {
+                break;
+            }
+            for n in new {
+                one(n, &mut pts, base_pts)?;
+            }
+        } else {
+            let windows: Vec<(f64, f64)> = pl
+                .iter()
+                .filter_map(|p| p.cross)
+                .map(|j| (xs[j.saturating_sub(2)], xs[j]))
+                .collect();
+            let redo: Vec<usize> = xs
+                .iter()
+                .filter(|&&x| windows.iter().any(|&(lo, hi)| x >= lo && x <= hi))
+                .map(|&x| x as usize)
+                .collect();
+            for n in redo {
+                one(n, &mut pts, base_pts)?;
+            }
+        }
     }
     Ok(pts)
 }
@@ -110,20 +160,14 @@ pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Resu
     let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
     let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
     let mut base_pts = Vec::new();
-    let mut small_pts = sweep(&mut test, &mut baseline, &mut base_pts, &counts(8, n, 4.0))?;
-    // Two more rounds over every page count, test and baseline side by
-    // side, keeping the minimum: the STLB and the page-walk caches are
-    // shared with the other hardware thread, whose bursts of activity make
-    // steps appear early; rounds spread in time see past them.
-    for _ in 0..2 {
-        for q in small_pts.iter_mut() {
-            let pages = q.x as usize;
-            merge_point(q, test.point(pages)?);
-            if let Some(b) = base_pts.iter_mut().find(|b| b.x == q.x) {
-                merge_point(b, baseline.point(pages)?);
-            }
-        }
-    }
+    let small_pts = sweep(
+        &mut test,
+        &mut baseline,
+        &mut base_pts,
+        &counts(8, n, 4.0),
+        3,
+        2.5,
+    )?;
     drop(test);
     progress.say(&format!(
         "tlb: 4 KiB pages, {} page counts in {:.1} s",
@@ -142,16 +186,31 @@ pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Resu
         huge_frac = Some(f);
         if f >= 0.9 {
             let mut htest = PageBench::new(hb, HUGE_PAGE, 0x2b);
-            huge_pts = sweep(&mut htest, &mut baseline, &mut base_pts, &counts(8, hn, 4.0))?;
+            huge_pts = sweep(
+                &mut htest,
+                &mut baseline,
+                &mut base_pts,
+                &counts(8, hn, 4.0),
+                2,
+                1.0,
+            )?;
         } else {
             progress.say("tlb: 2 MiB pages not obtained; skipping the huge-page TLB test");
         }
     }
     progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
     out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
-    out.push(curve(an::BASELINE, "ns per access, same lines in huge pages", base_pts));
+    out.push(curve(
+        an::BASELINE,
+        "ns per access, same lines in huge pages",
+        base_pts,
+    ));
     if !huge_pts.is_empty() {
-        out.push(curve(an::HUGE, "ns per access, one line per 2 MiB page", huge_pts));
+        out.push(curve(
+            an::HUGE,
+            "ns per access, one line per 2 MiB page",
+            huge_pts,
+        ));
     }
     let mut fr = vec![
         RawPoint {
@@ -188,7 +247,11 @@ pub fn apply(p: &mut Profile) -> bool {
     p.tlbs = Some(a.levels);
     p.tlb_huge_pages = Some(a.comparison);
     for n in a.notes {
-        p.notes.push(if n.starts_with("tlb:") { n } else { format!("tlb: {n}") });
+        p.notes.push(if n.starts_with("tlb:") {
+            n
+        } else {
+            format!("tlb: {n}")
+        });
     }
     true
 }
