@@ -289,6 +289,7 @@ pub fn analyze_curves(
             latency_ns: m.level,
             latency_cycles: plateau_cycles(&pts, m),
             huge_pages: huge,
+            cache_reach_bytes: Some(reach as u64),
             mlp: mlp_pts,
             verdict: if rel_spread(&ys[m.first..=m.last]) > 0.05 {
                 Verdict::Noisy

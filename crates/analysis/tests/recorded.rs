@@ -62,6 +62,7 @@ fn check_quiet_cache(name: &str) {
         mem.latency_ns
     );
     assert!(mem.huge_pages);
+    assert!(mem.cache_reach_bytes.unwrap() as f64 >= 0.9 * l2.size_bytes as f64);
     let k16 = mem.mlp.iter().find(|p| p.chains == 16).unwrap();
     assert!(k16.speedup > 4.0);
     // The 105 MiB nominal L3 has no plateau of its own on this VM.

@@ -282,6 +282,12 @@ pub struct MemoryLatency {
     pub latency_cycles: Option<f64>,
     /// Whether the buffer was backed by huge pages (verified).
     pub huge_pages: bool,
+    /// Smallest working set whose latency is within 10% of memory's: what
+    /// all caches together hold for this CPU, i.e. the effective reach of
+    /// the last level (compare with its nominal size; on a VM sharing a
+    /// large L3 it is often a small fraction). `null` if not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_reach_bytes: Option<u64>,
     /// Memory-level parallelism: speed-up of k independent chases over one.
     #[serde(default)]
     pub mlp: Vec<MlpPoint>,

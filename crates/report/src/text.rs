@@ -246,6 +246,9 @@ pub fn caches(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
             if m.huge_pages { "huge pages" } else { "4 KiB pages" },
             noisy_mark(m.verdict)
         );
+        if let Some(r) = m.cache_reach_bytes {
+            let _ = writeln!(s, "  caches reach     {} (latency within 10% of memory from there on)", human_bytes(r));
+        }
         for p in &m.mlp {
             let _ = writeln!(
                 s,
