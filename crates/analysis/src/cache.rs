@@ -113,7 +113,15 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
         p.raw_curve(GAP),
         [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
         p.raw_curve(MLP),
-        p.raw_curve(HUGE).and_then(|c| c.points.first()).map(|q| q.y),
+        p.raw_curve(HUGE).and_then(|c| {
+            // Point x = 0 (when present) says whether the TLB saw the huge
+            // pages; a failed check counts as no huge pages.
+            let tlb_ok = !c.points.iter().any(|q| q.x == 0.0 && q.y < 0.5);
+            c.points
+                .iter()
+                .find(|q| q.x > 0.0)
+                .map(|q| if tlb_ok { q.y } else { 0.0 })
+        }),
         &machine,
     ))
 }
@@ -313,7 +321,8 @@ pub fn analyze_curves(
     if let Some(f) = huge_fraction {
         if f < 0.9 {
             out.notes.push(format!(
-                "cache: only {:.0}% of the chase buffer got huge pages; TLB misses inflate the large sizes",
+                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB sees them; TLB \
+                 misses inflate the latencies past the L1 DTLB's reach",
                 f * 100.0
             ));
         }

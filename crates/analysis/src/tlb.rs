@@ -164,12 +164,24 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             .map(|q| q.y)
     };
     let mut a = TlbAnalysis::default();
-    if frac(1.0).is_some_and(|f| f < 0.9) {
-        a.notes.push(format!(
-            "tlb: the baseline buffer got only {:.0}% huge pages; it has TLB misses of its own and the \
-             4 KiB levels are understated",
-            frac(1.0).unwrap_or(0.0) * 100.0
-        ));
+    // The baseline must be free of TLB misses: while its lines are
+    // L1-resident (up to 512 pages) it has to be flat. A rise means the
+    // "huge" pages are 4 KiB to the TLB (THP refused, or a hypervisor
+    // backing guest memory with small pages).
+    let flat: Vec<f64> = base
+        .points
+        .iter()
+        .filter(|q| q.x <= 512.0)
+        .filter_map(point_cycles)
+        .collect();
+    let m = median(&flat);
+    let high = flat.iter().filter(|&&c| c > 1.3 * m).count();
+    if frac(1.0).is_some_and(|f| f < 0.9) || high >= 3 {
+        a.notes.push(
+            "tlb: the huge-page baseline has TLB misses of its own (huge pages refused, or backed by \
+             4 KiB pages underneath); the 4 KiB levels are understated or missing"
+                .into(),
+        );
     }
     a.small = difference(small, base);
     let (lv, pl) = levels(&a.small, 4096);
@@ -197,11 +209,13 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             .push("tlb: no step in the 4 KiB curve: no TLB level found in the measured range".into());
     }
     a.small_plateaus = pl;
-    if let Some(h) = p.raw_curve(HUGE) {
-        if frac(2.0).is_some_and(|f| f < 0.9) {
-            a.notes
-                .push("tlb: 2 MiB pages were not obtained; no huge-page TLB figures".into());
-        } else {
+    if frac(2.0).is_some_and(|f| f < 0.9) {
+        a.notes.push(
+            "tlb: 2 MiB pages were not obtained (or the TLB saw 4 KiB pages in them); no huge-page TLB figures"
+                .into(),
+        );
+    } else if let Some(h) = p.raw_curve(HUGE) {
+        {
             a.huge = difference(h, base);
             let (lv, pl) = levels(&a.huge, 2 << 20);
             let max = a.huge.last().map_or(0.0, |q| q.pages);

@@ -125,6 +125,76 @@ pub fn to_point(x: f64, est: &Estimate, loads: u64) -> RawPoint {
     }
 }
 
+/// Whether the TLB really sees 2 MiB pages at `offset` in `buf`: a chase
+/// touching one line in each of 256 consecutive 4 KiB frames (1 MiB, far
+/// beyond the 4 KiB reach of an L1 DTLB) against the same number of lines
+/// packed into 16 KiB. Both are L1-resident, so with real huge pages they
+/// run at the same speed; if the translations are 4 KiB (THP refused, or
+/// a hypervisor backing guest memory with small pages, which `smaps`
+/// cannot see) the spread chase pays a TLB miss per load. Returns the
+/// ratio spread / packed (≈ 1 when huge pages are effective).
+pub fn tlb_ratio(buf: &Buffer, offset: usize, rng: &mut Rng) -> Result<f64, ProbeError> {
+    const N: usize = 256;
+    if offset + N * 4096 > buf.len() {
+        return Err(ProbeError::InvalidInput(
+            "TLB check does not fit the buffer".into(),
+        ));
+    }
+    let p = Policy {
+        enough_ns: Some(20_000.0),
+        min_samples: 5,
+        max_samples: 10,
+        budget_ns: 5e6,
+        track_clock: false,
+        ..latency_policy()
+    };
+    let mut time = |offs: &mut dyn Iterator<Item = usize>| -> Result<f64, ProbeError> {
+        let perm: Vec<usize> = offs.collect();
+        let order = shuffled(N, rng);
+        let start = link_seq(buf, order.iter().map(|&k| perm[k as usize]))?;
+        Ok(time_chain(start, N * 4, 0, &p).ns())
+    };
+    let packed = time(&mut (0..N).map(|k| offset + k * 64))?;
+    let spread = time(&mut (0..N).map(|k| offset + k * 4096 + (k % 64) * 64))?;
+    Ok(spread / packed)
+}
+
+/// A huge-page buffer whose huge pages the TLB really sees: allocate,
+/// check `smaps` and [`tlb_ratio`] at the start, middle and end, and on
+/// failure allocate again (up to `attempts` times, keeping the failed
+/// buffers until the end so the next one lands on other memory). Returns
+/// the best buffer, its huge fraction and whether the TLB check passed.
+pub fn huge_buffer(len: usize, attempts: usize) -> Result<(Buffer, f64, bool), ProbeError> {
+    let mut rng = Rng::new(0x7b1);
+    let mut failed: Vec<Buffer> = Vec::new();
+    for _ in 0..attempts.max(1) {
+        let b = Buffer::new(len, crate::buffer::Backing::Thp)?;
+        let f = b.huge_fraction();
+        let span = 256 * 4096;
+        let mut ok = f >= 0.9;
+        if ok && b.len() >= span {
+            let last = (b.len() - span) / crate::buffer::HUGE_PAGE * crate::buffer::HUGE_PAGE;
+            for off in [
+                0,
+                last / 2 / crate::buffer::HUGE_PAGE * crate::buffer::HUGE_PAGE,
+                last,
+            ] {
+                if tlb_ratio(&b, off, &mut rng)? > 1.3 {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            return Ok((b, f, true));
+        }
+        failed.push(b);
+    }
+    let b = failed.pop().expect("at least one attempt");
+    let f = b.huge_fraction();
+    Ok((b, f, false))
+}
+
 /// Fold a repeated measurement of the same point into `into`: every sample
 /// is kept, the figure of record stays the minimum.
 pub fn merge_point(into: &mut RawPoint, q: RawPoint) {

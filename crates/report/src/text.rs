@@ -247,7 +247,11 @@ pub fn caches(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
             noisy_mark(m.verdict)
         );
         if let Some(r) = m.cache_reach_bytes {
-            let _ = writeln!(s, "  caches reach     {} (latency within 10% of memory from there on)", human_bytes(r));
+            let _ = writeln!(
+                s,
+                "  caches reach     {} (latency within 10% of memory from there on)",
+                human_bytes(r)
+            );
         }
         for p in &m.mlp {
             let _ = writeln!(

@@ -15,8 +15,7 @@ use hwcal_analysis::cache as an;
 use hwcal_analysis::levels::refine_boundaries;
 use hwcal_harness::{clockref, harness_info, Timer};
 use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
-use hwcal_probes::buffer::{Backing, Buffer};
-use hwcal_probes::cache::{merge_point, ChaseBench};
+use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "cache",
@@ -95,8 +94,17 @@ fn sorted_insert(points: &mut Vec<RawPoint>, p: RawPoint) {
 pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Result<Vec<RawCurve>> {
     let timer = Timer::get();
     clockref::warm_up(timer, 300);
-    let buf = Buffer::new(max_size as usize, Backing::Thp).context("allocating the chase buffer")?;
-    let huge = buf.huge_fraction();
+    // Huge pages keep TLB misses out of the curve; `huge_buffer` also checks
+    // that the TLB really sees them (a hypervisor may back guest memory with
+    // 4 KiB pages whatever the guest's smaps says) and retries otherwise.
+    let (buf, smaps_huge, tlb_ok) =
+        huge_buffer(max_size as usize, 4).context("allocating the chase buffer")?;
+    let huge = smaps_huge;
+    if !tlb_ok {
+        progress.say(
+            "cache: the TLB does not see huge pages in the chase buffer; large sizes include TLB misses",
+        );
+    }
     let cap = buf.len() as f64;
     let mut bench = ChaseBench::new(buf, 0x5eed);
     let t0 = std::time::Instant::now();
@@ -268,12 +276,20 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
     out.push(curve(
         an::HUGE,
         "buffer (bytes)",
-        "fraction backed by huge pages",
-        vec![RawPoint {
-            x: cap,
-            y: huge,
-            ..Default::default()
-        }],
+        "fraction backed by huge pages (x = 0: TLB check passed)",
+        vec![
+            RawPoint {
+                x: cap,
+                y: huge,
+                ..Default::default()
+            },
+            // x = 0: whether the TLB check saw huge pages (1) or not (0).
+            RawPoint {
+                x: 0.0,
+                y: if tlb_ok { 1.0 } else { 0.0 },
+                ..Default::default()
+            },
+        ],
     ));
     Ok(out)
 }
