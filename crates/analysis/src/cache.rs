@@ -116,7 +116,7 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
         p.raw_curve(HUGE).and_then(|c| {
             // Point x = 0 (when present) says whether the TLB saw the huge
             // pages; a failed check counts as no huge pages.
-            let tlb_ok = !c.points.iter().any(|q| q.x == 0.0 && q.y < 0.5);
+            let tlb_ok = !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5);
             c.points
                 .iter()
                 .find(|q| q.x > 0.0)
@@ -321,8 +321,10 @@ pub fn analyze_curves(
     if let Some(f) = huge_fraction {
         if f < 0.9 {
             out.notes.push(format!(
-                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB sees them; TLB \
-                 misses inflate the latencies past the L1 DTLB's reach",
+                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
+                 and after the sweep (THP refused, or a hypervisor mapping or splitting them into 4 KiB \
+                 pages); TLB misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
+                 show up as an extra level",
                 f * 100.0
             ));
         }

@@ -159,40 +159,72 @@ pub fn tlb_ratio(buf: &Buffer, offset: usize, rng: &mut Rng) -> Result<f64, Prob
     Ok(spread / packed)
 }
 
-/// A huge-page buffer whose huge pages the TLB really sees: allocate,
-/// check `smaps` and [`tlb_ratio`] at the start, middle and end, and on
-/// failure allocate again (up to `attempts` times, keeping the failed
-/// buffers until the end so the next one lands on other memory). Returns
-/// the best buffer, its huge fraction and whether the TLB check passed.
-pub fn huge_buffer(len: usize, attempts: usize) -> Result<(Buffer, f64, bool), ProbeError> {
+/// How far a huge-page buffer passed the TLB check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HugeCheck {
+    /// Share of the buffer `smaps` reports as huge pages.
+    pub smaps_fraction: f64,
+    /// Every huge page in the densely checked head passed [`tlb_ratio`].
+    pub head_ok: bool,
+    /// Every huge page checked (the head, then every 8th) passed.
+    pub all_ok: bool,
+    /// Indices of the 2 MiB pages that passed the check.
+    pub clean: Vec<usize>,
+}
+
+/// A huge-page buffer whose huge pages the TLB really sees: allocate, check
+/// `smaps`, then [`tlb_ratio`] on every 2 MiB page of the first `dense`
+/// bytes and on every 8th page beyond; if the head fails, allocate again
+/// (up to `attempts` times, keeping the failed buffers until the end so the
+/// next one lands on other memory). Returns the best buffer and its check.
+///
+/// With `keep_going` the check visits every page (and goes on after a
+/// failure), so `clean` lists all usable pages, for probes that can pick
+/// their pages.
+pub fn huge_buffer(
+    len: usize,
+    attempts: usize,
+    dense: usize,
+    keep_going: bool,
+) -> Result<(Buffer, HugeCheck), ProbeError> {
+    use crate::buffer::HUGE_PAGE;
     let mut rng = Rng::new(0x7b1);
-    let mut failed: Vec<Buffer> = Vec::new();
+    let mut failed: Vec<(Buffer, HugeCheck)> = Vec::new();
     for _ in 0..attempts.max(1) {
         let b = Buffer::new(len, crate::buffer::Backing::Thp)?;
         let f = b.huge_fraction();
-        let span = 256 * 4096;
-        let mut ok = f >= 0.9;
-        if ok && b.len() >= span {
-            let last = (b.len() - span) / crate::buffer::HUGE_PAGE * crate::buffer::HUGE_PAGE;
-            for off in [
-                0,
-                last / 2 / crate::buffer::HUGE_PAGE * crate::buffer::HUGE_PAGE,
-                last,
-            ] {
-                if tlb_ratio(&b, off, &mut rng)? > 1.3 {
-                    ok = false;
-                    break;
+        let mut c = HugeCheck {
+            smaps_fraction: f,
+            head_ok: f >= 0.9,
+            all_ok: f >= 0.9,
+            clean: Vec::new(),
+        };
+        if c.head_ok {
+            let pages = b.len() / HUGE_PAGE;
+            for k in 0..pages {
+                let head = k * HUGE_PAGE < dense;
+                if !head && !keep_going && k % 8 != 0 {
+                    continue;
+                }
+                if tlb_ratio(&b, k * HUGE_PAGE, &mut rng)? > 1.3 {
+                    c.all_ok = false;
+                    if head {
+                        c.head_ok = false;
+                        if !keep_going {
+                            break;
+                        }
+                    }
+                } else {
+                    c.clean.push(k);
                 }
             }
         }
-        if ok {
-            return Ok((b, f, true));
+        if c.head_ok {
+            return Ok((b, c));
         }
-        failed.push(b);
+        failed.push((b, c));
     }
-    let b = failed.pop().expect("at least one attempt");
-    let f = b.huge_fraction();
-    Ok((b, f, false))
+    Ok(failed.pop().expect("at least one attempt"))
 }
 
 /// Fold a repeated measurement of the same point into `into`: every sample
@@ -226,6 +258,10 @@ pub fn time_chain(start: usize, slots: usize, gap: u32, policy: &Policy) -> Esti
 /// then sampled back to back, so no other point evicts it between samples.
 pub struct ChaseBench {
     buf: Buffer,
+    /// Logical 2 MiB page k lives in the buffer's 2 MiB page `map[k]`
+    /// (`None`: the identity). Lets the bench skip pages the TLB check
+    /// rejected while keeping every layout inside a 2 MiB page unchanged.
+    map: Option<Vec<usize>>,
     rng: Rng,
     pub policy: Policy,
 }
@@ -234,8 +270,24 @@ impl ChaseBench {
     pub fn new(buf: Buffer, seed: u64) -> Self {
         ChaseBench {
             buf,
+            map: None,
             rng: Rng::new(seed),
             policy: latency_policy(),
+        }
+    }
+
+    /// Use only these 2 MiB pages of the buffer, in this order.
+    pub fn use_huge_pages(&mut self, pages: Vec<usize>) {
+        let n = self.buf.len() / crate::buffer::HUGE_PAGE;
+        self.map = Some(pages.into_iter().filter(|&p| p < n).collect());
+    }
+
+    /// Buffer offset of logical offset `o`.
+    fn phys(&self, o: usize) -> usize {
+        const H: usize = crate::buffer::HUGE_PAGE;
+        match &self.map {
+            Some(m) => m[o / H] * H + o % H,
+            None => o,
         }
     }
 
@@ -243,16 +295,40 @@ impl ChaseBench {
         &self.buf
     }
 
+    /// [`tlb_ratio`] of the first `pages` logical 2 MiB pages (the worst):
+    /// whether the huge pages are still huge to the TLB. A hypervisor that
+    /// tracks dirty pages (snapshots, migration) may split them into 4 KiB
+    /// mappings when the chains are rewritten, after the allocation check.
+    pub fn head_tlb_ratio(&mut self, pages: usize) -> Result<f64, ProbeError> {
+        let mut worst: f64 = 0.0;
+        for k in 0..pages.min(self.capacity() / crate::buffer::HUGE_PAGE) {
+            let off = self.phys(k * crate::buffer::HUGE_PAGE);
+            worst = worst.max(tlb_ratio(&self.buf, off, &mut self.rng)?);
+        }
+        Ok(worst)
+    }
+
     /// Largest footprint this bench can measure.
     pub fn capacity(&self) -> usize {
-        self.buf.len()
+        match &self.map {
+            Some(m) => m.len() * crate::buffer::HUGE_PAGE,
+            None => self.buf.len(),
+        }
+    }
+
+    /// One random cycle over the first `size` bytes (logical), one slot per
+    /// line. Returns the start address and the permutation.
+    fn cycle(&mut self, size: usize) -> Result<(usize, Vec<u32>), ProbeError> {
+        let perm = shuffled(size / 64, &mut self.rng);
+        let start = link_seq(&self.buf, perm.iter().map(|&i| self.phys(i as usize * 64)))?;
+        Ok((start, perm))
     }
 
     /// ns per load of a random chase over `size` bytes (rounded down to
     /// whole lines), with `gap` idle adds between loads.
     pub fn point(&mut self, size: usize, gap: u32) -> Result<RawPoint, ProbeError> {
-        let size = (size / 64 * 64).clamp(64, self.buf.len() / 64 * 64);
-        let (start, _) = line_cycle(&self.buf, 0, size, &mut self.rng)?;
+        let size = (size / 64 * 64).clamp(64, self.capacity() / 64 * 64);
+        let (start, _) = self.cycle(size)?;
         let est = time_chain(start, size / 64, gap, &self.policy);
         Ok(to_point(size as f64, &est, LOADS_PER_ITER))
     }
@@ -273,10 +349,15 @@ impl ChaseBench {
     pub fn pair_point(&mut self, primaries: usize, d: i64, block: usize) -> Result<RawPoint, ProbeError> {
         let chunks = block / PAIR_ALIGN;
         let need = primaries * block;
-        if need > self.buf.len() || chunks < 4 || d.unsigned_abs() as usize > PAIR_ALIGN || d == 0 {
+        if need > self.capacity()
+            || chunks < 4
+            || d.unsigned_abs() as usize > PAIR_ALIGN
+            || d == 0
+            || crate::buffer::HUGE_PAGE % block != 0
+        {
             return Err(ProbeError::InvalidInput(format!(
                 "line-size test: {primaries} visits of {block} B (d = {d}) do not fit {} B",
-                self.buf.len()
+                self.capacity()
             )));
         }
         let perm = shuffled(primaries, &mut self.rng);
@@ -285,9 +366,10 @@ impl ChaseBench {
             move |k: usize| ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % (chunks - 2);
         let word = if d > 0 { 0 } else { PAIR_ALIGN - 8 };
         let prim = move |k: usize| k * block + (1 + rot(k)) * PAIR_ALIGN + word;
+        // A visit stays inside its block, so inside one 2 MiB page.
         let offs = perm.iter().flat_map(|&k| {
             let a = prim(k as usize);
-            [a, (a as i64 + d) as usize]
+            [self.phys(a), self.phys((a as i64 + d) as usize)]
         });
         let start = link_seq(&self.buf, offs)?;
         // Each iteration of `chase` is LOADS_PER_ITER loads = half as many pairs.
@@ -299,11 +381,13 @@ impl ChaseBench {
     /// cycle over `size` bytes, started evenly spaced along the cycle so
     /// they never meet. Returns ns per load (all chains together).
     pub fn parallel_point(&mut self, size: usize, k: usize) -> Result<RawPoint, ProbeError> {
-        let size = (size / 64 * 64).min(self.buf.len() / 64 * 64);
-        let (_, perm) = line_cycle(&self.buf, 0, size, &mut self.rng)?;
+        let size = (size / 64 * 64).min(self.capacity() / 64 * 64);
+        let (_, perm) = self.cycle(size)?;
         let base = self.buf.as_ptr() as usize;
         let n = perm.len();
-        let starts: Vec<usize> = (0..k).map(|c| base + perm[c * n / k] as usize * 64).collect();
+        let starts: Vec<usize> = (0..k)
+            .map(|c| base + self.phys(perm[c * n / k] as usize * 64))
+            .collect();
         const STEPS: u64 = 256;
         macro_rules! par {
             ($k:literal) => {{

@@ -40,6 +40,9 @@ pub fn slot_offset(j: usize, page_bytes: usize) -> usize {
 /// Measures one chase per page count in one buffer (relinked per point).
 pub struct PageBench {
     buf: Buffer,
+    /// Which stride-sized page of the buffer logical page j uses (all, in
+    /// order, by default; only the checked-clean ones for 2 MiB pages).
+    map: Vec<usize>,
     /// Distance between touched pages: 4 KiB or 2 MiB.
     stride: usize,
     rng: Rng,
@@ -49,8 +52,10 @@ pub struct PageBench {
 impl PageBench {
     /// `buf` must hold `max_pages * stride` bytes.
     pub fn new(buf: Buffer, stride: usize, seed: u64) -> Self {
+        let map = (0..buf.len() / stride).collect();
         PageBench {
             buf,
+            map,
             stride,
             rng: Rng::new(seed),
             policy: crate::cache::latency_policy(),
@@ -61,9 +66,16 @@ impl PageBench {
         &self.buf
     }
 
+    /// Use only these stride-sized pages of the buffer (e.g. the 2 MiB
+    /// pages the TLB check passed), in this order.
+    pub fn use_pages(&mut self, pages: Vec<usize>) {
+        let n = self.buf.len() / self.stride;
+        self.map = pages.into_iter().filter(|&p| p < n).collect();
+    }
+
     /// Pages this bench can visit.
     pub fn max_pages(&self) -> usize {
-        self.buf.len() / self.stride
+        self.map.len()
     }
 
     /// ns per access of a random chase visiting one line in each of
@@ -77,7 +89,16 @@ impl PageBench {
         }
         let perm = shuffled(pages, &mut self.rng);
         let stride = self.stride;
-        let start = link_seq(&self.buf, perm.iter().map(|&j| slot_offset(j as usize, stride)))?;
+        let map = &self.map;
+        // Logical page j keeps its line pattern (slot_offset) but lives in
+        // physical page map[j].
+        let start = link_seq(
+            &self.buf,
+            perm.iter().map(|&j| {
+                let j = j as usize;
+                slot_offset(j, stride) - j * stride + map[j] * stride
+            }),
+        )?;
         // Several walks of warm-up: the TLBs and the page-walk caches must
         // reach their steady state, not only the data caches.
         let est = time_chain(start, pages * 4, 0, &self.policy);

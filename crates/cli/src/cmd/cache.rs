@@ -15,6 +15,7 @@ use hwcal_analysis::cache as an;
 use hwcal_analysis::levels::refine_boundaries;
 use hwcal_harness::{clockref, harness_info, Timer};
 use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
+use hwcal_probes::buffer::HUGE_PAGE;
 use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
@@ -97,16 +98,23 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
     // Huge pages keep TLB misses out of the curve; `huge_buffer` also checks
     // that the TLB really sees them (a hypervisor may back guest memory with
     // 4 KiB pages whatever the guest's smaps says) and retries otherwise.
-    let (buf, smaps_huge, tlb_ok) =
-        huge_buffer(max_size as usize, 4).context("allocating the chase buffer")?;
-    let huge = smaps_huge;
-    if !tlb_ok {
+    // Every 2 MiB page is checked; the head (where every size up to 16 MiB
+    // lives) must pass or the buffer is reallocated, and past it the bench
+    // uses only the pages that passed (a quarter extra is allocated for that).
+    let (buf, check) =
+        huge_buffer(max_size as usize * 5 / 4, 4, 16 << 20, true).context("allocating the chase buffer")?;
+    let huge = check.smaps_fraction;
+    let tlb_ok = check.head_ok;
+    if !check.all_ok {
         progress.say(
-            "cache: the TLB does not see huge pages in the chase buffer; large sizes include TLB misses",
+            "cache: the TLB does not see huge pages everywhere in the chase buffer; using the pages it does",
         );
     }
-    let cap = buf.len() as f64;
     let mut bench = ChaseBench::new(buf, 0x5eed);
+    if tlb_ok && check.clean.len() * HUGE_PAGE >= max_size as usize / 2 {
+        bench.use_huge_pages(check.clean.clone());
+    }
+    let cap = (bench.capacity() as f64).min(max_size as f64);
     let t0 = std::time::Instant::now();
 
     // 1. Coarse sweep: 3 per octave up to 32 MiB, then 1 per octave (past
@@ -208,6 +216,13 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
         t0.elapsed().as_secs_f64()
     ));
 
+    // Are the huge pages still huge after all the rewriting? (See
+    // `head_tlb_ratio`.) The 4 MiB head holds L1 and L2's points.
+    let still_huge = tlb_ok && bench.head_tlb_ratio(2)? <= 1.3;
+    if tlb_ok && !still_huge {
+        progress.say("cache: huge pages were split during the run (TLB sees 4 KiB pages now)");
+    }
+
     // 4. Idle-gap chase: an L1-resident calibration point, then the middle
     // of each plateau.
     let mut gap = vec![bench.point(4096, GAP_ADDS)?];
@@ -276,17 +291,23 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
     out.push(curve(
         an::HUGE,
         "buffer (bytes)",
-        "fraction backed by huge pages (x = 0: TLB check passed)",
+        "fraction backed by huge pages (x = 0 / -1: TLB check passed before / after the sweep)",
         vec![
             RawPoint {
                 x: cap,
                 y: huge,
                 ..Default::default()
             },
-            // x = 0: whether the TLB check saw huge pages (1) or not (0).
+            // x = 0: whether the TLB saw huge pages before the sweep (1) or
+            // not (0); x = -1: the same check after the sweep.
             RawPoint {
                 x: 0.0,
                 y: if tlb_ok { 1.0 } else { 0.0 },
+                ..Default::default()
+            },
+            RawPoint {
+                x: -1.0,
+                y: if still_huge { 1.0 } else { 0.0 },
                 ..Default::default()
             },
         ],
