@@ -353,7 +353,8 @@ impl ChaseBench {
             || chunks < 4
             || d.unsigned_abs() as usize > PAIR_ALIGN
             || d == 0
-            || crate::buffer::HUGE_PAGE % block != 0
+            || !block.is_power_of_two()
+            || block > crate::buffer::HUGE_PAGE
         {
             return Err(ProbeError::InvalidInput(format!(
                 "line-size test: {primaries} visits of {block} B (d = {d}) do not fit {} B",
