@@ -132,8 +132,8 @@ pub struct TlbArgs {
     pub common: CommonArgs,
     #[command(flatten)]
     pub plots: PlotArgs,
-    /// Most 4 KiB pages to visit (16..=1048576).
-    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    /// Most 4 KiB pages to visit (16..=1048576; the default is 4x a 2048-entry STLB).
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
     pub max_pages: u64,
     /// Most 2 MiB pages to visit (0 skips the huge-page test; capped by available memory).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(0..=65_536))]

@@ -24,7 +24,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "tlb",
     description: "TLB levels, 4 KiB and 2 MiB pages, huge-page penalty (PS3 note)",
     measure: |ctx, p| {
-        let raw = measure(16384, 256, &ctx.progress)?;
+        let raw = measure(8192, 256, &ctx.progress)?;
         p.raw.retain(|c| !c.id.starts_with("tlb."));
         p.raw.extend(raw);
         apply(p);
@@ -148,6 +148,23 @@ fn sweep(
     Ok(pts)
 }
 
+/// The longest run of consecutive page indices in `clean` (sorted).
+fn longest_run(clean: &[usize]) -> &[usize] {
+    let mut best: &[usize] = &[];
+    let mut i = 0;
+    while i < clean.len() {
+        let mut j = i + 1;
+        while j < clean.len() && clean[j] == clean[j - 1] + 1 {
+            j += 1;
+        }
+        if j - i > best.len() {
+            best = &clean[i..j];
+        }
+        i = j;
+    }
+    best
+}
+
 /// Run the TLB measurements; returns the raw curves.
 pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Result<Vec<RawCurve>> {
     let timer = Timer::get();
@@ -171,8 +188,12 @@ pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Resu
     let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
     let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
     if base_ok {
+        // Consecutive pages where possible (the 2 MiB TLB's sets are
+        // indexed by page number; gaps crowd some of them).
+        let run = longest_run(&check.clean);
+        let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
         let per = HUGE_PAGE / SMALL_PAGE;
-        baseline.use_pages((0..n).map(|j| check.clean[j / per] * per + j % per).collect());
+        baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
     }
     let mut base_pts = Vec::new();
     let small_pts = sweep(
@@ -203,18 +224,7 @@ pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Resu
             .context("allocating the 2 MiB-page buffer")?;
         // Prefer the longest run of consecutive clean pages: TLB sets are
         // indexed by page number, and gaps would crowd some sets early.
-        let mut best: &[usize] = &[];
-        let mut i = 0;
-        while i < hc.clean.len() {
-            let mut j = i + 1;
-            while j < hc.clean.len() && hc.clean[j] == hc.clean[j - 1] + 1 {
-                j += 1;
-            }
-            if j - i > best.len() {
-                best = &hc.clean[i..j];
-            }
-            i = j;
-        }
+        let best = longest_run(&hc.clean);
         let pages: Vec<usize> = if best.len() >= 64 {
             best.to_vec()
         } else {
