@@ -27,6 +27,25 @@ pub const LATENCY: &str = "cache.latency";
 pub const GAP: &str = "cache.gap";
 pub const MLP: &str = "cache.mlp";
 pub const HUGE: &str = "cache.huge_fraction";
+/// Busy fraction of the other CPUs during the measurement (x = 0).
+pub const NEIGHBOURS: &str = "cache.neighbour_busy";
+
+/// Above this share of busy time on the other CPUs a run is flagged: on
+/// machines whose CPUs share caches (SMT siblings; the reference VM's two
+/// vCPUs behave so) the levels then read small and slow.
+pub const NEIGHBOUR_BUSY_LIMIT: f64 = 0.25;
+
+/// The note for a run whose neighbours were busy, if any.
+pub fn neighbour_note(p: &Profile, id: &str, what: &str) -> Option<String> {
+    let busy = p.raw_curve(id)?.points.first()?.y;
+    (busy > NEIGHBOUR_BUSY_LIMIT).then(|| {
+        format!(
+            "{what}: the other CPUs were {:.0}% busy during the measurement; where they share caches \
+             or TLBs with this one (SMT siblings) the levels read smaller and slower: re-run on a quiet machine",
+            busy * 100.0
+        )
+    })
+}
 
 /// Raw curve id of a line-size test (`test` 1 or 2, forward or backward).
 pub fn line_id(test: u32, forward: bool) -> String {
@@ -108,7 +127,7 @@ fn kib(b: f64) -> String {
 pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
     let curve = p.raw_curve(LATENCY)?;
     let machine = p.machine.clone().unwrap_or_default();
-    Some(analyze_curves(
+    let mut a = analyze_curves(
         curve,
         p.raw_curve(GAP),
         [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
@@ -123,7 +142,17 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
                 .map(|q| if tlb_ok { q.y } else { 0.0 })
         }),
         &machine,
-    ))
+    );
+    if let Some(n) = neighbour_note(p, NEIGHBOURS, "cache") {
+        a.notes.push(n);
+        for l in &mut a.levels {
+            l.verdict = Verdict::Noisy;
+        }
+        if let Some(m) = &mut a.memory {
+            m.verdict = Verdict::Noisy;
+        }
+    }
+    Some(a)
 }
 
 /// The analysis proper, on the curves themselves.
@@ -502,6 +531,32 @@ mod tests {
             q.samples = vec![q.y, q.y * 1.05, q.y * 1.1];
         }
         assert!(busy_note(&u.points).is_some());
+    }
+
+    #[test]
+    fn busy_neighbours_flag_the_run() {
+        let mut p = Profile {
+            machine: Some(machine()),
+            raw: vec![vm_curve()],
+            ..Default::default()
+        };
+        let quiet = analyze(&p).unwrap();
+        assert!(quiet.levels.iter().all(|l| l.verdict == Verdict::Ok));
+        for busy in [0.1, 0.6] {
+            p.raw.retain(|c| c.id != NEIGHBOURS);
+            p.raw.push(RawCurve {
+                id: NEIGHBOURS.into(),
+                points: vec![RawPoint {
+                    y: busy,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            });
+            let a = analyze(&p).unwrap();
+            let flagged = a.notes.iter().any(|n| n.contains("other CPUs were 60% busy"));
+            assert_eq!(flagged, busy > NEIGHBOUR_BUSY_LIMIT);
+            assert_eq!(a.levels.iter().all(|l| l.verdict == Verdict::Noisy), flagged);
+        }
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub const SMALL: &str = "tlb.4k";
 pub const BASELINE: &str = "tlb.baseline";
 pub const HUGE: &str = "tlb.2m";
 pub const HUGE_FRACTION: &str = "tlb.huge_fraction";
+/// Busy fraction of the other CPUs during the measurement (x = 0).
+pub const NEIGHBOURS: &str = "tlb.neighbour_busy";
 
 /// One point of a difference curve.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -226,6 +228,12 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             ));
             a.levels.extend(lv);
             a.huge_plateaus = pl;
+        }
+    }
+    if let Some(n) = crate::cache::neighbour_note(p, NEIGHBOURS, "tlb") {
+        a.notes.push(n);
+        for l in &mut a.levels {
+            l.verdict = Verdict::Noisy;
         }
     }
     Some(a)

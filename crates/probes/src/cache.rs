@@ -227,6 +227,50 @@ pub fn huge_buffer(
     Ok(failed.pop().expect("at least one attempt"))
 }
 
+/// Dependent adds between loads in [`chase_idle`].
+pub const IDLE_ADDS: u32 = 100;
+
+/// A chase with [`IDLE_ADDS`] dependent single-cycle adds after every load,
+/// fully unrolled: the next address exists only after the adds, so each
+/// miss starts from an idle memory system (The Calibrator's miss latency).
+/// Unrolled rather than looped so the gap is a pure latency chain: a loop
+/// with a taken branch per add is throughput-bound, and slows down whenever
+/// the sibling hardware thread is busy, which made the gap's cost noisy.
+#[inline(never)]
+pub fn chase_idle(start: usize, loads: u64) -> usize {
+    let mut p = start;
+    #[cfg(target_arch = "x86_64")]
+    {
+        let zero: usize = 0;
+        let mut n = loads.max(1);
+        // SAFETY: `p` points into a chain built by `link`/`link_seq` on a
+        // live buffer (caller contract, as for `chase`); the loads only read
+        // chain slots, and adding a register holding zero leaves `p`
+        // unchanged. n >= 1 so the loop ends.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "mov {p}, qword ptr [{p}]",
+                ".rept 100",
+                "add {p}, {z}",
+                ".endr",
+                "dec {n}",
+                "jnz 2b",
+                p = inout(reg) p,
+                z = in(reg) zero,
+                n = inout(reg) n,
+                options(nostack, readonly)
+            );
+        }
+        let _ = n;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        p = crate::chase::chase_with_gap(p, loads, IDLE_ADDS);
+    }
+    p
+}
+
 /// Fold a repeated measurement of the same point into `into`: every sample
 /// is kept, the figure of record stays the minimum.
 pub fn merge_point(into: &mut RawPoint, q: RawPoint) {
@@ -241,13 +285,11 @@ pub fn merge_point(into: &mut RawPoint, q: RawPoint) {
 /// many dependent adds after each load (idle memory system between misses).
 pub fn time_chain(start: usize, slots: usize, gap: u32, policy: &Policy) -> Estimate {
     let warm = (slots as u64).clamp(LOADS_PER_ITER, WARM_CAP_LOADS);
-    let mut p = if gap == 0 {
-        chase(start, warm)
-    } else {
-        chase_with_gap(start, warm.min(1 << 14), gap)
-    };
+    let mut p = chase(start, warm);
     if gap == 0 {
         measure(policy, &mut |n| p = chase(p, n * LOADS_PER_ITER))
+    } else if gap == IDLE_ADDS {
+        measure(policy, &mut |n| p = chase_idle(p, n * LOADS_PER_ITER))
     } else {
         measure(policy, &mut |n| p = chase_with_gap(p, n * LOADS_PER_ITER, gap))
     }
@@ -428,6 +470,8 @@ mod tests {
         assert_eq!(perm.len(), 512);
         assert_eq!(chase(start, 512), start);
         assert_ne!(chase(start, 256), start);
+        assert_eq!(chase_idle(start, 512), start);
+        assert_ne!(chase_idle(start, 3), start);
         assert!(line_cycle(&buf, 60 * 1024, 32 * 1024, &mut rng).is_err());
     }
 

@@ -23,7 +23,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     description: "cache levels, line sizes, memory latency, MLP (Calibrator)",
     measure: |ctx, p| {
         let max = default_max_size(&ctx.machine);
-        let raw = measure(max, &ctx.machine, &ctx.progress)?;
+        let raw = measure(max, &ctx.machine, &ctx.progress, ctx.pinned_cpu)?;
         p.raw.retain(|c| !c.id.starts_with("cache."));
         p.raw.extend(raw);
         apply(p);
@@ -40,7 +40,7 @@ const SWEEP_BUDGET_S: f64 = 6.0;
 
 /// Idle adds between loads for the miss-latency chase (~100 cycles, as The
 /// Calibrator's delay).
-const GAP_ADDS: u32 = 100;
+const GAP_ADDS: u32 = hwcal_probes::cache::IDLE_ADDS;
 
 /// 4× the nominal last-level cache (so memory is reached even if the whole
 /// cache were usable), at least 64 MiB, at most a quarter of available
@@ -92,7 +92,13 @@ fn sorted_insert(points: &mut Vec<RawPoint>, p: RawPoint) {
 }
 
 /// Run every cache measurement; returns the raw curves.
-pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Result<Vec<RawCurve>> {
+pub fn measure(
+    max_size: u64,
+    machine: &MachineInfo,
+    progress: &Progress,
+    own_cpu: Option<usize>,
+) -> Result<Vec<RawCurve>> {
+    let watch = crate::cmd::neighbours::Watch::start(own_cpu);
     let timer = Timer::get();
     clockref::warm_up(timer, 300);
     // Huge pages keep TLB misses out of the curve; `huge_buffer` also checks
@@ -283,6 +289,7 @@ pub fn measure(max_size: u64, machine: &MachineInfo, progress: &Progress) -> Res
     progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
 
     let mut out = vec![
+        watch.curve(an::NEIGHBOURS),
         lat,
         curve(an::GAP, "working set (bytes)", "ns per load incl. idle gap", gap),
     ];
@@ -359,7 +366,7 @@ pub fn run(a: CacheArgs) -> Result<()> {
     p.harness = Some(harness_info(cpu));
     let max = max.unwrap_or_else(|| default_max_size(&machine));
     p.machine = Some(machine.clone());
-    p.raw = measure(max, &machine, &progress)?;
+    p.raw = measure(max, &machine, &progress, cpu)?;
     apply(&mut p);
     crate::cmd::plots::write(&p, &a.plots)?;
     emit(&p, a.common.json.as_deref())

@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod cache;
 pub mod clock;
 pub mod info;
+pub mod neighbours;
 pub mod plots;
 pub mod run;
 pub mod tlb;

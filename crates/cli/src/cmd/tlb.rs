@@ -24,7 +24,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "tlb",
     description: "TLB levels, 4 KiB and 2 MiB pages, huge-page penalty (PS3 note)",
     measure: |ctx, p| {
-        let raw = measure(8192, 256, &ctx.progress)?;
+        let raw = measure(8192, 256, &ctx.progress, ctx.pinned_cpu)?;
         p.raw.retain(|c| !c.id.starts_with("tlb."));
         p.raw.extend(raw);
         apply(p);
@@ -166,7 +166,13 @@ fn longest_run(clean: &[usize]) -> &[usize] {
 }
 
 /// Run the TLB measurements; returns the raw curves.
-pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Result<Vec<RawCurve>> {
+pub fn measure(
+    max_pages: u64,
+    max_huge_pages: u64,
+    progress: &Progress,
+    own_cpu: Option<usize>,
+) -> Result<Vec<RawCurve>> {
+    let watch = crate::cmd::neighbours::Watch::start(own_cpu);
     let timer = Timer::get();
     clockref::warm_up(timer, 300);
     let t0 = std::time::Instant::now();
@@ -249,6 +255,7 @@ pub fn measure(max_pages: u64, max_huge_pages: u64, progress: &Progress) -> Resu
         }
     }
     progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    out.push(watch.curve(an::NEIGHBOURS));
     out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
     out.push(curve(
         an::BASELINE,
@@ -315,7 +322,7 @@ pub fn run(a: TlbArgs) -> Result<()> {
     let mut p = Profile::new(command_line(), now_unix());
     p.harness = Some(harness_info(cpu));
     p.machine = Some(hwcal_probes::sysinfo::machine_info());
-    p.raw = measure(a.max_pages, a.max_huge_pages, &progress)?;
+    p.raw = measure(a.max_pages, a.max_huge_pages, &progress, cpu)?;
     apply(&mut p);
     crate::cmd::plots::write(&p, &a.plots)?;
     emit(&p, a.common.json.as_deref())
