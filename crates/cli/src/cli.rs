@@ -34,6 +34,8 @@ pub enum Command {
     Clock(ClockArgs),
     /// Re-run the analysis on a saved JSON profile's raw data.
     Analyze(AnalyzeArgs),
+    /// Check hwcal's figures against long independent reference measurements.
+    Validate(ValidateArgs),
 }
 
 /// Options every measuring command shares.
@@ -94,4 +96,25 @@ pub struct AnalyzeArgs {
     /// Write the re-analysed profile to FILE ("-" for stdout).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// What to validate.
+    #[arg(value_enum)]
+    pub what: ValidateWhat,
+    /// Consecutive runs.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Length of each long reference measurement, ms.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub reference_ms: u64,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ValidateWhat {
+    /// `hwcal clock` against a long dependent-add measurement before and after each run.
+    Clock,
 }

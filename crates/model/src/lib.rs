@@ -199,13 +199,14 @@ pub struct HarnessInfo {
 /// `hwcal clock`: the core clock, by two methods, and the TSC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClockResult {
-    /// Best estimate of the core clock (median of the chain samples).
+    /// Best estimate of the core clock (median of the chain over all batches).
     pub core_mhz: f64,
     pub core_mhz_min: f64,
     pub core_mhz_max: f64,
-    /// Dependent chain of 1-cycle adds (median over samples).
+    /// Dependent chain of 1-cycle adds (median over the batches the GCD
+    /// method accepted, so it compares with `gcd_mhz`).
     pub chain_mhz: f64,
-    /// The mhz paper's GCD of nine expressions (median over accepted rounds).
+    /// The mhz paper's GCD of nine expressions (median over accepted batches).
     pub gcd_mhz: Option<f64>,
     /// Relative difference between the methods, measured round by round (median, %).
     pub agreement_pct: Option<f64>,

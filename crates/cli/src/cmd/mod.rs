@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod clock;
 pub mod info;
 pub mod run;
+pub mod validate;
 
 use crate::cli::{Cli, Command};
 use anyhow::Result;
@@ -14,5 +15,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Info(a) => info::run(a),
         Command::Clock(a) => clock::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Validate(a) => validate::run(a),
     }
 }
