@@ -370,7 +370,10 @@ impl Bench {
     }
     /// Report the median instead of the minimum (variable operations).
     pub fn median(mut self) -> Self {
-        self.policy.stat = Stat::Median;
+        let m = Policy::median();
+        self.policy.stat = m.stat;
+        self.policy.min_samples = m.min_samples;
+        self.policy.tolerance = m.tolerance;
         self
     }
     /// Cancel fixed per-block costs by timing N and 2N iterations.
