@@ -521,7 +521,10 @@ pub fn comparison_text(c: &Comparison, label_a: &str, label_b: &str) -> String {
             "\n{:<9}  {:<fw$}  {:>14}  {:>14}  {:>9}",
             "section", "figure", "A", "B", "B/A"
         );
-        for r in &c.rows {
+        for (i, r) in c.rows.iter().enumerate() {
+            if i > 0 && c.rows[i - 1].section != r.section {
+                s.push('\n');
+            }
             let mark = match r.b_is_better(0.05) {
                 Some(true) => "  B better",
                 Some(false) => "  B worse",

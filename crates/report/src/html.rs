@@ -117,20 +117,21 @@ fn section(id: &str, title: &str, inner: &str) -> String {
 /// A table from a header row and body rows of already-escaped cells. The
 /// first column is left-aligned.
 fn table(head: &[&str], rows: &[Vec<String>]) -> String {
+    table_l(head, rows, 1)
+}
+
+/// A table whose first `nleft` columns are text (left-aligned).
+fn table_l(head: &[&str], rows: &[Vec<String>], nleft: usize) -> String {
+    let class = |i: usize| if i < nleft { " class=\"l\"" } else { "" };
     let mut s = String::from("<table>\n<tr>");
     for (i, h) in head.iter().enumerate() {
-        let _ = write!(
-            s,
-            "<th{}>{}</th>",
-            if i == 0 { " class=\"l\"" } else { "" },
-            esc(h)
-        );
+        let _ = write!(s, "<th{}>{}</th>", class(i), esc(h));
     }
     s.push_str("</tr>\n");
     for r in rows {
         s.push_str("<tr>");
         for (i, c) in r.iter().enumerate() {
-            let _ = write!(s, "<td{}>{c}</td>", if i == 0 { " class=\"l\"" } else { "" });
+            let _ = write!(s, "<td{}>{c}</td>", class(i));
         }
         s.push_str("</tr>\n");
     }
@@ -249,9 +250,9 @@ fn machine_table(m: &MachineInfo) -> String {
         ),
     ]);
     if !m.nominal_caches.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             s,
-            "<h3>Nominal caches ({})</h3>\n",
+            "<h3>Nominal caches ({})</h3>",
             esc(&m.nominal_caches[0].source)
         );
         let rows: Vec<Vec<String>> = m
@@ -268,9 +269,10 @@ fn machine_table(m: &MachineInfo) -> String {
                 ]
             })
             .collect();
-        s += &table(
+        s += &table_l(
             &["level", "type", "size", "line", "ways", "shared by CPUs"],
             &rows,
+            2,
         );
     }
     s
@@ -639,12 +641,40 @@ impl Side<'_> {
             format!("{}: {s}", self.tag)
         }
     }
-    fn marker_label(&self, s: &str) -> String {
-        if self.tag.is_empty() {
-            s.to_string()
-        } else {
-            format!("{} {}", self.tag, s)
+}
+
+/// Add the markers of all sides (tag, marker) to a plot. A marker both runs
+/// share (same place, same text) is drawn once, untagged; the others get
+/// their run's tag so two close lines can be told apart.
+fn add_markers(plot: &mut Plot, tagged: Vec<(&str, Marker)>) {
+    let same = |x: &Marker, y: &Marker| match (x, y) {
+        (Marker::X(a, s), Marker::X(b, t)) | (Marker::Y(a, s), Marker::Y(b, t)) => a == b && s == t,
+        _ => false,
+    };
+    let mut done = vec![false; tagged.len()];
+    for i in 0..tagged.len() {
+        if done[i] {
+            continue;
         }
+        let (tag, m) = &tagged[i];
+        let mut shared = false;
+        for j in i + 1..tagged.len() {
+            if !done[j] && tagged[j].0 != *tag && same(m, &tagged[j].1) {
+                done[j] = true;
+                shared = true;
+            }
+        }
+        let label = |s: &str| {
+            if tag.is_empty() || shared {
+                s.to_string()
+            } else {
+                format!("{tag} {s}")
+            }
+        };
+        plot.markers.push(match m {
+            Marker::X(v, s) => Marker::X(*v, label(s)),
+            Marker::Y(v, s) => Marker::Y(*v, label(s)),
+        });
     }
 }
 
@@ -664,6 +694,7 @@ fn cache_plot(sides: &[Side]) -> Option<Plot> {
         x_bytes: true,
         ..Default::default()
     };
+    let mut markers = Vec::new();
     for s in sides {
         let Some(c) = s.p.raw_curve("cache.latency") else {
             continue;
@@ -673,18 +704,22 @@ fn cache_plot(sides: &[Side]) -> Option<Plot> {
             points: curve_points(c),
         });
         for l in s.p.caches.iter().flatten() {
-            plot.markers.push(Marker::X(
-                l.size_bytes as f64,
-                s.marker_label(&format!("L{} {}", l.level, human_bytes(l.size_bytes))),
+            markers.push((
+                s.tag,
+                Marker::X(
+                    l.size_bytes as f64,
+                    format!("L{} {}", l.level, human_bytes(l.size_bytes)),
+                ),
             ));
         }
         if let Some(m) = &s.p.memory {
-            plot.markers.push(Marker::Y(
-                m.latency_ns,
-                s.marker_label(&format!("memory {:.0} ns", m.latency_ns)),
+            markers.push((
+                s.tag,
+                Marker::Y(m.latency_ns, format!("memory {:.0} ns", m.latency_ns)),
             ));
         }
     }
+    add_markers(&mut plot, markers);
     (!plot.series.is_empty()).then_some(plot)
 }
 
@@ -696,6 +731,7 @@ fn tlb_plot(sides: &[Side]) -> Option<Plot> {
         log_x: true,
         ..Default::default()
     };
+    let mut markers = Vec::new();
     for s in sides {
         let curves: Vec<&RawCurve> = s.p.raw.iter().filter(|c| c.id.starts_with("tlb.")).collect();
         for c in &curves {
@@ -711,18 +747,17 @@ fn tlb_plot(sides: &[Side]) -> Option<Plot> {
         let pages_axis = curves.iter().any(|c| c.x_label.to_lowercase().contains("page"));
         if pages_axis {
             for t in s.p.tlbs.iter().flatten() {
-                plot.markers.push(Marker::X(
-                    t.entries as f64,
-                    s.marker_label(&format!(
-                        "L{} {}: {}",
-                        t.level,
-                        human_bytes(t.page_bytes),
-                        t.entries
-                    )),
+                markers.push((
+                    s.tag,
+                    Marker::X(
+                        t.entries as f64,
+                        format!("L{} {}: {}", t.level, human_bytes(t.page_bytes), t.entries),
+                    ),
                 ));
             }
         }
     }
+    add_markers(&mut plot, markers);
     (!plot.series.is_empty()).then_some(plot)
 }
 
@@ -756,6 +791,8 @@ fn bandwidth_plot(sides: &[Side]) -> Option<Plot> {
         title: "Memory bandwidth vs threads".into(),
         x_label: "threads".into(),
         y_label: "GB/s".into(),
+        // Thread counts double (1, 2, 4, ...): a log2 axis ticks at each.
+        log_x: true,
         ..Default::default()
     };
     for s in sides {
@@ -935,7 +972,7 @@ fn comparison_table(c: &Comparison) -> String {
             ]
         })
         .collect();
-    table(&["section", "figure", "A", "B", "B / A", ""], &rows)
+    table_l(&["section", "figure", "A", "B", "B / A", ""], &rows, 2)
 }
 
 fn machines_side_by_side(a: &Profile, b: &Profile) -> String {
@@ -967,7 +1004,7 @@ fn machines_side_by_side(a: &Profile, b: &Profile) -> String {
     for (name, g) in &fields {
         rows.push(vec![esc(name), esc(&field(a, g)), esc(&field(b, g))]);
     }
-    table(&["", "A", "B"], &rows)
+    table_l(&["", "A", "B"], &rows, 3)
 }
 
 /// A comparison of two profiles as a complete HTML document: both machines,
@@ -991,13 +1028,6 @@ pub fn compare_report(a: &Profile, label_a: &str, b: &Profile, label_b: &str) ->
             machines_side_by_side(a, b)
         ),
     );
-    let mut h = comparison_table(&c);
-    if !c.notes.is_empty() {
-        h += &notes_list(&c.notes);
-    }
-    h += "<p class=\"sub\">B / A is each figure of B divided by A's; green where B is faster by more \
-          than 5%, red where slower.</p>\n";
-    add("figures", "Figures side by side", h);
     let mut plots = String::new();
     if let Some(p) = cache_plot(&sides) {
         plots += &figure(
@@ -1020,14 +1050,21 @@ pub fn compare_report(a: &Profile, label_a: &str, b: &Profile, label_b: &str) ->
     if !plots.is_empty() {
         add("plots", "Curves", plots);
     }
+    let mut h = comparison_table(&c);
+    if !c.notes.is_empty() {
+        h += &notes_list(&c.notes);
+    }
+    h += "<p class=\"sub\">B / A is each figure of B divided by A's; green where B is faster by more \
+          than 5%, red where slower.</p>\n";
+    add("figures", "Figures side by side", h);
     let mut notes: Vec<String> = a.notes.iter().map(|n| format!("A: {n}")).collect();
     notes.extend(b.notes.iter().map(|n| format!("B: {n}")));
     if !notes.is_empty() {
         add("notes", "Notes", notes_list(&notes));
     }
     page(
-        &format!("hwcal comparison — {label_a} vs {label_b}"),
-        &format!("A: {} · B: {}", subtitle(a), subtitle(b)),
+        "hwcal comparison of two runs",
+        &format!("A = {label_a} · B = {label_b}"),
         &nav,
         &body,
     )
