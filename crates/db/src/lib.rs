@@ -194,7 +194,12 @@ pub struct Db {
 /// `$XDG_DATA_HOME/hwcal/hwcal.db`, else `~/.local/share/hwcal/hwcal.db`.
 /// Empty variables count as unset (as the XDG spec says).
 pub fn default_path() -> Result<PathBuf, DbError> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    default_path_from(|k| std::env::var_os(k))
+}
+
+/// [`default_path`] with the environment given as a lookup function.
+pub fn default_path_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<PathBuf, DbError> {
+    let var = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(p) = var(ENV_VAR) {
         return Ok(p);
     }
@@ -362,16 +367,27 @@ impl Db {
 
     /// Every stored profile's summary, oldest first.
     pub fn list(&self) -> Result<Vec<Summary>, DbError> {
+        self.summaries("", [])
+    }
+
+    /// The summary of one stored profile.
+    pub fn summary(&self, id: i64) -> Result<Summary, DbError> {
+        self.summaries("WHERE id = ?1", [id])?
+            .pop()
+            .ok_or(DbError::NotFound(id))
+    }
+
+    fn summaries<P: rusqlite::Params>(&self, filter: &str, params: P) -> Result<Vec<Summary>, DbError> {
         let mut st = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT id, created_unix, stored_unix, origin, hostname, cpu_model, command, core_mhz,
                     l1_latency_ns, memory_latency_ns, read_bytes_per_sec, ctx_us, sections
-                 FROM profiles ORDER BY id",
-            )
+                 FROM profiles {filter} ORDER BY id"
+            ))
             .map_err(self.err())?;
         let rows = st
-            .query_map([], |r| {
+            .query_map(params, |r| {
                 Ok(Summary {
                     id: r.get(0)?,
                     created_unix: r.get::<_, i64>(1)?.max(0) as u64,
@@ -488,6 +504,7 @@ mod tests {
         assert_eq!(l[0].hostname.as_deref(), Some("synthetic-0"));
         assert_eq!(l[0].origin, "run");
         assert_eq!(l[1].origin, "import");
+        assert_eq!(db.summary(ib).unwrap(), l[1]);
         assert_eq!(l[0].core_mhz, a.clock.as_ref().map(|c| c.core_mhz));
         assert_eq!(l[0].memory_latency_ns, Some(145.0));
         assert_eq!(l[0].l1_latency_ns, Some(a.caches.as_ref().unwrap()[0].latency_ns));
@@ -495,6 +512,7 @@ mod tests {
         assert!(l[0].sections.ends_with("io,raw"));
         db.delete(ia).unwrap();
         assert!(matches!(db.get(ia), Err(DbError::NotFound(i)) if i == ia));
+        assert!(matches!(db.summary(ia), Err(DbError::NotFound(_))));
         assert!(matches!(db.delete(ia), Err(DbError::NotFound(_))));
         assert_eq!(db.list().unwrap().len(), 1);
         // Ids are never reused (AUTOINCREMENT): a deleted run's id stays dead.
@@ -600,31 +618,25 @@ mod tests {
 
     #[test]
     fn default_path_prefers_env_then_xdg_then_home() {
-        // Only this test touches these variables in this test binary; the
-        // other tests never call default_path.
-        let saved: Vec<_> = ["HWCAL_DB", "XDG_DATA_HOME", "HOME"]
-            .iter()
-            .map(|k| (*k, std::env::var_os(k)))
-            .collect();
-        std::env::set_var("HWCAL_DB", "/x/my.db");
-        std::env::set_var("XDG_DATA_HOME", "/data");
-        std::env::set_var("HOME", "/home/u");
-        assert_eq!(default_path().unwrap(), PathBuf::from("/x/my.db"));
-        std::env::set_var("HWCAL_DB", "");
-        assert_eq!(default_path().unwrap(), PathBuf::from("/data/hwcal/hwcal.db"));
-        std::env::set_var("XDG_DATA_HOME", "relative/ignored");
+        let path = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, String)> =
+                vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            default_path_from(move |k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.into()))
+        };
+        let all = [
+            ("HWCAL_DB", "/x/my.db"),
+            ("XDG_DATA_HOME", "/data"),
+            ("HOME", "/home/u"),
+        ];
+        assert_eq!(path(&all).unwrap(), PathBuf::from("/x/my.db"));
         assert_eq!(
-            default_path().unwrap(),
+            path(&[("HWCAL_DB", ""), ("XDG_DATA_HOME", "/data"), ("HOME", "/home/u")]).unwrap(),
+            PathBuf::from("/data/hwcal/hwcal.db")
+        );
+        assert_eq!(
+            path(&[("XDG_DATA_HOME", "relative/ignored"), ("HOME", "/home/u")]).unwrap(),
             PathBuf::from("/home/u/.local/share/hwcal/hwcal.db")
         );
-        std::env::remove_var("XDG_DATA_HOME");
-        std::env::remove_var("HOME");
-        assert!(matches!(default_path(), Err(DbError::NoPath)));
-        for (k, v) in saved {
-            match v {
-                Some(v) => std::env::set_var(k, v),
-                None => std::env::remove_var(k),
-            }
-        }
+        assert!(matches!(path(&[]), Err(DbError::NoPath)));
     }
 }

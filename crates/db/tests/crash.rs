@@ -55,7 +55,7 @@ fn sigkill_during_inserts_leaves_a_usable_database() {
         let mut db = Db::open(&path).unwrap();
         (0..3).map(|i| db.insert(&full_profile(i)).unwrap()).collect()
     };
-    for round in 0..3u64 {
+    for round in 0..5u64 {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
                 "child_inserts_until_killed",
@@ -78,9 +78,10 @@ fn sigkill_during_inserts_leaves_a_usable_database() {
                 committed.push(id.parse::<i64>().unwrap());
             }
         }
-        // An insert of this profile takes ~25 ms to serialise and ~35 ms in
-        // SQLite here (debug build): kill at a different point each round.
-        std::thread::sleep(Duration::from_millis(25 + 20 * round));
+        // Building, serialising (~25 ms) and writing (~35 ms in SQLite) one
+        // of these profiles takes ~70 ms here: kill at a different point of
+        // the next insert each round, so some kills land inside the write.
+        std::thread::sleep(Duration::from_millis(20 + 15 * round));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
 

@@ -374,6 +374,42 @@ mod tests {
     }
 
     #[test]
+    fn close_marker_labels_are_staggered_and_counts_print_in_full() {
+        let p = Plot {
+            log_x: true,
+            series: vec![Series {
+                name: "s".into(),
+                points: vec![(1.0, 1.0), (16384.0, 2.0)],
+            }],
+            markers: vec![
+                Marker::X(64.0, "first label".into()),
+                Marker::X(66.0, "second label".into()),
+                Marker::X(8192.0, "far".into()),
+            ],
+            ..Default::default()
+        };
+        let s = p.render();
+        let y_of = |label: &str| {
+            let i = s.find(&format!(">{label}<")).unwrap();
+            let t = &s[..i];
+            let y = &t[t.rfind("y=\"").unwrap() + 3..];
+            y[..y.find('"').unwrap()].parse::<f64>().unwrap()
+        };
+        assert!(
+            y_of("second label") > y_of("first label"),
+            "overlapping labels go one row down"
+        );
+        assert_eq!(
+            y_of("far"),
+            y_of("first label"),
+            "distant labels stay on the first row"
+        );
+        assert!(s.contains(">16384<"), "page counts are not written 1.6e4");
+        assert_eq!(fmt_num(1.5e7), "1.5e7");
+        assert_eq!(fmt_num(2.5), "2.50");
+    }
+
+    #[test]
     fn empty_plot_still_renders() {
         let s = Plot::default().render();
         assert!(s.contains("</svg>") && !s.contains("NaN"));

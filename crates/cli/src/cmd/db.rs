@@ -69,8 +69,7 @@ pub fn run_label(id: i64, p: &Profile) -> String {
 }
 
 fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
-    let s = db.list()?.into_iter().find(|s| s.id == id);
-    let origin = s.map_or("run".into(), |s| s.origin);
+    let origin = db.summary(id).map_err(not_found)?.origin;
     Ok(format!(
         "run {id} ({}): `{}`, measured {}, hwcal {}\n\n",
         if origin == "import" {
