@@ -329,6 +329,19 @@ impl Db {
     /// Store a profile, saying where it came from; returns its id. One
     /// transaction: the row is stored completely or not at all.
     pub fn insert_with_origin(&mut self, p: &Profile, origin: Origin) -> Result<i64, DbError> {
+        self.insert_with_hook(p, origin, || {})
+    }
+
+    /// [`Db::insert_with_origin`], calling `before_commit` once the row is
+    /// written but not yet committed. For crash tests only (kill the process
+    /// inside the transaction, deterministically).
+    #[doc(hidden)]
+    pub fn insert_with_hook(
+        &mut self,
+        p: &Profile,
+        origin: Origin,
+        before_commit: impl FnOnce(),
+    ) -> Result<i64, DbError> {
         let json = serde_json::to_string(p)?;
         let c = Columns::of(p);
         let path = self.path.clone();
@@ -361,6 +374,7 @@ impl Db {
         )
         .map_err(&e)?;
         let id = tx.last_insert_rowid();
+        before_commit();
         tx.commit().map_err(&e)?;
         Ok(id)
     }
