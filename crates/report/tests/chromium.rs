@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The browser: `$HWCAL_CHROMIUM` if set (a path that does not exist means
+/// "no browser"), else the usual install locations.
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("HWCAL_CHROMIUM") {
-        return Some(PathBuf::from(p));
+        return Some(PathBuf::from(p)).filter(|p| p.exists());
     }
     [
         "/usr/bin/chromium",
