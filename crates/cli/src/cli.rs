@@ -130,9 +130,9 @@ pub enum DbCommand {
     },
     /// Two runs side by side, with the ratio B / A of every figure both measured.
     Compare {
-        /// Run A (id or `latest`).
+        /// Run A: an id, `latest`, or `host:NAME` (that machine's latest run).
         a: String,
-        /// Run B (id or `latest`).
+        /// Run B, likewise.
         b: String,
     },
     /// A stored run's JSON profile (raw curves included).
@@ -157,8 +157,8 @@ pub enum DbCommand {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Zero, one or two runs: a run id, `latest`, or a JSON profile file. None = the
-    /// latest run; two = a comparison (A then B).
+    /// Zero, one or two runs: a run id, `latest`, `host:NAME`, or a JSON profile file.
+    /// None = the latest run; two = a comparison (A then B).
     #[arg(value_name = "ID", num_args = 0..=2)]
     pub ids: Vec<String>,
     /// Write the HTML report to FILE ("-" for stdout).

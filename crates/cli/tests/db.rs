@@ -177,6 +177,21 @@ fn compare_prints_ratios_side_by_side() {
     assert!(line("IOPS").contains("0.667×"));
     assert!(line("memory latency").contains("B worse"));
     assert!(out.contains("synthetic-0") && out.contains("synthetic-5"));
+    // Machines by name: each host's latest run.
+    let by_host = e
+        .hwcal()
+        .args(["db", "compare", "host:synthetic-0", "host:synthetic-5"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(by_host).unwrap(), out);
+    e.hwcal()
+        .args(["db", "compare", "host:synthetic-0", "host:nowhere"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no run of host 'nowhere'"));
 }
 
 #[test]

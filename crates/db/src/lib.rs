@@ -445,6 +445,17 @@ impl Db {
             .map_err(self.err())
     }
 
+    /// The id of the most recently stored profile of a host, if any.
+    pub fn latest_id_of_host(&self, hostname: &str) -> Result<Option<i64>, DbError> {
+        self.conn
+            .query_row(
+                "SELECT max(id) FROM profiles WHERE hostname = ?1",
+                [hostname],
+                |r| r.get(0),
+            )
+            .map_err(self.err())
+    }
+
     /// Remove a stored profile. [`DbError::NotFound`] if there is none.
     pub fn delete(&mut self, id: i64) -> Result<(), DbError> {
         let n = self
@@ -512,6 +523,8 @@ mod tests {
         assert_eq!(db.get(ia).unwrap(), a, "the whole profile, raw curves included");
         assert_eq!(db.get(ib).unwrap(), b);
         assert_eq!(db.latest_id().unwrap(), Some(ib));
+        assert_eq!(db.latest_id_of_host("synthetic-0").unwrap(), Some(ia));
+        assert_eq!(db.latest_id_of_host("nowhere").unwrap(), None);
         let l = db.list().unwrap();
         assert_eq!(l.len(), 2);
         assert_eq!(l[0].id, ia);

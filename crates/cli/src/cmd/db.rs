@@ -100,8 +100,18 @@ pub fn get(db: &Db, id: i64) -> Result<Profile> {
     db.get(id).map_err(not_found)
 }
 
-/// A run id as typed: a positive integer or `latest`.
+/// A run id as typed: a positive integer, `latest`, or `host:NAME` (the
+/// latest run of that machine, to compare machines rather than runs).
 pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
+    if let Some(host) = s.strip_prefix("host:") {
+        return match db.latest_id_of_host(host)? {
+            Some(id) => Ok(id),
+            None => crate::usage!(
+                "no run of host '{host}' in {} (see `hwcal db list`)",
+                db.path().display()
+            ),
+        };
+    }
     if s == "latest" {
         return match db.latest_id()? {
             Some(id) => Ok(id),
@@ -113,7 +123,9 @@ pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
     }
     match s.parse::<i64>() {
         Ok(id) if id > 0 => Ok(id),
-        _ => crate::usage!("'{s}' is not a run id (a positive number, or `latest`; see `hwcal db list`)"),
+        _ => crate::usage!(
+            "'{s}' is not a run id (a positive number, `latest` or `host:NAME`; see `hwcal db list`)"
+        ),
     }
 }
 

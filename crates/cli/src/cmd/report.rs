@@ -35,7 +35,7 @@ pub fn run(a: ReportArgs) -> Result<()> {
 
 /// A run id (or `latest`) from the database, or a JSON profile file.
 fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
-    let is_id = s == "latest" || s.parse::<i64>().is_ok();
+    let is_id = s == "latest" || s.starts_with("host:") || s.parse::<i64>().is_ok();
     if !is_id && std::path::Path::new(s).is_file() {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{s}: {e}")));
         let bytes = std::fs::read(s).map_err(|e| bad(e.to_string()))?;
@@ -43,7 +43,7 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
         return Ok((format!("{s} ({})", hwcal_report::compare::machine_label(&p)), p));
     }
     if !is_id {
-        crate::usage!("'{s}' is neither a run id (a positive number or `latest`) nor a profile file");
+        crate::usage!("'{s}' is neither a run id (a number, `latest`, `host:NAME`) nor a profile file");
     }
     if db.is_none() {
         *db = Some(open_db()?);

@@ -48,10 +48,12 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
     emit(&p, a.common.json.as_deref())?;
+    // Store before writing the report: the stored run can always be
+    // re-rendered (`hwcal report ID`), a lost measurement cannot.
+    save_if_requested(&p, save)?;
     if let Some(dest) = &a.html {
         let html = hwcal_report::Exporter::export(&hwcal_report::html::HtmlExporter::default(), &p)?;
         write_output(dest, &html)?;
     }
-    save_if_requested(&p, save)?;
     Ok(())
 }
