@@ -491,7 +491,67 @@ pub fn compare(a: &Profile, b: &Profile) -> Comparison {
             Some(y.lat_p999_us),
         );
     }
+    // A ratio of a figure the machine was too noisy to measure is no better
+    // than the figure: say which side's figures carry a noisy verdict.
+    for (name, na, nb) in [
+        ("clock", noisy_clock(a), noisy_clock(b)),
+        ("caches", noisy_caches(a), noisy_caches(b)),
+        (
+            "memory",
+            a.memory.as_ref().map(|m| m.verdict),
+            b.memory.as_ref().map(|m| m.verdict),
+        ),
+        ("TLBs", noisy_tlbs(a), noisy_tlbs(b)),
+        (
+            "mem",
+            a.mem.as_ref().map(|m| m.verdict),
+            b.mem.as_ref().map(|m| m.verdict),
+        ),
+        ("context switch", noisy_ctx(a), noisy_ctx(b)),
+    ] {
+        let (Some(na), Some(nb)) = (na, nb) else { continue };
+        let who = match (na == Verdict::Noisy, nb == Verdict::Noisy) {
+            (true, true) => "A and B",
+            (true, false) => "A",
+            (false, true) => "B",
+            (false, false) => continue,
+        };
+        notes.push(format!(
+            "{name}: some of {who}'s figures are marked noisy; their ratios are unreliable"
+        ));
+    }
     Comparison { rows, notes }
+}
+
+fn any_noisy(mut it: impl Iterator<Item = Verdict>) -> Verdict {
+    if it.any(|v| v == Verdict::Noisy) {
+        Verdict::Noisy
+    } else {
+        Verdict::Ok
+    }
+}
+
+fn noisy_clock(p: &Profile) -> Option<Verdict> {
+    p.clock.as_ref().map(|c| c.verdict)
+}
+
+fn noisy_caches(p: &Profile) -> Option<Verdict> {
+    p.caches.as_ref().map(|c| any_noisy(c.iter().map(|l| l.verdict)))
+}
+
+fn noisy_tlbs(p: &Profile) -> Option<Verdict> {
+    p.tlbs.as_ref().map(|t| any_noisy(t.iter().map(|l| l.verdict)))
+}
+
+fn noisy_ctx(p: &Profile) -> Option<Verdict> {
+    p.context_switch.as_ref().map(|c| {
+        any_noisy(
+            c.points
+                .iter()
+                .chain(c.sizes.iter().flat_map(|z| &z.points))
+                .map(|q| q.verdict),
+        )
+    })
 }
 
 /// `Xeon Foo (host)`: how a side is named in headers.
@@ -602,7 +662,10 @@ mod tests {
         ));
         assert!(close(find(&c, "io", "IOPS", Unit::Iops).ratio(), 1.0 / 1.5));
         assert!(close(find(&c, "io", "latency p99", Unit::Us).ratio(), 1.5));
-        assert!(c.notes.is_empty(), "{:?}", c.notes);
+        // The synthetic profiles mark L3 and the 32-process rings noisy.
+        assert_eq!(c.notes.len(), 2, "{:?}", c.notes);
+        assert!(c.notes[0].starts_with("caches: some of A and B's figures are marked noisy"));
+        assert!(c.notes[1].starts_with("context switch: some of A and B's"));
         // Direction: slower latency and lower clock are worse for B.
         assert_eq!(
             find(&c, "memory", "memory latency", Unit::Ns).b_is_better(0.05),
@@ -668,6 +731,20 @@ mod tests {
         let c = compare(&a, &b);
         assert!(!c.rows.iter().any(|r| r.section == "mem"));
         assert!(c.notes.iter().any(|n| n.starts_with("mem: different")));
+    }
+
+    #[test]
+    fn a_noisy_side_is_named() {
+        let a = full_profile(0);
+        let mut b = full_profile(0);
+        b.clock.as_mut().unwrap().verdict = Verdict::Noisy;
+        let c = compare(&a, &b);
+        assert!(c
+            .notes
+            .iter()
+            .any(|n| n == "clock: some of B's figures are marked noisy; their ratios are unreliable"));
+        let c = compare(&b, &a);
+        assert!(c.notes.iter().any(|n| n.starts_with("clock: some of A's")));
     }
 
     #[test]
