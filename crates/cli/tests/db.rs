@@ -137,9 +137,13 @@ fn import_list_show_export_rm() {
         hwcal_report::parse_profile(&std::fs::read(&f).unwrap()).unwrap(),
         full_profile(4)
     );
-    // ...and re-importing the export is a new run with the same content.
-    e.hwcal().args(["db", "import", s(&f)]).assert().success();
-    assert_eq!(e.ids().len(), 3);
+    // ...and importing it again is recognised, not stored twice.
+    e.hwcal()
+        .args(["db", "import", s(&f)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("already stored as run {b}")));
+    assert_eq!(e.ids().len(), 2);
 
     e.hwcal()
         .args(["db", "rm", &a.to_string()])

@@ -445,6 +445,19 @@ impl Db {
             .map_err(self.err())
     }
 
+    /// The id of a stored profile identical to `p` (same JSON), if any; so
+    /// importing the same file twice can be recognised.
+    pub fn find_identical(&self, p: &Profile) -> Result<Option<i64>, DbError> {
+        let json = serde_json::to_string(p)?;
+        self.conn
+            .query_row(
+                "SELECT min(id) FROM profiles WHERE created_unix = ?1 AND profile_json = ?2",
+                params![p.created_unix as i64, json],
+                |r| r.get(0),
+            )
+            .map_err(self.err())
+    }
+
     /// The id of the most recently stored profile of a host, if any.
     pub fn latest_id_of_host(&self, hostname: &str) -> Result<Option<i64>, DbError> {
         self.conn
@@ -525,6 +538,8 @@ mod tests {
         assert_eq!(db.latest_id().unwrap(), Some(ib));
         assert_eq!(db.latest_id_of_host("synthetic-0").unwrap(), Some(ia));
         assert_eq!(db.latest_id_of_host("nowhere").unwrap(), None);
+        assert_eq!(db.find_identical(&a).unwrap(), Some(ia));
+        assert_eq!(db.find_identical(&full_profile(9)).unwrap(), None);
         let l = db.list().unwrap();
         assert_eq!(l.len(), 2);
         assert_eq!(l[0].id, ia);

@@ -40,6 +40,13 @@ pub fn run(a: DbArgs) -> Result<()> {
             let bytes = std::fs::read(&file).map_err(|e| bad(e.to_string()))?;
             let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
             let mut db = open_db()?;
+            if let Some(id) = db.find_identical(&p)? {
+                println!(
+                    "{} is already stored as run {id}; not imported again",
+                    file.display()
+                );
+                return Ok(());
+            }
             let id = db
                 .insert_with_origin(&p, Origin::Import)
                 .context("storing the imported profile")?;
