@@ -20,6 +20,10 @@ Every measuring command pins itself to one CPU (the highest allowed) unless
 #[derive(Debug, Parser)]
 #[command(name = "hwcal", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
+    /// Results database file (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db,
+    /// else ~/.local/share/hwcal/hwcal.db).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -36,6 +40,10 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Check hwcal's figures against long independent reference measurements.
     Validate(ValidateArgs),
+    /// The results database: list, show, compare, export, import, remove stored runs.
+    Db(DbArgs),
+    /// A self-contained HTML report of a stored run, or of two runs compared.
+    Report(ReportArgs),
 }
 
 /// Options every measuring command shares.
@@ -53,6 +61,9 @@ pub struct CommonArgs {
     /// No progress messages on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Store the profile in the results database (`hwcal run` always does, unless --no-save).
+    #[arg(long)]
+    pub save: bool,
 }
 
 #[derive(Debug, Args)]
@@ -68,6 +79,12 @@ pub struct RunArgs {
     /// List the registered probes and exit.
     #[arg(long)]
     pub list: bool,
+    /// Do not store this run in the results database.
+    #[arg(long, conflicts_with = "save")]
+    pub no_save: bool,
+    /// Also write the HTML report of this run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -117,4 +134,57 @@ pub struct ValidateArgs {
 pub enum ValidateWhat {
     /// `hwcal clock` against a long dependent-add measurement before and after each run.
     Clock,
+}
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    pub command: DbCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// One line per stored run: id, date, machine, key figures.
+    List,
+    /// The summary of a stored run.
+    Show {
+        /// Run id (see `hwcal db list`), or `latest`.
+        id: String,
+    },
+    /// Two runs side by side, with the ratio B / A of every figure both measured.
+    Compare {
+        /// Run A: an id, `latest`, or `host:NAME` (that machine's latest run).
+        a: String,
+        /// Run B, likewise.
+        b: String,
+    },
+    /// A stored run's JSON profile (raw curves included).
+    Export {
+        /// Run id, or `latest`.
+        id: String,
+        /// Write to FILE instead of stdout ("-" = stdout).
+        #[arg(long, value_name = "FILE", default_value = "-")]
+        json: String,
+    },
+    /// Store a JSON profile from a file (e.g. another machine's `--json` output).
+    Import {
+        /// A JSON profile written by `hwcal ... --json` or `hwcal db export`.
+        file: std::path::PathBuf,
+    },
+    /// Remove a stored run.
+    Rm {
+        /// Run id.
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Zero, one or two runs: a run id, `latest`, `host:NAME`, or a JSON profile file.
+    /// None = the latest run; two = a comparison (A then B).
+    #[arg(value_name = "ID", num_args = 0..=2)]
+    pub ids: Vec<String>,
+    /// Write the HTML report to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE", required = true)]
+    pub html: String,
 }

@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod sample;
+
 /// Version of the JSON profile layout. Bump on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 

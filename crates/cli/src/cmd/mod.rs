@@ -2,7 +2,9 @@
 
 pub mod analyze;
 pub mod clock;
+pub mod db;
 pub mod info;
+pub mod report;
 pub mod run;
 pub mod validate;
 
@@ -10,11 +12,14 @@ use crate::cli::{Cli, Command};
 use anyhow::Result;
 
 pub fn dispatch(cli: Cli) -> Result<()> {
+    crate::common::set_db_override(cli.db);
     match cli.command {
         Command::Run(a) => run::run(a),
         Command::Info(a) => info::run(a),
         Command::Clock(a) => clock::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Validate(a) => validate::run(a),
+        Command::Db(a) => db::run(a),
+        Command::Report(a) => report::run(a),
     }
 }
