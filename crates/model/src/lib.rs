@@ -390,6 +390,33 @@ pub struct ContextSwitch {
     /// Further sizes, when more than one `-s` was measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<CtxSize>,
+    /// CPUs the ring members were placed on (ring member `i` on
+    /// `cpus[i % cpus.len()]`); empty when unpinned.
+    #[serde(default)]
+    pub cpus: Vec<usize>,
+    /// Discarded warm-up rounds (`-W`).
+    #[serde(default)]
+    pub warmups: u32,
+    /// Timed samples per point (`-N`).
+    #[serde(default)]
+    pub repetitions: u32,
+    /// Wall time of the whole measurement.
+    #[serde(default)]
+    pub duration_ms: f64,
+}
+
+impl ContextSwitch {
+    /// Every measured size as (size KB, overhead µs, points), the first
+    /// (top-level) one included.
+    pub fn all_sizes(&self) -> Vec<(u64, f64, &[CtxPoint])> {
+        let mut v = vec![(self.size_kb, self.overhead_us, self.points.as_slice())];
+        v.extend(
+            self.sizes
+                .iter()
+                .map(|z| (z.size_kb, z.overhead_us, z.points.as_slice())),
+        );
+        v
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -406,6 +433,17 @@ pub struct CtxPoint {
     pub us_median: f64,
     pub us_mad: f64,
     pub verdict: Verdict,
+    #[serde(default)]
+    pub us_max: f64,
+    /// Samples behind the figures.
+    #[serde(default)]
+    pub samples: usize,
+    /// True when the overhead was at least the measured time per hop in a
+    /// sample (the median sample if `us_median` is 0): the switch cost is
+    /// then below what this run can resolve and was clamped to 0, never
+    /// reported negative.
+    #[serde(default)]
+    pub overhead_exceeds: bool,
 }
 
 /// `hwcal io` (micbench-io / fio).

@@ -7,6 +7,7 @@ use hwcal_model::Profile;
 
 pub mod svg;
 pub mod text;
+pub mod xgraph;
 
 /// Errors from exporters.
 #[derive(Debug, thiserror::Error)]

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod clock;
+pub mod ctx;
 pub mod info;
 pub mod run;
 
@@ -14,5 +15,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Info(a) => info::run(a),
         Command::Clock(a) => clock::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Ctx(a) => ctx::run(a),
     }
 }
