@@ -403,18 +403,22 @@ pub struct ContextSwitch {
     /// Wall time of the whole measurement.
     #[serde(default)]
     pub duration_ms: f64,
+    /// The overhead in core cycles (each sample converted with the clock
+    /// measured alongside it), when the clock was tracked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_cycles: Option<f64>,
 }
 
 impl ContextSwitch {
-    /// Every measured size as (size KB, overhead µs, points), the first
-    /// (top-level) one included.
-    pub fn all_sizes(&self) -> Vec<(u64, f64, &[CtxPoint])> {
-        let mut v = vec![(self.size_kb, self.overhead_us, self.points.as_slice())];
-        v.extend(
-            self.sizes
-                .iter()
-                .map(|z| (z.size_kb, z.overhead_us, z.points.as_slice())),
-        );
+    /// Every measured size, the first (top-level) one included.
+    pub fn all_sizes(&self) -> Vec<CtxSize> {
+        let mut v = vec![CtxSize {
+            size_kb: self.size_kb,
+            overhead_us: self.overhead_us,
+            overhead_cycles: self.overhead_cycles,
+            points: self.points.clone(),
+        }];
+        v.extend(self.sizes.iter().cloned());
         v
     }
 }
@@ -423,6 +427,8 @@ impl ContextSwitch {
 pub struct CtxSize {
     pub size_kb: u64,
     pub overhead_us: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_cycles: Option<f64>,
     pub points: Vec<CtxPoint>,
 }
 
@@ -444,6 +450,11 @@ pub struct CtxPoint {
     /// reported negative.
     #[serde(default)]
     pub overhead_exceeds: bool,
+    /// Median switch time in core cycles: each sample converted with the
+    /// core clock measured alongside it, so the figure does not move with
+    /// the clock drift that moves the µs figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles_median: Option<f64>,
 }
 
 /// `hwcal io` (micbench-io / fio).

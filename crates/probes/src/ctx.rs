@@ -138,15 +138,23 @@ impl Default for CtxPlan {
     }
 }
 
+/// The samples of one point: a time per sample and the core clock measured
+/// right before and after that sample (NaN where it could not be measured).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Series {
+    pub us: Vec<f64>,
+    pub mhz: Vec<f64>,
+}
+
 /// Raw timings of one array size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SizeRaw {
     pub size_kb: u64,
     /// One process passing the token to itself and summing, µs per pass.
-    pub overhead_us: Vec<f64>,
+    pub overhead: Series,
     /// Per ring size: µs per hop (round trip / nprocs) of every sample,
     /// overhead not yet subtracted.
-    pub hops_us: Vec<(u32, Vec<f64>)>,
+    pub hops: Vec<(u32, Series)>,
 }
 
 /// Sum of the array — the "work" each member does per hop. Eight
@@ -512,9 +520,11 @@ fn policy(samples: u32, enough_ns: f64) -> Policy {
         min_samples: samples as usize,
         max_samples: samples as usize,
         stat: Stat::Median,
-        // The core clock is irrelevant to a switch that is mostly kernel
-        // work, and the add chain would lengthen every round.
-        track_clock: false,
+        // The core clock drifts by up to ±15% from second to second on the
+        // reference VM; a short add chain (~5 µs) around each 0.2 ms block
+        // gives each sample its own clock, hence a cycle figure that does
+        // not drift.
+        track_clock: true,
         overhead: Overhead::TimerRead,
         // A generous cap: the plan is bounded by `-N` anyway.
         budget_ns: 60e9,
@@ -529,7 +539,7 @@ fn sample(
     self_pipe: &(OwnedFd, OwnedFd),
     rings: &[&Ring],
     arr: &[u64],
-) -> Result<(Vec<f64>, Vec<Vec<f64>>), ProbeError> {
+) -> Result<(Series, Vec<Series>), ProbeError> {
     let broken = std::cell::Cell::new(false);
     let (srd, swr) = (self_pipe.0.as_raw_fd(), self_pipe.1.as_raw_fd());
     let mut tok0 = 0u64;
@@ -564,16 +574,15 @@ fn sample(
             "a context-switch ring broke (a member exited or was killed)".into(),
         ));
     }
-    let overhead: Vec<f64> = est[0].ns_samples().iter().map(|ns| ns / 1e3).collect();
+    let series = |e: &hwcal_harness::Estimate, div: f64| Series {
+        us: e.ns_samples().iter().map(|ns| ns / 1e3 / div).collect(),
+        mhz: e.mhz_samples(),
+    };
+    let overhead = series(&est[0], 1.0);
     let hops = rings
         .iter()
         .zip(&est[1..])
-        .map(|(r, e)| {
-            e.ns_samples()
-                .iter()
-                .map(|ns| ns / 1e3 / r.nprocs as f64)
-                .collect()
-        })
+        .map(|(r, e)| series(e, r.nprocs as f64))
         .collect();
     Ok((overhead, hops))
 }
@@ -631,8 +640,8 @@ pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError>
     let self_pipe = pipe()?;
     let mut raw = SizeRaw {
         size_kb,
-        overhead_us: Vec::new(),
-        hops_us: Vec::new(),
+        overhead: Series::default(),
+        hops: Vec::new(),
     };
     if plan.parallel == 1 {
         let mut rings = Vec::with_capacity(plan.nprocs.len());
@@ -641,13 +650,13 @@ pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError>
         }
         let refs: Vec<&Ring> = rings.iter().collect();
         let (ovr, hops) = sample(plan, &self_pipe, &refs, &arr)?;
-        raw.overhead_us = ovr;
-        raw.hops_us = plan.nprocs.iter().copied().zip(hops).collect();
+        raw.overhead = ovr;
+        raw.hops = plan.nprocs.iter().copied().zip(hops).collect();
     } else {
         // -P: one ring size at a time, timed while P−1 copies of it pass
         // their own tokens; the overhead is sampled alongside each, under
         // the same load, as lat_ctx runs its overhead loop in parallel too.
-        let mut all_ovr = Vec::new();
+        let mut all_ovr = Series::default();
         for &n in &plan.nprocs {
             let timed = Ring::spawn(n, plan.kind, &plan.placement, &mut arr, true)?;
             let mut load = Vec::new();
@@ -656,10 +665,11 @@ pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError>
             }
             let (ovr, mut hops) = sample(plan, &self_pipe, &[&timed], &arr)?;
             drop(load);
-            all_ovr.extend(ovr);
-            raw.hops_us.push((n, hops.remove(0)));
+            all_ovr.us.extend(ovr.us);
+            all_ovr.mhz.extend(ovr.mhz);
+            raw.hops.push((n, hops.remove(0)));
         }
-        raw.overhead_us = all_ovr;
+        raw.overhead = all_ovr;
     }
     Ok(raw)
 }
@@ -728,9 +738,12 @@ mod tests {
     }
 
     fn check(raw: &SizeRaw, n: usize) {
-        assert_eq!(raw.overhead_us.len(), n);
-        assert_eq!(raw.hops_us.len(), 2);
-        for (_, h) in &raw.hops_us {
+        assert_eq!(raw.overhead.us.len(), n);
+        assert_eq!(raw.overhead.mhz.len(), n);
+        assert_eq!(raw.hops.len(), 2);
+        for (_, h) in &raw.hops {
+            assert_eq!(h.mhz.len(), n);
+            let h = &h.us;
             assert_eq!(h.len(), n);
             // Broad physical bounds: a pipe hop takes more than 10 ns and
             // (even on a loaded VM) less than 100 ms.
@@ -759,7 +772,7 @@ mod tests {
         let mut p = small(Kind::Processes);
         p.parallel = 2;
         let raw = measure_size(&p, 0).unwrap();
-        assert_eq!(raw.hops_us.len(), 2);
+        assert_eq!(raw.hops.len(), 2);
         assert_eq!(children(), 0, "children left behind");
     }
 

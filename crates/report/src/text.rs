@@ -380,19 +380,20 @@ pub fn context_switch(c: &ContextSwitch) -> String {
     );
     let _ = writeln!(
         s,
-        "  {:>8} {:>10} {:>6} {:>8} {:>8} {:>7} {:>8}",
-        "size", "overhead", "procs", "min", "median", "±MAD", "max"
+        "  {:>8} {:>10} {:>6} {:>8} {:>8} {:>7} {:>8} {:>9}",
+        "size", "overhead", "procs", "min", "median", "±MAD", "max", "median cy"
     );
-    for (size, ovr, points) in c.all_sizes() {
-        for (i, p) in points.iter().enumerate() {
+    for z in c.all_sizes() {
+        for (i, p) in z.points.iter().enumerate() {
             let (sz, ov) = if i == 0 {
-                (format!("{size} KB"), format!("{ovr:.2} µs"))
+                (format!("{} KB", z.size_kb), format!("{:.2} µs", z.overhead_us))
             } else {
                 (String::new(), String::new())
             };
+            let cy = p.cycles_median.map_or("-".to_string(), |c| format!("{c:.0}"));
             let _ = writeln!(
                 s,
-                "  {:>8} {:>10} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>8.2}{}{}",
+                "  {:>8} {:>10} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {:>9}{}{}",
                 sz,
                 ov,
                 p.nprocs,
@@ -400,6 +401,7 @@ pub fn context_switch(c: &ContextSwitch) -> String {
                 p.us_median,
                 p.us_mad,
                 p.us_max,
+                cy,
                 if p.overhead_exceeds {
                     "  (overhead ≥ hop in some samples: clamped to 0)"
                 } else {

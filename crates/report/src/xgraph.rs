@@ -12,7 +12,8 @@ use std::fmt::Write;
 pub fn ctx_xgraph(c: &ContextSwitch) -> String {
     let mut s = String::new();
     let cpus = c.cpus.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
-    for (i, (size, ovr, points)) in c.all_sizes().into_iter().enumerate() {
+    for (i, z) in c.all_sizes().into_iter().enumerate() {
+        let (size, ovr) = (z.size_kb, z.overhead_us);
         if i > 0 {
             s.push('\n');
         }
@@ -21,7 +22,7 @@ pub fn ctx_xgraph(c: &ContextSwitch) -> String {
             let _ = write!(s, " cpus={cpus}");
         }
         let _ = writeln!(s, " {} P={}", c.kind, c.parallel.max(1));
-        for p in points {
+        for p in &z.points {
             let _ = writeln!(s, "{} {:.2}", p.nprocs, p.us_median);
         }
     }
@@ -53,6 +54,7 @@ mod tests {
             sizes: vec![CtxSize {
                 size_kb: 64,
                 overhead_us: 3.0,
+                overhead_cycles: None,
                 points: vec![pt(2, 5.0)],
             }],
             cpus: vec![1],

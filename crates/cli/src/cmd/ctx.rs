@@ -5,6 +5,7 @@ use crate::cli::{CtxArgs, CtxCpus};
 use crate::common::{check_dest, command_line, now_unix, write_output, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
+use hwcal_analysis::ctx::Samples;
 use hwcal_harness::{harness_info, pin, Timer};
 use hwcal_model::{ContextSwitch, Profile, RawCurve};
 use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
@@ -37,6 +38,12 @@ pub fn measure(sizes: &[u64], plan: &CtxPlan, progress: &Progress) -> Result<(Co
     let start = std::time::Instant::now();
     let mut figs = Vec::new();
     let mut raw = Vec::new();
+    fn sm(s: &ctx::Series) -> Samples<'_> {
+        Samples {
+            us: &s.us,
+            mhz: &s.mhz,
+        }
+    }
     for &kb in sizes {
         progress.say(&format!(
             "ctx: size {kb} KB, rings of {:?} {} ({} placement)",
@@ -45,8 +52,10 @@ pub fn measure(sizes: &[u64], plan: &CtxPlan, progress: &Progress) -> Result<(Co
             plan.placement.name()
         ));
         let r = ctx::measure_size(plan, kb).with_context(|| format!("context-switch ring, size {kb} KB"))?;
-        figs.push(hwcal_analysis::ctx::size_figures(kb, &r.overhead_us, &r.hops_us));
-        raw.extend(hwcal_analysis::ctx::raw_curves(kb, &r.overhead_us, &r.hops_us));
+        let rings: Vec<(u32, Samples)> = r.hops.iter().map(|(n, s)| (*n, sm(s))).collect();
+        let curves = hwcal_analysis::ctx::raw_curves(kb, sm(&r.overhead), &rings);
+        figs.push(hwcal_analysis::ctx::size_from_raw(kb, &curves).context("raw curves of a measured size")?);
+        raw.extend(curves);
     }
     let mut cs = ContextSwitch {
         placement: plan.placement.name().into(),
