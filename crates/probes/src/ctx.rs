@@ -540,6 +540,13 @@ fn sample(
     rings: &[&Ring],
     arr: &[u64],
 ) -> Result<(Series, Vec<Series>), ProbeError> {
+    // One untimed round trip per ring: it returns only once every member
+    // has started and written its own copy of the array, so no timed block
+    // (even with -W 0) includes a member's start-up.
+    let mut t = 0u64;
+    if !rings.iter().all(|r| r.trips(1, arr, &mut t)) {
+        return Err(ProbeError::Failed("a context-switch ring did not start".into()));
+    }
     let broken = std::cell::Cell::new(false);
     let (srd, swr) = (self_pipe.0.as_raw_fd(), self_pipe.1.as_raw_fd());
     let mut tok0 = 0u64;
