@@ -444,10 +444,9 @@ pub struct CtxPoint {
     /// Samples behind the figures.
     #[serde(default)]
     pub samples: usize,
-    /// True when the overhead was at least the measured time per hop in a
-    /// sample (the median sample if `us_median` is 0): the switch cost is
-    /// then below what this run can resolve and was clamped to 0, never
-    /// reported negative.
+    /// True when, in at least one sample, the overhead was at least the
+    /// measured time per hop: such samples count as 0, never negative. If
+    /// even `us_median` is 0, the switch cost is below what the run resolved.
     #[serde(default)]
     pub overhead_exceeds: bool,
     /// Median switch time in core cycles: each sample converted with the

@@ -11,7 +11,7 @@ use hwcal_model::{ContextSwitch, Profile, RawCurve};
 use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
 
 /// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
-/// CPU `run` pinned itself to. ~0.3 s on the reference machine.
+/// CPU `run` pinned itself to. About 0.1–0.3 s on the reference machine.
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "ctx",
     description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KB)",
