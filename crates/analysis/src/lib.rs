@@ -4,5 +4,6 @@
 #![forbid(unsafe_code)]
 
 pub mod clock;
+pub mod ctx;
 pub mod gcd;
 pub mod stats;

@@ -201,6 +201,7 @@ pub fn full_profile(variant: u32) -> Profile {
                     us_median: us,
                     us_mad: us * 0.04,
                     verdict: if n == 32 { Verdict::Noisy } else { Verdict::Ok },
+                    ..Default::default()
                 }
             })
             .collect()
@@ -216,7 +217,9 @@ pub fn full_profile(variant: u32) -> Profile {
             size_kb: 64,
             overhead_us: 2.0 * f,
             points: ctx_points(2.5),
+            ..Default::default()
         }],
+        ..Default::default()
     });
     p.io = Some(IoResult {
         rw: "randread".into(),

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod html;
 pub mod svg;
 pub mod text;
+pub mod xgraph;
 
 /// Errors from exporters.
 #[derive(Debug, thiserror::Error)]

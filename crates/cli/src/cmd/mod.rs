@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod clock;
+pub mod ctx;
 pub mod db;
 pub mod info;
 pub mod report;
@@ -21,5 +22,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Validate(a) => validate::run(a),
         Command::Db(a) => db::run(a),
         Command::Report(a) => report::run(a),
+        Command::Ctx(a) => ctx::run(a),
     }
 }
