@@ -3,16 +3,21 @@
 pub mod analyze;
 pub mod cache;
 pub mod clock;
+pub mod ctx;
+pub mod db;
 pub mod info;
 pub mod neighbours;
 pub mod plots;
+pub mod report;
 pub mod run;
 pub mod tlb;
+pub mod validate;
 
 use crate::cli::{Cli, Command};
 use anyhow::Result;
 
 pub fn dispatch(cli: Cli) -> Result<()> {
+    crate::common::set_db_override(cli.db);
     match cli.command {
         Command::Run(a) => run::run(a),
         Command::Info(a) => info::run(a),
@@ -20,5 +25,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Analyze(a) => analyze::run(a),
         Command::Cache(a) => cache::run(a),
         Command::Tlb(a) => tlb::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Db(a) => db::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Ctx(a) => ctx::run(a),
     }
 }
