@@ -322,9 +322,20 @@ pub fn analyze_curves(
                     .collect()
             })
             .unwrap_or_default();
+        // Memory latency from the far end of the plateau (sizes at least 4×
+        // where it starts): its first sizes are within tolerance of memory
+        // but still get a few hits from the last cache.
+        let far: Vec<usize> = (m.first..=m.last).filter(|&i| xs[i] >= 4.0 * xs[m.first]).collect();
+        let (mem_ns, mem_cy) = if far.len() >= 3 {
+            let ns: Vec<f64> = far.iter().map(|&i| ys[i]).collect();
+            let cy: Option<Vec<f64>> = far.iter().map(|&i| point_cycles(&pts[i])).collect();
+            (median(&ns), cy.map(|c| median(&c)))
+        } else {
+            (m.level, plateau_cycles(&pts, m))
+        };
         out.memory = Some(MemoryLatency {
-            latency_ns: m.level,
-            latency_cycles: plateau_cycles(&pts, m),
+            latency_ns: mem_ns,
+            latency_cycles: mem_cy,
             huge_pages: huge,
             cache_reach_bytes: Some(reach as u64),
             mlp: mlp_pts,
