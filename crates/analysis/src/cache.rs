@@ -325,7 +325,9 @@ pub fn analyze_curves(
         // Memory latency from the far end of the plateau (sizes at least 4×
         // where it starts): its first sizes are within tolerance of memory
         // but still get a few hits from the last cache.
-        let far: Vec<usize> = (m.first..=m.last).filter(|&i| xs[i] >= 4.0 * xs[m.first]).collect();
+        let far: Vec<usize> = (m.first..=m.last)
+            .filter(|&i| xs[i] >= 4.0 * xs[m.first])
+            .collect();
         let (mem_ns, mem_cy) = if far.len() >= 3 {
             let ns: Vec<f64> = far.iter().map(|&i| ys[i]).collect();
             let cy: Option<Vec<f64>> = far.iter().map(|&i| point_cycles(&pts[i])).collect();
