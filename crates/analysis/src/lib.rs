@@ -5,4 +5,5 @@
 
 pub mod clock;
 pub mod gcd;
+pub mod mem;
 pub mod stats;

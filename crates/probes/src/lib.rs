@@ -8,6 +8,8 @@
 pub mod buffer;
 pub mod chase;
 pub mod clock;
+pub mod mem;
+pub mod numa;
 pub mod sysinfo;
 
 /// Errors a probe can report.
