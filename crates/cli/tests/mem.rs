@@ -10,7 +10,12 @@ fn hwcal() -> Command {
 }
 
 fn json(args: &[&str]) -> Value {
-    let out = hwcal().arg("mem").args(args).args(["--json", "-"]).output().unwrap();
+    let out = hwcal()
+        .arg("mem")
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "hwcal mem {args:?}: {}",
@@ -80,7 +85,10 @@ fn write_and_copy_local_buffers() {
             assert_eq!(p["mem"]["nontemporal"], nt);
             let v = f(&p["bandwidth"][key]);
             assert!(v > 1e8 && v < 1e13, "{op} nt={nt}: {v}");
-            assert_eq!(p["bandwidth"]["stores"], if nt { "non-temporal" } else { "regular" });
+            assert_eq!(
+                p["bandwidth"]["stores"],
+                if nt { "non-temporal" } else { "regular" }
+            );
         }
     }
 }
@@ -151,7 +159,10 @@ fn numa_matrix_and_one_node_message() {
     let notes = p["notes"].to_string();
     if nodes <= 1 {
         assert_eq!(cells.len(), 1);
-        assert!(notes.contains("remote-memory latency cannot be measured"), "{notes}");
+        assert!(
+            notes.contains("remote-memory latency cannot be measured"),
+            "{notes}"
+        );
     } else {
         assert!(cells.len() as u64 >= nodes);
     }
@@ -174,7 +185,12 @@ fn run_includes_a_memory_section() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("run.json");
     std::fs::write(&file, &out.stdout).unwrap();
-    let again = hwcal().arg("analyze").arg(&file).args(["--json", "-"]).output().unwrap();
+    let again = hwcal()
+        .arg("analyze")
+        .arg(&file)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
     assert!(again.status.success());
     let q: Value = serde_json::from_slice(&again.stdout).unwrap();
     let lat2 = f(&q["mem"]["ns_per_op"]);

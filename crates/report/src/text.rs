@@ -306,7 +306,7 @@ pub fn mem(m: &MemResult) -> String {
     });
     let slices = m.slice_ns_per_op.map_or(String::new(), |sp| {
         format!(
-            "  mean; per ~20 ms slice: median {:.3}, min {:.3}, max {:.3}",
+            "  mean; per slice: median {:.3}, min {:.3}, max {:.3}",
             sp.median, sp.min, sp.max
         )
     });
@@ -484,12 +484,19 @@ pub fn bandwidth(b: &Bandwidth) -> String {
     for l in &b.loaded_latency {
         let _ = writeln!(
             s,
-            "  latency with {} streaming thread(s): {:.1} ns{} (streams read {:.2} GB/s)",
+            "  latency with {} streaming thread(s): {:.1} ns{}{}",
             l.streaming_threads,
             l.latency_ns,
             l.latency_cycles
                 .map_or(String::new(), |c| format!(" = {c:.0} cy")),
-            l.stream_bytes_per_sec / 1e9
+            if l.streaming_threads == 0 {
+                " (idle memory system)".to_string()
+            } else {
+                format!(
+                    " (the streams read {:.2} GB/s meanwhile)",
+                    l.stream_bytes_per_sec / 1e9
+                )
+            }
         );
     }
     s

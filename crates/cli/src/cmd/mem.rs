@@ -390,7 +390,7 @@ fn measure(
     for (tid, r) in runs.iter().enumerate() {
         curves.push(RawCurve {
             id: format!("{label}.t{tid}"),
-            x_label: "ops (64-byte lines) in a ~20 ms slice".into(),
+            x_label: "ops (64-byte lines) in one timing slice".into(),
             y_label: "ns per op".into(),
             points: r.slices.iter().map(|s| slice_point(s.ops, s.ns, s.mhz)).collect(),
         });
@@ -698,7 +698,7 @@ fn run_sweep(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
             streaming_threads: s as u32,
             latency_ns: chaser.ns_per_op,
             latency_cycles: chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op),
-            stream_bytes_per_sec: r.per_thread[1..].iter().map(|t| t.bytes_per_sec).sum(),
+            stream_bytes_per_sec: r.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec),
         });
         if s == 0 {
             latency = Some(r);
@@ -832,7 +832,7 @@ pub fn run(a: MemArgs) -> Result<()> {
         if m.verdict == hwcal_model::Verdict::Noisy && !a.sweep {
             let med = m.slice_ns_per_op.map_or(f64::NAN, |s| s.median);
             p.notes.push(format!(
-                "mem: the ~20 ms slices disagree (median {:.2} ns/op vs mean {:.2}; {} preemption(s)): the machine was busy; the median slice is the better capability figure",
+                "mem: the timing slices disagree (median {:.2} ns/op vs mean {:.2}; {} preemption(s)): the machine was busy; the median slice is the better capability figure",
                 med,
                 m.ns_per_op,
                 m.preemptions.unwrap_or(0)
@@ -848,6 +848,7 @@ pub fn run(a: MemArgs) -> Result<()> {
 const SHORT_SIZE: usize = 256 << 20;
 
 fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut Profile) -> Result<()> {
+    let start = Instant::now();
     let first = pinned.or_else(|| cpus.last().copied());
     // CPUs for the all-thread run: the pinned one first, then the others.
     let mut order: Vec<Option<usize>> = vec![first];
@@ -935,6 +936,8 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
             frac * 100.0
         ));
     }
+    let mut lat = lat;
+    lat.total_exec_time_s = start.elapsed().as_secs_f64();
     p.mem = Some(lat);
     p.bandwidth = Some(bw);
     Ok(())
