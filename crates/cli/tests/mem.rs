@@ -24,6 +24,25 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON profile on stdout")
 }
 
+/// The profile after a round trip through `hwcal analyze`.
+fn reanalyzed(p: &Value) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("p.json");
+    std::fs::write(&file, serde_json::to_vec(p).unwrap()).unwrap();
+    let out = hwcal()
+        .arg("analyze")
+        .arg(&file)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or(f64::NAN)
 }
@@ -53,6 +72,11 @@ fn random_chase_has_micbench_figures() {
     // Setup and run stay within a broad multiple of the requested time.
     assert!(f(&m["total_exec_time_s"]) < 0.2 + 10.0);
     assert!(f(&m["exec_time_s"]) >= 0.15);
+    // Offline re-analysis of the raw slices gives the same figures.
+    let q = reanalyzed(&p);
+    for k in ["ns_per_op", "clk_per_op", "ops_per_sec", "exec_time_s"] {
+        assert!(close(f(&q["mem"][k]), f(&m[k])), "{k}");
+    }
 }
 
 #[test]
@@ -146,6 +170,16 @@ fn sweep_covers_ops_thread_counts_and_loaded_latency() {
     assert!(ll.iter().all(|l| f(&l["latency_ns"]) > 0.1));
     assert!(f(&ll[1]["stream_bytes_per_sec"]) > 1e8);
     assert_eq!(p["mem"]["access_pattern"], "random");
+    let q = reanalyzed(&p);
+    for (a, b) in q["bandwidth"]["scaling"].as_array().unwrap().iter().zip(scaling) {
+        assert!(close(f(&a["bytes_per_sec"]), f(&b["bytes_per_sec"])));
+    }
+    let ll2 = q["bandwidth"]["loaded_latency"].as_array().unwrap();
+    assert!(close(f(&ll2[1]["latency_ns"]), f(&ll[1]["latency_ns"])));
+    assert!(close(
+        f(&q["bandwidth"]["copy_bytes_per_sec"]),
+        f(&bw["copy_bytes_per_sec"])
+    ));
 }
 
 #[test]

@@ -829,6 +829,14 @@ pub fn run(a: MemArgs) -> Result<()> {
     }
     if let Some(m) = &mut p.mem {
         m.total_exec_time_s = start.elapsed().as_secs_f64();
+        if m.setup_s > 1.0 {
+            p.notes.push(format!(
+                "mem: preparing the buffers (the kernel zeroing every page{}) took {:.2} s on top of the {} s measured",
+                if m.access_pattern == "random" || a.sweep { ", then writing the cycle" } else { "" },
+                m.setup_s,
+                cfg.secs
+            ));
+        }
         if m.verdict == hwcal_model::Verdict::Noisy && !a.sweep {
             let med = m.slice_ns_per_op.map_or(f64::NAN, |s| s.median);
             p.notes.push(format!(
@@ -943,47 +951,97 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
     Ok(())
 }
 
-/// Recompute `mem` and the read scaling of `bandwidth` from the raw slices
-/// `hwcal run` stored.
+/// The raw curves `{prefix}.t0`, `{prefix}.t1`, … in thread order.
+fn thread_curves(p: &Profile, prefix: &str) -> Vec<RawCurve> {
+    let tid = |c: &RawCurve| {
+        c.id.strip_prefix(prefix)
+            .and_then(|r| r.strip_prefix(".t"))
+            .and_then(|t| t.parse::<u32>().ok())
+    };
+    let mut v: Vec<RawCurve> = p.raw.iter().filter(|c| tid(c).is_some()).cloned().collect();
+    v.sort_by_key(|c| tid(c));
+    v
+}
+
+/// Recompute every `mem` and `bandwidth` figure from the raw slices stored
+/// by `hwcal mem` (`mem.t*`, sweep `bw.*` / `loaded.*`, matrix `numa.*`) or
+/// by `hwcal run` (`mem.latency.*`, `mem.read.*`). Configuration fields are
+/// kept as stored. Returns whether any raw data was found.
 fn reanalyze(p: &mut Profile) -> bool {
     let tsc = p.harness.as_ref().and_then(|h| h.tsc_mhz);
-    let by_prefix = |p: &Profile, prefix: &str| -> Vec<RawCurve> {
-        let mut v: Vec<RawCurve> = p
-            .raw
-            .iter()
-            .filter(|c| {
-                c.id.strip_prefix(prefix)
-                    .and_then(|r| r.strip_prefix(".t"))
-                    .is_some_and(|t| t.parse::<u32>().is_ok())
-            })
-            .cloned()
-            .collect();
-        v.sort_by_key(|c| c.id.rsplit(".t").next().and_then(|t| t.parse::<u32>().ok()));
-        v
-    };
     let mut any = false;
-    let lat = by_prefix(p, "mem.latency");
-    if let (Some(m), false) = (&p.mem, lat.is_empty()) {
-        let refs: Vec<&RawCurve> = lat.iter().collect();
-        let mut r = summarize(m, &refs, tsc);
-        r.preemptions = m.preemptions;
-        r.numa_matrix = m.numa_matrix.clone();
-        p.mem = Some(r);
-        any = true;
+    if let Some(m) = p.mem.clone() {
+        let prefix = ["mem.latency", "mem", "loaded.0"]
+            .into_iter()
+            .find(|pre| !thread_curves(p, pre).is_empty());
+        if let Some(pre) = prefix {
+            let curves = thread_curves(p, pre);
+            let r: Vec<&RawCurve> = curves.iter().collect();
+            let mut new = summarize(&m, &r, tsc);
+            new.preemptions = m.preemptions;
+            new.numa_matrix = m.numa_matrix.clone();
+            p.mem = Some(new);
+            any = true;
+        }
+        let mut matrix = m.numa_matrix.clone();
+        {
+            for cell in matrix.iter_mut() {
+                let curves = thread_curves(p, &format!("numa.c{}.n{}", cell.cpu_node, cell.mem_node));
+                if curves.is_empty() {
+                    continue;
+                }
+                let r: Vec<&RawCurve> = curves.iter().collect();
+                let tpl = template("random", "chase", m.size_bytes as usize, true, 1);
+                let x = summarize(&tpl, &r, tsc);
+                cell.ns_per_op = x.ns_per_op;
+                cell.clk_per_op = x.clk_per_op.is_finite().then_some(x.clk_per_op);
+                any = true;
+            }
+        }
+        if let Some(mm) = &mut p.mem {
+            mm.numa_matrix = matrix;
+        }
     }
     if let Some(mut bw) = p.bandwidth.clone() {
+        let basic = p.mem.as_ref().filter(|m| m.access_pattern == "sequential");
         for pt in bw.scaling.iter_mut() {
-            let curves = by_prefix(p, &format!("mem.{}.{}t", pt.op, pt.threads));
+            let mut curves = thread_curves(p, &format!("mem.{}.{}t", pt.op, pt.threads));
+            if curves.is_empty() {
+                curves = thread_curves(p, &format!("bw.{}.{}t", pt.op, pt.threads));
+            }
+            if !curves.is_empty() {
+                let r: Vec<&RawCurve> = curves.iter().collect();
+                let tpl = template("sequential", &pt.op, bw.size_bytes as usize, true, curves.len());
+                pt.bytes_per_sec = summarize(&tpl, &r, tsc).bytes_per_sec;
+                any = true;
+            } else if let Some(m) = basic.filter(|m| m.op == pt.op && m.threads == pt.threads) {
+                pt.bytes_per_sec = m.bytes_per_sec;
+            }
+        }
+        // The headline figures: each op at the largest thread count measured.
+        for op in ["read", "write", "copy"] {
+            if let Some(best) = bw.scaling.iter().filter(|s| s.op == op).max_by_key(|s| s.threads) {
+                let v = Some(best.bytes_per_sec);
+                match op {
+                    "read" => bw.read_bytes_per_sec = v,
+                    "write" => bw.write_bytes_per_sec = v,
+                    _ => bw.copy_bytes_per_sec = v,
+                }
+            }
+        }
+        for l in bw.loaded_latency.iter_mut() {
+            let curves = thread_curves(p, &format!("loaded.{}", l.streaming_threads));
             if curves.is_empty() {
                 continue;
             }
-            let refs: Vec<&RawCurve> = curves.iter().collect();
-            let tpl = template("sequential", &pt.op, bw.size_bytes as usize, true, curves.len());
-            pt.bytes_per_sec = summarize(&tpl, &refs, tsc).bytes_per_sec;
+            let r: Vec<&RawCurve> = curves.iter().collect();
+            let tpl = template("random", "chase", bw.size_bytes as usize, true, curves.len());
+            let x = summarize(&tpl, &r, tsc);
+            let chaser = &x.per_thread[0];
+            l.latency_ns = chaser.ns_per_op;
+            l.latency_cycles = chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op);
+            l.stream_bytes_per_sec = x.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec);
             any = true;
-        }
-        if let Some(last) = bw.scaling.iter().rfind(|s| s.op == "read") {
-            bw.read_bytes_per_sec = Some(last.bytes_per_sec);
         }
         p.bandwidth = Some(bw);
     }
