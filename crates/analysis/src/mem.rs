@@ -22,6 +22,10 @@ pub struct ThreadTotals {
     pub ns: f64,
     /// Core cycles; `None` if any slice lacks a clock reading.
     pub cycles: Option<f64>,
+    /// Time on the CPU, ns; `None` if any slice lacks it.
+    pub cpu_ns: Option<f64>,
+    /// Core cycles over the on-CPU time.
+    pub cpu_cycles: Option<f64>,
 }
 
 /// Order statistics (min, median, max, unscaled MAD) of finite values.
@@ -45,6 +49,8 @@ pub fn spread(xs: &[f64]) -> Option<Spread> {
 pub fn thread_totals(points: &[RawPoint]) -> ThreadTotals {
     let mut t = ThreadTotals {
         cycles: Some(0.0),
+        cpu_ns: Some(0.0),
+        cpu_cycles: Some(0.0),
         ..Default::default()
     };
     for p in points {
@@ -52,20 +58,37 @@ pub fn thread_totals(points: &[RawPoint]) -> ThreadTotals {
         let ns = ops * p.y;
         t.ops += ops as u64;
         t.ns += ns;
-        t.cycles = match (t.cycles, p.mhz.first()) {
-            (Some(c), Some(&mhz)) if mhz.is_finite() && mhz > 0.0 => Some(c + ns * mhz / 1e3),
+        let mhz = p.mhz.first().copied().filter(|m| m.is_finite() && *m > 0.0);
+        let cpu = p.samples.first().map(|s| ops * s).filter(|c| c.is_finite());
+        t.cycles = match (t.cycles, mhz) {
+            (Some(c), Some(m)) => Some(c + ns * m / 1e3),
+            _ => None,
+        };
+        t.cpu_ns = match (t.cpu_ns, cpu) {
+            (Some(a), Some(c)) => Some(a + c),
+            _ => None,
+        };
+        t.cpu_cycles = match (t.cpu_cycles, cpu, mhz) {
+            (Some(a), Some(c), Some(m)) => Some(a + c * m / 1e3),
             _ => None,
         };
     }
     t
 }
 
-/// A slice as the probe measured it, turned into a raw point.
-pub fn slice_point(ops: u64, ns: f64, mhz: f64) -> RawPoint {
+/// A slice as the probe measured it, turned into a raw point. `samples[0]`
+/// holds the ns per op counting only the time the thread was on its CPU
+/// (`cpu_ns`), when known.
+pub fn slice_point(ops: u64, ns: f64, mhz: f64, cpu_ns: f64) -> RawPoint {
+    let per_op = |v: f64| if ops > 0 { v / ops as f64 } else { f64::NAN };
     RawPoint {
         x: ops as f64,
-        y: if ops > 0 { ns / ops as f64 } else { f64::NAN },
-        samples: Vec::new(),
+        y: per_op(ns),
+        samples: if cpu_ns.is_finite() && cpu_ns > 0.0 {
+            vec![per_op(cpu_ns)]
+        } else {
+            Vec::new()
+        },
         mhz: if mhz.is_finite() { vec![mhz] } else { Vec::new() },
     }
 }
@@ -88,6 +111,7 @@ pub fn summarize(template: &MemResult, curves: &[&RawCurve], tsc_mhz: Option<f64
     let mut per = Vec::with_capacity(curves.len());
     let (mut ops, mut ns_sum, mut exec_ns) = (0u64, 0.0f64, 0.0f64);
     let mut cycles = Some(0.0);
+    let (mut cpu_ns, mut cpu_cycles) = (Some(0.0), Some(0.0));
     let mut slice_ns = Vec::new();
     let mut mhz_all = Vec::new();
     for (i, c) in curves.iter().enumerate() {
@@ -98,10 +122,10 @@ pub fn summarize(template: &MemResult, curves: &[&RawCurve], tsc_mhz: Option<f64
         ops += t.ops;
         ns_sum += t.ns;
         exec_ns = exec_ns.max(t.ns);
-        cycles = match (cycles, t.cycles) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
+        let add = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a + b);
+        cycles = add(cycles, t.cycles);
+        cpu_ns = add(cpu_ns, t.cpu_ns);
+        cpu_cycles = add(cpu_cycles, t.cpu_cycles);
         let mut th = template.per_thread.get(i).cloned().unwrap_or(MemThread {
             tid: i as u32,
             ..Default::default()
@@ -119,6 +143,7 @@ pub fn summarize(template: &MemResult, curves: &[&RawCurve], tsc_mhz: Option<f64
         th.tsc_per_op = tsc_mhz.map(|f| per_op(t.ns * f / 1e3));
         th.bytes_per_sec = th.ops_per_sec * bpo;
         th.core_mhz = (!mhz.is_empty()).then(|| median(&mhz));
+        th.oncpu_ns_per_op = t.cpu_ns.map(per_op);
         per.push(th);
     }
     let per_op = |v: f64| if ops > 0 { v / ops as f64 } else { f64::NAN };
@@ -138,6 +163,9 @@ pub fn summarize(template: &MemResult, curves: &[&RawCurve], tsc_mhz: Option<f64
     r.total_tsc = tsc_mhz.map(|f| ns_sum * f / 1e3);
     r.tsc_per_op = r.total_tsc.map(per_op);
     r.bytes_per_sec = r.ops_per_sec * bpo;
+    r.oncpu_ns_per_op = cpu_ns.map(per_op);
+    r.oncpu_clk_per_op = cpu_cycles.map(per_op);
+    r.oncpu_fraction = cpu_ns.filter(|_| ns_sum > 0.0).map(|c| c / ns_sum);
     r.slice_ns_per_op = spread(&slice_ns);
     r.core_mhz = spread(&mhz_all);
     r.verdict = verdict(r.ns_per_op, r.slice_ns_per_op.as_ref());
@@ -169,7 +197,10 @@ mod tests {
             id: id.into(),
             x_label: "ops".into(),
             y_label: "ns per op".into(),
-            points: slices.iter().map(|&(o, ns, m)| slice_point(o, ns, m)).collect(),
+            points: slices
+                .iter()
+                .map(|&(o, ns, m)| slice_point(o, ns, m, ns / 2.0))
+                .collect(),
         }
     }
 
@@ -182,8 +213,13 @@ mod tests {
         assert!((t.ns - 1e8).abs() < 1.0);
         // 100 ns × 2.5 GHz on average = 250 cycles per op.
         assert!((t.cycles.unwrap() / 1e6 - 250.0).abs() < 1e-6);
+        // The curves' threads ran half of each slice (cpu_ns = ns / 2).
+        assert!((t.cpu_ns.unwrap() - 0.5e8).abs() < 1.0);
+        assert!((t.cpu_cycles.unwrap() / 1e6 - 125.0).abs() < 1e-6);
         let nan = curve("t", &[(10, 100.0, f64::NAN)]);
         assert!(thread_totals(&nan.points).cycles.is_none());
+        let p = slice_point(10, 100.0, 2000.0, f64::NAN);
+        assert!(thread_totals(&[p]).cpu_ns.is_none());
     }
 
     #[test]
@@ -210,6 +246,8 @@ mod tests {
         assert_eq!(r.per_thread[1].tid, 1);
         // Two threads at different speeds: slices disagree by 2× → noisy.
         assert_eq!(r.verdict, Verdict::Noisy);
+        assert!((r.oncpu_fraction.unwrap() - 0.5).abs() < 1e-9);
+        assert!((r.oncpu_ns_per_op.unwrap() - r.ns_per_op / 2.0).abs() < 1e-9);
         let one = summarize(&tpl, &[&a], Some(2000.0));
         assert_eq!(one.verdict, Verdict::Ok);
         assert!((one.ns_per_op * one.ops_per_sec - 1e9).abs() < 1e-3);

@@ -355,6 +355,16 @@ pub struct MemResult {
     /// Involuntary context switches of the measuring threads while timed.
     #[serde(default)]
     pub preemptions: Option<u64>,
+    /// ns per op counting only the time the threads were on their CPUs
+    /// (thread CPU clock): what the memory costs when other processes
+    /// time-slice the CPU.
+    #[serde(default)]
+    pub oncpu_ns_per_op: Option<f64>,
+    #[serde(default)]
+    pub oncpu_clk_per_op: Option<f64>,
+    /// Share of the timed wall time the threads were on their CPUs, 0..1.
+    #[serde(default)]
+    pub oncpu_fraction: Option<f64>,
     /// Buffer setup (map, touch, link), wall seconds.
     #[serde(default)]
     pub setup_s: f64,
@@ -401,6 +411,8 @@ pub struct MemThread {
     pub work: String,
     #[serde(default)]
     pub preemptions: Option<u64>,
+    #[serde(default)]
+    pub oncpu_ns_per_op: Option<f64>,
 }
 
 /// Sequential bandwidth summary.

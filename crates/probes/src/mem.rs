@@ -658,6 +658,10 @@ pub struct Slice {
     pub ticks: f64,
     /// Core clock across the slice: mean of the readings before and after, MHz.
     pub mhz: f64,
+    /// Time the thread was actually on its CPU during the slice, ns
+    /// (`CLOCK_THREAD_CPUTIME_ID`); less than `ns` when other processes took
+    /// the CPU. NaN if unavailable.
+    pub cpu_ns: f64,
 }
 
 /// Everything one thread measured.
@@ -732,6 +736,22 @@ fn preemptions_now() -> Option<u64> {
     // SAFETY: as above; `ru` is a valid, writable rusage.
     let r = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
     (r == 0).then_some(ru.ru_nivcsw as u64)
+}
+
+/// CPU time the calling thread has used, ns (NaN if unavailable).
+fn thread_cpu_ns() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec we own; the thread CPU-time
+    // clock always exists on Linux.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if r == 0 {
+        ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
+    } else {
+        f64::NAN
+    }
 }
 
 /// Per-thread mutable state of the streaming/chasing loop.
@@ -850,25 +870,30 @@ fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun,
     let end = start + to_ticks(plan.duration_ns);
     let slice_ticks = to_ticks(plan.slice_ns);
     loop {
+        let c0 = thread_cpu_ns();
         let t0 = timer.now();
         let slice_end = (t0 + slice_ticks).min(end);
         let mut ops = 0u64;
         let mut t = t0;
         while t < slice_end {
-            let c0 = t;
+            let chunk_start = t;
             ops += cur.step(&job.work, isa);
             t = timer.now();
-            if t - c0 < chunk_target && cur.chunk < chunk_cap {
+            if t - chunk_start < chunk_target && cur.chunk < chunk_cap {
                 cur.chunk *= 2;
             }
         }
+        let c1 = thread_cpu_ns();
         let mhz = clockref::core_mhz_now(timer);
         let ticks = t - t0;
+        let ns = timer.elapsed_ns(t0, t);
         slices.push(Slice {
             ops,
-            ns: timer.elapsed_ns(t0, t),
+            ns,
             ticks: ticks as f64,
             mhz: 0.5 * (mhz_prev + mhz),
+            // The CPU clock ticks at scheduler granularity: never more than the wall time.
+            cpu_ns: (c1 - c0).min(ns),
         });
         mhz_prev = mhz;
         if t >= end {
@@ -1108,6 +1133,10 @@ mod tests {
         for r in &runs {
             assert!(!r.slices.is_empty());
             assert!(r.slices.iter().all(|s| s.ns > 0.0 && s.ops > 0));
+            assert!(r
+                .slices
+                .iter()
+                .all(|s| s.cpu_ns.is_nan() || (0.0..=s.ns).contains(&s.cpu_ns)));
             let ns: f64 = r.slices.iter().map(|s| s.ns).sum();
             assert!(ns > 20e6 && ns < 2e9, "{ns}");
         }

@@ -392,7 +392,11 @@ fn measure(
             id: format!("{label}.t{tid}"),
             x_label: "ops (64-byte lines) in one timing slice".into(),
             y_label: "ns per op".into(),
-            points: r.slices.iter().map(|s| slice_point(s.ops, s.ns, s.mhz)).collect(),
+            points: r
+                .slices
+                .iter()
+                .map(|s| slice_point(s.ops, s.ns, s.mhz, s.cpu_ns))
+                .collect(),
         });
     }
     let mut tpl = template;
@@ -840,10 +844,11 @@ pub fn run(a: MemArgs) -> Result<()> {
         if m.verdict == hwcal_model::Verdict::Noisy && !a.sweep {
             let med = m.slice_ns_per_op.map_or(f64::NAN, |s| s.median);
             p.notes.push(format!(
-                "mem: the timing slices disagree (median {:.2} ns/op vs mean {:.2}; {} preemption(s)): the machine was busy; the median slice is the better capability figure",
+                "mem: the timing slices disagree (median {:.2} ns/op vs mean {:.2}; {} preemption(s); on the CPU {:.0}% of the time): the machine was busy, rerun on a quiet machine; meanwhile the median slice and the on-CPU figure are the better estimates",
                 med,
                 m.ns_per_op,
-                m.preemptions.unwrap_or(0)
+                m.preemptions.unwrap_or(0),
+                m.oncpu_fraction.map_or(f64::NAN, |f| f * 100.0)
             ));
         }
     }
