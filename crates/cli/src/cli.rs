@@ -147,4 +147,8 @@ pub struct MemArgs {
     /// Latency from every CPU node to every memory node (random chase); -t is shared among the cells.
     #[arg(long)]
     pub numa_matrix: bool,
+    /// With -R: each thread follows K independent chases at once (1, 2, 4, 8, 16): time per
+    /// load then shows memory-level parallelism instead of latency.
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "random")]
+    pub chains: usize,
 }

@@ -374,6 +374,9 @@ pub struct MemResult {
     /// NUMA nodes with memory on this machine.
     #[serde(default)]
     pub numa_nodes: u32,
+    /// Independent chases per thread (random); 1 = pure latency.
+    #[serde(default)]
+    pub chains: u32,
     /// Latency from each CPU node to each memory node (random chase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub numa_matrix: Vec<NumaLatency>,
@@ -437,6 +440,9 @@ pub struct Bandwidth {
     /// write-back) or `non-temporal` (streaming, bypassing the caches).
     #[serde(default)]
     pub stores: String,
+    /// Memory-level parallelism: one thread following k independent chases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mlp: Vec<MlpPoint>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

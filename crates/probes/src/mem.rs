@@ -32,6 +32,8 @@ use std::sync::{Barrier, OnceLock};
 pub const LINE: usize = 64;
 /// Granularity of the streaming kernels (one unrolled iteration: 4 × 64 B).
 pub const GRAIN: usize = 256;
+/// Most independent chains one thread follows at once.
+pub const MAX_CHAINS: usize = 16;
 
 /// The vector width the streaming kernels use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -566,6 +568,14 @@ pub fn prepare_all(preps: &[Prep]) -> Vec<Result<Prepared, ProbeError>> {
 pub enum Work<'a> {
     /// Dependent chase from `start` (an entry point from [`build_ring`] on `buf`).
     Chase { buf: &'a Buffer, start: usize },
+    /// `k` independent chases at once (entry points `starts[..k]`, k one of
+    /// 1, 2, 4, 8, 16): loads of different chains overlap, so time per load
+    /// shows the memory-level parallelism (lmbench `par_mem`, multichase -p).
+    Chains {
+        buf: &'a Buffer,
+        starts: [usize; MAX_CHAINS],
+        k: usize,
+    },
     /// Stream-read `[off, off+len)` over and over.
     Read { buf: &'a Buffer, off: usize, len: usize },
     /// Stream-write `[off, off+len)`: regular stores (read-for-ownership
@@ -590,6 +600,7 @@ impl Work<'_> {
     pub fn name(&self) -> &'static str {
         match self {
             Work::Chase { .. } => "chase",
+            Work::Chains { .. } => "chains",
             Work::Read { .. } => "read",
             Work::Write { .. } => "write",
             Work::Copy { .. } => "copy",
@@ -599,6 +610,7 @@ impl Work<'_> {
     fn buf(&self) -> &Buffer {
         match self {
             Work::Chase { buf, .. }
+            | Work::Chains { buf, .. }
             | Work::Read { buf, .. }
             | Work::Write { buf, .. }
             | Work::Copy { buf, .. } => buf,
@@ -608,7 +620,7 @@ impl Work<'_> {
     /// Byte ranges (offset, length) read and written.
     fn ranges(&self) -> (Vec<Range>, Vec<Range>) {
         match *self {
-            Work::Chase { buf, .. } => (vec![(0, buf.len())], vec![]),
+            Work::Chase { buf, .. } | Work::Chains { buf, .. } => (vec![(0, buf.len())], vec![]),
             Work::Read { off, len, .. } => (vec![(off, len)], vec![]),
             Work::Write { off, len, .. } => (vec![], vec![(off, len)]),
             Work::Copy { src, dst, len, .. } => (vec![(src, len)], vec![(dst, len)]),
@@ -684,8 +696,18 @@ pub fn validate(jobs: &[Job]) -> Result<(), ProbeError> {
     let bad = |m: String| Err(ProbeError::InvalidInput(m));
     for (i, j) in jobs.iter().enumerate() {
         let b = j.work.buf();
-        if let Work::Chase { start, .. } = j.work {
-            let base = b.as_ptr() as usize;
+        let starts: &[usize] = match &j.work {
+            Work::Chase { start, .. } => std::slice::from_ref(start),
+            Work::Chains { starts, k, .. } => {
+                if ![1, 2, 4, 8, 16].contains(k) {
+                    return bad(format!("job {i}: {k} chains (use 1, 2, 4, 8 or 16)"));
+                }
+                &starts[..*k]
+            }
+            _ => &[],
+        };
+        let base = b.as_ptr() as usize;
+        for &start in starts {
             if start < base || start + 8 > base + b.len() || !start.is_multiple_of(8) {
                 return bad(format!("job {i}: chase start outside its buffer"));
             }
@@ -698,7 +720,7 @@ pub fn validate(jobs: &[Job]) -> Result<(), ProbeError> {
                     b.len()
                 ));
             }
-            if !matches!(j.work, Work::Chase { .. })
+            if !matches!(j.work, Work::Chase { .. } | Work::Chains { .. })
                 && (!off.is_multiple_of(LINE) || !len.is_multiple_of(GRAIN) || len == 0)
             {
                 return bad(format!(
@@ -759,6 +781,7 @@ struct Cursor {
     pos: usize,
     chunk: usize,
     p: usize,
+    ps: [usize; MAX_CHAINS],
     sink: u64,
     pass: u64,
 }
@@ -772,6 +795,25 @@ impl Cursor {
                 self.p = chase::chase(self.p, self.chunk as u64);
                 // chase() rounds up to a multiple of 16 loads.
                 (self.chunk as u64).div_ceil(16) * 16
+            }
+            Work::Chains { k, .. } => {
+                // `chunk` counts loads over all chains.
+                let per = (self.chunk / k).max(1) as u64;
+                let ps = &mut self.ps;
+                fn go<const K: usize>(ps: &mut [usize; MAX_CHAINS], loads: u64) {
+                    let mut a = [0usize; K];
+                    a.copy_from_slice(&ps[..K]);
+                    let r = chase::chase_parallel::<K>(a, loads);
+                    ps[..K].copy_from_slice(&r);
+                }
+                match k {
+                    1 => go::<1>(ps, per),
+                    2 => go::<2>(ps, per),
+                    4 => go::<4>(ps, per),
+                    8 => go::<8>(ps, per),
+                    _ => go::<16>(ps, per),
+                }
+                per * k as u64
             }
             Work::Read { buf, off, len } => {
                 let c = self.chunk.min(len - self.pos);
@@ -829,27 +871,20 @@ impl Cursor {
 
 fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun, ProbeError> {
     let timer = Timer::get();
-    let pinned = match job.cpu {
-        Some(c) => pin::pin_to(c).map_err(ProbeError::from),
-        None => Ok(()),
-    };
-    if pinned.is_ok() {
-        clockref::warm_up(timer, plan.warm_up_ms);
-    }
-    // Everyone waits here, even a thread that failed to pin, so no thread
-    // is left waiting forever.
-    barrier.wait();
-    pinned?;
     let isa = isa();
     let mut cur = Cursor {
         pos: 0,
         chunk: match job.work {
-            Work::Chase { .. } => 1024,
+            Work::Chase { .. } | Work::Chains { .. } => 1024,
             _ => 16 * 1024,
         },
         p: match job.work {
             Work::Chase { start, .. } => start,
             _ => 0,
+        },
+        ps: match job.work {
+            Work::Chains { starts, .. } => starts,
+            _ => [0; MAX_CHAINS],
         },
         sink: 0,
         pass: 1,
@@ -860,9 +895,37 @@ fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun,
     // < 0.1%, and <= ~1 ms so the run ends close to its deadline.
     let chunk_target = to_ticks(50e3);
     let chunk_cap = match job.work {
-        Work::Chase { .. } => 1 << 20,
+        Work::Chase { .. } | Work::Chains { .. } => 1 << 20,
         _ => 4 << 20,
     };
+    let pinned = match job.cpu {
+        Some(c) => pin::pin_to(c).map_err(ProbeError::from),
+        None => Ok(()),
+    };
+    if pinned.is_ok() {
+        clockref::warm_up(timer, plan.warm_up_ms);
+        // Warm the caches and TLB with one pass over the region, at most
+        // ~20 ms: a cache-sized buffer evicted since it was prepared would
+        // otherwise make the first slices of a short run read DRAM; for a
+        // DRAM-sized buffer a partial pass changes nothing.
+        let region = match job.work {
+            Work::Chase { buf, .. } | Work::Chains { buf, .. } => buf.len(),
+            Work::Read { len, .. } | Work::Write { len, .. } | Work::Copy { len, .. } => len,
+        };
+        let until = timer.now() + to_ticks(20e6);
+        let mut done = 0usize;
+        while done < region && timer.now() < until {
+            done += cur.step(&job.work, isa) as usize * LINE;
+        }
+        cur.chunk = match job.work {
+            Work::Chase { .. } | Work::Chains { .. } => 1024,
+            _ => 16 * 1024,
+        };
+    }
+    // Everyone waits here, even a thread that failed to pin, so no thread
+    // is left waiting forever.
+    barrier.wait();
+    pinned?;
     let mut slices = Vec::new();
     let sw0 = preemptions_now();
     let mut mhz_prev = clockref::core_mhz_now(timer);
@@ -900,7 +963,7 @@ fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun,
             break;
         }
     }
-    std::hint::black_box((cur.sink, cur.p));
+    std::hint::black_box((cur.sink, cur.p, cur.ps));
     let preemptions = match (sw0, preemptions_now()) {
         (Some(a), Some(b)) => Some(b.saturating_sub(a)),
         _ => None,
@@ -1130,6 +1193,18 @@ mod tests {
         ];
         let runs = run(&jobs, &plan).unwrap();
         assert_eq!(runs.len(), 2);
+        // Four chains around one ring.
+        let e = build_ring(&b2, 64 * 1024, 4, 2, &[]).unwrap();
+        let mut starts = [0; MAX_CHAINS];
+        starts[..4].copy_from_slice(&e);
+        let chains = |k| Job {
+            cpu: None,
+            work: Work::Chains { buf: &b2, starts, k },
+        };
+        assert!(validate(&[chains(3)]).is_err());
+        let r = run(&[chains(4)], &plan).unwrap();
+        assert!(r[0].slices.iter().all(|s| s.ops > 0 && s.ops % 4 == 0));
+        assert_eq!(r[0].work, "chains");
         for r in &runs {
             assert!(!r.slices.is_empty());
             assert!(r.slices.iter().all(|s| s.ns > 0.0 && s.ops > 0));

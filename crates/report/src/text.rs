@@ -310,7 +310,12 @@ pub fn mem(m: &MemResult) -> String {
             sp.median, sp.min, sp.max
         )
     });
-    let kernel = if m.access_pattern == "random" {
+    let kernel = if m.access_pattern == "random" && m.chains > 1 {
+        format!(
+            "{} independent chases per thread (memory-level parallelism: ns_per_op is time per load, not latency)",
+            m.chains
+        )
+    } else if m.access_pattern == "random" {
         "dependent chase (64-byte lines, pseudo-random cycle)".to_string()
     } else if m.op == "read" {
         format!("{} loads", m.kernel)
@@ -480,6 +485,14 @@ pub fn bandwidth(b: &Bandwidth) -> String {
             }
             let _ = writeln!(s, "{row}");
         }
+    }
+    if !b.mlp.is_empty() {
+        let pts: Vec<String> = b
+            .mlp
+            .iter()
+            .map(|m| format!("{}: {:.1} ns ({:.2}×)", m.chains, m.ns_per_load, m.speedup))
+            .collect();
+        let _ = writeln!(s, "  parallel chases, ns per load: {}", pts.join(", "));
     }
     for l in &b.loaded_latency {
         let _ = writeln!(

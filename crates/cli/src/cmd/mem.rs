@@ -18,7 +18,8 @@ use anyhow::{Context, Result};
 use hwcal_analysis::mem::{slice_point, summarize};
 use hwcal_harness::{harness_info, Timer};
 use hwcal_model::{
-    Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MemThread, NumaLatency, Profile, RawCurve,
+    Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MemThread, MlpPoint, NumaLatency, Profile,
+    RawCurve,
 };
 use hwcal_probes::buffer::{Backing, HUGE_PAGE, SMALL_PAGE};
 use hwcal_probes::mem::{self as pm, Job, Prep, Prepared, RunPlan, Work, GRAIN, LINE};
@@ -135,6 +136,7 @@ struct Config {
     local: bool,
     backing: Backing,
     nontemporal: bool,
+    chains: usize,
     places: Vec<Place>,
     mem_nodes: Vec<u32>,
     allowed: Vec<usize>,
@@ -193,6 +195,9 @@ fn configure(a: &MemArgs) -> Result<Config> {
     };
     if size < 4096 {
         usage!("size {size} bytes: at least 4K is needed (one page)");
+    }
+    if ![1, 2, 4, 8, 16].contains(&a.chains) {
+        usage!("--chains {}: use 1, 2, 4, 8 or 16", a.chains);
     }
     let backing = match (&a.hugetlbfile, a.hugepages) {
         (Some(p), _) => Backing::HugetlbFile(hugetlb_dir(p)?),
@@ -272,6 +277,7 @@ fn configure(a: &MemArgs) -> Result<Config> {
         local: a.local || a.sweep,
         backing,
         nontemporal: a.nontemporal,
+        chains: a.chains,
         places,
         mem_nodes,
         allowed,
@@ -451,7 +457,7 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
                 node: cfg.places[t].node,
                 size: cfg.size,
                 backing: cfg.backing.clone(),
-                ring_entries: usize::from(cfg.random),
+                ring_entries: if cfg.random { cfg.chains } else { 0 },
                 ring_cpus: Vec::new(),
                 seed: 1 + t as u64,
             })
@@ -462,7 +468,7 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
             node: cfg.places[0].node,
             size: cfg.size,
             backing: cfg.backing.clone(),
-            ring_entries: if cfg.random { cfg.threads } else { 0 },
+            ring_entries: if cfg.random { cfg.threads * cfg.chains } else { 0 },
             // One buffer: every CPU helps write the cycle.
             ring_cpus: if cfg.places[0].cpu.is_some() {
                 cfg.allowed.clone()
@@ -487,7 +493,17 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
     );
     for t in 0..cfg.threads {
         let b = if cfg.local { &bufs[t] } else { &bufs[0] };
-        let work = if cfg.random {
+        let work = if cfg.random && cfg.chains > 1 {
+            // This thread's chains: evenly spaced entry points of the ring.
+            let first = if cfg.local { 0 } else { t * cfg.chains };
+            let mut starts = [0; pm::MAX_CHAINS];
+            starts[..cfg.chains].copy_from_slice(&b.entries[first..first + cfg.chains]);
+            Work::Chains {
+                buf: &b.buf,
+                starts,
+                k: cfg.chains,
+            }
+        } else if cfg.random {
             Work::Chase {
                 buf: &b.buf,
                 start: if cfg.local { b.entries[0] } else { b.entries[t] },
@@ -509,7 +525,13 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
     };
     progress.say(&format!("mem: measuring for {} s", cfg.secs));
     let pattern = if cfg.random { "random" } else { "sequential" };
-    let op = if cfg.random { "chase" } else { op_name(cfg.op) };
+    let op = if cfg.random && cfg.chains > 1 {
+        "chains"
+    } else if cfg.random {
+        "chase"
+    } else {
+        op_name(cfg.op)
+    };
     let mut tpl = template(pattern, op, cfg.size, cfg.local, cfg.threads);
     let refs: Vec<&Prepared> = bufs.iter().collect();
     let (page, huge, frac) = pages(&cfg.backing, &refs);
@@ -519,6 +541,7 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
     tpl.nontemporal = cfg.nontemporal && !cfg.random;
     tpl.setup_s = setup_s;
     tpl.numa_nodes = cfg.mem_nodes.len() as u32;
+    tpl.chains = if cfg.random { cfg.chains as u32 } else { 0 };
     tpl.per_thread = (0..cfg.threads)
         .map(|t| MemThread {
             tid: t as u32,
@@ -610,7 +633,7 @@ fn run_sweep(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
         })
         .collect();
     preps.push(Prep {
-        ring_entries: 1,
+        ring_entries: pm::MAX_CHAINS,
         seed: 1,
         ..preps[0].clone()
     });
@@ -622,7 +645,8 @@ fn run_sweep(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
     let t0 = Instant::now();
     let bufs = prepared(pm::prepare_all(&preps))?;
     let setup_s = t0.elapsed().as_secs_f64();
-    let points = 3 * n + n;
+    const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
+    let points = 3 * n + n + MLP_CHAINS.len();
     let plan = RunPlan {
         duration_ns: cfg.secs * 1e9 / points as f64,
         slice_ns: (cfg.secs * 1e9 / points as f64 / 10.0).clamp(1e6, 20e6),
@@ -707,6 +731,30 @@ fn run_sweep(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
         if s == 0 {
             latency = Some(r);
         }
+    }
+    // Memory-level parallelism: thread 0 alone, k chains around the ring.
+    for k in MLP_CHAINS {
+        progress.say(&format!("mem: {k} parallel chase(s)"));
+        let mut starts = [0; pm::MAX_CHAINS];
+        for (j, s) in starts.iter_mut().take(k).enumerate() {
+            *s = ring.entries[j * pm::MAX_CHAINS / k];
+        }
+        let jobs = [Job {
+            cpu: cfg.places[0].cpu,
+            work: Work::Chains {
+                buf: &ring.buf,
+                starts,
+                k,
+            },
+        }];
+        let tpl = template("random", "chains", cfg.size, true, 1);
+        let r = measure(&format!("mlp.{k}"), &jobs, &plan, tpl, &mut p.raw)?;
+        let base = bw.mlp.first().map_or(r.ns_per_op, |m| m.ns_per_load);
+        bw.mlp.push(MlpPoint {
+            chains: k as u32,
+            ns_per_load: r.ns_per_op,
+            speedup: base / r.ns_per_op,
+        });
     }
     if let Some(mut l) = latency {
         l.setup_s = setup_s;
@@ -1033,6 +1081,19 @@ fn reanalyze(p: &mut Profile) -> bool {
                     _ => bw.copy_bytes_per_sec = v,
                 }
             }
+        }
+        let mut base = None;
+        for m in bw.mlp.iter_mut() {
+            let curves = thread_curves(p, &format!("mlp.{}", m.chains));
+            if curves.is_empty() {
+                continue;
+            }
+            let r: Vec<&RawCurve> = curves.iter().collect();
+            let tpl = template("random", "chains", bw.size_bytes as usize, true, 1);
+            m.ns_per_load = summarize(&tpl, &r, tsc).ns_per_op;
+            let b = *base.get_or_insert(m.ns_per_load);
+            m.speedup = b / m.ns_per_load;
+            any = true;
         }
         for l in bw.loaded_latency.iter_mut() {
             let curves = thread_curves(p, &format!("loaded.{}", l.streaming_threads));
