@@ -314,6 +314,16 @@ fn configure(a: &MemArgs) -> Result<Config> {
             avail >> 20
         );
     }
+    if cfg.random {
+        let lines = cfg.size / LINE;
+        let chains = cfg.chains * if cfg.local { 1 } else { threads };
+        if lines < 2 * chains {
+            usage!(
+                "size {}: {lines} lines are too few for {chains} chase(s) on one buffer",
+                a.size
+            );
+        }
+    }
     if !cfg.random && !cfg.local {
         let piece = cfg.size / threads;
         let need = if cfg.op == MemOp::Copy { 2 * GRAIN } else { GRAIN };
@@ -910,6 +920,17 @@ const SHORT_SIZE: usize = 256 << 20;
 
 fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut Profile) -> Result<()> {
     let start = Instant::now();
+    // Only CPUs a thread can really be pinned to (a cpuset may hide some
+    // online ones).
+    let cpus: Vec<usize> = cpus
+        .iter()
+        .copied()
+        .filter(|&c| {
+            std::thread::spawn(move || hwcal_harness::pin::pin_to(c).is_ok())
+                .join()
+                .unwrap_or(false)
+        })
+        .collect();
     let first = pinned.or_else(|| cpus.last().copied());
     // CPUs for the all-thread run: the pinned one first, then the others.
     let mut order: Vec<Option<usize>> = vec![first];
