@@ -282,8 +282,8 @@ fn configure(a: &MemArgs) -> Result<Config> {
         mem_nodes,
         allowed,
     };
-    // Memory: every buffer, plus the order table of each random cycle (one
-    // usize per line), must fit in what the kernel says is available.
+    // Memory: every buffer must fit in what the kernel says is available
+    // (the random cycle lives inside the buffer; no side table).
     let one = round_size(size, &cfg.backing);
     let buffers = if a.sweep {
         threads as u64 + 1
@@ -294,16 +294,7 @@ fn configure(a: &MemArgs) -> Result<Config> {
     } else {
         1
     };
-    let rings = if a.sweep || a.numa_matrix {
-        1
-    } else if a.random {
-        buffers
-    } else {
-        0
-    };
-    let need = one
-        .saturating_mul(buffers)
-        .saturating_add(rings.saturating_mul(one / 8));
+    let need = one.saturating_mul(buffers);
     let avail = hwcal_probes::sysinfo::available_memory();
     if avail > 0 && need > avail / 10 * 9 {
         usage!(
