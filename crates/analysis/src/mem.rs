@@ -53,8 +53,9 @@ pub fn thread_totals(points: &[RawPoint]) -> ThreadTotals {
         cpu_cycles: Some(0.0),
         ..Default::default()
     };
-    for p in points {
-        let ops = p.x.max(0.0);
+    // A slice without ops carries no time per op (NaN): skip it.
+    for p in points.iter().filter(|p| p.x > 0.0 && p.y.is_finite()) {
+        let ops = p.x;
         let ns = ops * p.y;
         t.ops += ops as u64;
         t.ns += ns;
@@ -117,7 +118,7 @@ pub fn summarize(template: &MemResult, curves: &[&RawCurve], tsc_mhz: Option<f64
     for (i, c) in curves.iter().enumerate() {
         let t = thread_totals(&c.points);
         let mhz: Vec<f64> = c.points.iter().filter_map(|p| p.mhz.first().copied()).collect();
-        slice_ns.extend(c.points.iter().map(|p| p.y));
+        slice_ns.extend(c.points.iter().filter(|p| p.x > 0.0).map(|p| p.y));
         mhz_all.extend_from_slice(&mhz);
         ops += t.ops;
         ns_sum += t.ns;
@@ -216,6 +217,10 @@ mod tests {
         // The curves' threads ran half of each slice (cpu_ns = ns / 2).
         assert!((t.cpu_ns.unwrap() - 0.5e8).abs() < 1.0);
         assert!((t.cpu_cycles.unwrap() / 1e6 - 125.0).abs() < 1e-6);
+        // An empty slice (no ops) is skipped, not turned into NaN.
+        let mut with_empty = c.points.clone();
+        with_empty.push(slice_point(0, 5.0, 2500.0, 5.0));
+        assert_eq!(thread_totals(&with_empty), t);
         let nan = curve("t", &[(10, 100.0, f64::NAN)]);
         assert!(thread_totals(&nan.points).cycles.is_none());
         let p = slice_point(10, 100.0, 2000.0, f64::NAN);

@@ -938,12 +938,17 @@ fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun,
         let slice_end = (t0 + slice_ticks).min(end);
         let mut ops = 0u64;
         let mut t = t0;
-        while t < slice_end {
+        // At least one chunk per slice (the clock reading before this slice
+        // may already have crossed the deadline): no empty slices.
+        loop {
             let chunk_start = t;
             ops += cur.step(&job.work, isa);
             t = timer.now();
             if t - chunk_start < chunk_target && cur.chunk < chunk_cap {
                 cur.chunk *= 2;
+            }
+            if t >= slice_end {
+                break;
             }
         }
         let c1 = thread_cpu_ns();
@@ -1208,6 +1213,10 @@ mod tests {
         for r in &runs {
             assert!(!r.slices.is_empty());
             assert!(r.slices.iter().all(|s| s.ns > 0.0 && s.ops > 0));
+            assert!(
+                r.slices.last().unwrap().ns < 20e6,
+                "the last slice ends near the deadline"
+            );
             assert!(r
                 .slices
                 .iter()
