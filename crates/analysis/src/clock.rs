@@ -27,19 +27,28 @@ pub struct BatchClock {
     pub accepted: bool,
 }
 
+/// The chain's clock in one batch. Fixed per-block costs (call, loop entry)
+/// are estimated N/2N-style as the median over rounds of `2·t(N) − t(2N)`
+/// (clamped at zero: a negative cost is noise), then removed from the fastest
+/// 2N block. Taking the fastest block, like the expressions' minima, makes
+/// both methods read the clock at the batch's fastest moment; a difference
+/// of two separate minima would mix two moments and read low while the
+/// clock drifts.
 fn chain_mhz(adds: u64, n: &[f64], n2: &[f64]) -> Option<f64> {
-    let a = n
+    let fixed: Vec<f64> = n
+        .iter()
+        .zip(n2)
+        .map(|(a, b)| 2.0 * a - b)
+        .filter(|v| v.is_finite())
+        .collect();
+    let fixed = median(&fixed).max(0.0);
+    let best = n2
         .iter()
         .copied()
         .filter(|v| v.is_finite())
         .fold(f64::INFINITY, f64::min);
-    let b = n2
-        .iter()
-        .copied()
-        .filter(|v| v.is_finite())
-        .fold(f64::INFINITY, f64::min);
-    let d = b - a;
-    (d.is_finite() && d > 0.0).then(|| adds as f64 / d * 1000.0)
+    let d = best - fixed;
+    (d.is_finite() && d > 0.0).then(|| 2.0 * adds as f64 / d * 1000.0)
 }
 
 /// Analyse one batch.
@@ -79,6 +88,14 @@ pub fn analyze(raw: &ClockRaw) -> ClockResult {
         })
         .collect();
     let core = median(&chain);
+    // The chain over the same batches as the GCD, so the two printed figures
+    // are comparable (the clock differs from batch to batch).
+    let chain_accepted: Vec<f64> = accepted.iter().filter_map(|b| b.chain_mhz).collect();
+    let chain_mhz = if chain_accepted.is_empty() {
+        core
+    } else {
+        median(&chain_accepted)
+    };
     let gcd_mhz = (!gcd.is_empty()).then(|| median(&gcd));
     let agreement_pct = (!agree.is_empty()).then(|| median(&agree));
     let have_exprs = !raw.expressions.is_empty();
@@ -115,7 +132,7 @@ pub fn analyze(raw: &ClockRaw) -> ClockResult {
         core_mhz: core,
         core_mhz_min: chain.iter().copied().fold(f64::INFINITY, f64::min).min(core),
         core_mhz_max: chain.iter().copied().fold(0.0, f64::max),
-        chain_mhz: core,
+        chain_mhz,
         gcd_mhz,
         agreement_pct,
         tsc_mhz: raw.tsc_mhz,

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod clock;
+pub mod ctx;
 pub mod gcd;
 pub mod mem;
 pub mod stats;

@@ -20,6 +20,10 @@ Every measuring command pins itself to one CPU (the highest allowed) unless
 #[derive(Debug, Parser)]
 #[command(name = "hwcal", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
+    /// Results database file (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db,
+    /// else ~/.local/share/hwcal/hwcal.db).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -36,6 +40,14 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Memory latency and bandwidth (micbench-mem): random chase or sequential read/write/copy.
     Mem(MemArgs),
+    /// Check hwcal's figures against long independent reference measurements.
+    Validate(ValidateArgs),
+    /// The results database: list, show, compare, export, import, remove stored runs.
+    Db(DbArgs),
+    /// A self-contained HTML report of a stored run, or of two runs compared.
+    Report(ReportArgs),
+    /// Context-switch latency (lmbench lat_ctx): a ring of processes passing a token over pipes.
+    Ctx(CtxArgs),
 }
 
 /// Options every measuring command shares.
@@ -53,6 +65,9 @@ pub struct CommonArgs {
     /// No progress messages on stderr.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Store the profile in the results database (`hwcal run` always does, unless --no-save).
+    #[arg(long)]
+    pub save: bool,
 }
 
 #[derive(Debug, Args)]
@@ -68,6 +83,12 @@ pub struct RunArgs {
     /// List the registered probes and exit.
     #[arg(long)]
     pub list: bool,
+    /// Do not store this run in the results database.
+    #[arg(long, conflicts_with = "save")]
+    pub no_save: bool,
+    /// Also write the HTML report of this run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -151,4 +172,140 @@ pub struct MemArgs {
     /// load then shows memory-level parallelism instead of latency.
     #[arg(long, value_name = "K", default_value_t = 1, requires = "random")]
     pub chains: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// What to validate.
+    #[arg(value_enum)]
+    pub what: ValidateWhat,
+    /// Consecutive runs.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Length of each long reference measurement, ms.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub reference_ms: u64,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ValidateWhat {
+    /// `hwcal clock` against a long dependent-add measurement before and after each run.
+    Clock,
+}
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    pub command: DbCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// One line per stored run: id, date, machine, key figures.
+    List,
+    /// The summary of a stored run.
+    Show {
+        /// Run id (see `hwcal db list`), or `latest`.
+        id: String,
+    },
+    /// Two runs side by side, with the ratio B / A of every figure both measured.
+    Compare {
+        /// Run A: an id, `latest`, or `host:NAME` (that machine's latest run).
+        a: String,
+        /// Run B, likewise.
+        b: String,
+    },
+    /// A stored run's JSON profile (raw curves included).
+    Export {
+        /// Run id, or `latest`.
+        id: String,
+        /// Write to FILE instead of stdout ("-" = stdout).
+        #[arg(long, value_name = "FILE", default_value = "-")]
+        json: String,
+    },
+    /// Store a JSON profile from a file (e.g. another machine's `--json` output).
+    Import {
+        /// A JSON profile written by `hwcal ... --json` or `hwcal db export`.
+        file: std::path::PathBuf,
+    },
+    /// Remove a stored run.
+    Rm {
+        /// Run id.
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Zero, one or two runs: a run id, `latest`, `host:NAME`, or a JSON profile file.
+    /// None = the latest run; two = a comparison (A then B).
+    #[arg(value_name = "ID", num_args = 0..=2)]
+    pub ids: Vec<String>,
+    /// Write the HTML report to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE", required = true)]
+    pub html: String,
+}
+
+/// Where `hwcal ctx` puts the ring members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CtxCpus {
+    /// Every member on one CPU (--cpu, default the highest allowed): each hop is a switch.
+    Same,
+    /// Members round-robin over the allowed CPUs: each hop is a cross-CPU wake-up.
+    Spread,
+    /// No pinning: the scheduler decides.
+    None,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Output: lat_ctx's xgraph format on stdout, one block per size:
+  \"size=0k ovr=0.58 placement=same cpus=1 processes P=1
+  2 1.30
+  4 2.42
+The title gives the array size and the overhead subtracted (µs); each line is
+the number of processes and the median time per context switch (µs). --summary
+prints min / median ± MAD / max instead; --json FILE the full profile.")]
+pub struct CtxArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Parallelism: rings running at once (one is timed while the others load the CPUs).
+    #[arg(short = 'P', long = "parallel", default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub parallel: u32,
+    /// Warm-up rounds (discarded) before the timed ones.
+    #[arg(short = 'W', long = "warmups", default_value_t = 3, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub warmups: u32,
+    /// Repetitions: timed samples (~0.2 ms blocks) per ring size.
+    #[arg(short = 'N', long = "repetitions", default_value_t = 101, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub repetitions: u32,
+    /// KB of array each process sums before passing the token on (repeat -s or give a list: -s 0,16,64).
+    #[arg(
+        short = 's',
+        long = "size",
+        value_name = "KB",
+        value_delimiter = ',',
+        default_value = "0"
+    )]
+    pub size: Vec<u64>,
+    /// Placement of the ring members [default: same, or none with --no-pin].
+    #[arg(long, value_enum, value_name = "WHERE")]
+    pub cpus: Option<CtxCpus>,
+    /// Length of one timed sample, µs (short samples let the median shed preemptions by other tasks).
+    #[arg(long, default_value_t = 200, value_name = "US",
+          value_parser = clap::value_parser!(u32).range(10..=1_000_000))]
+    pub block_us: u32,
+    /// Ring of threads of one process instead of processes.
+    #[arg(long)]
+    pub threads: bool,
+    /// Print the summary table (min, median ± MAD, max) instead of xgraph lines.
+    #[arg(long)]
+    pub summary: bool,
+    /// Number of processes in each ring (the timing process counts; 2 or more).
+    #[arg(required = true, value_name = "NPROCS")]
+    pub nprocs: Vec<u32>,
 }

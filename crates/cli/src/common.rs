@@ -2,9 +2,11 @@
 
 use crate::cli::CommonArgs;
 use anyhow::{Context, Result};
+use hwcal_db::Db;
 use hwcal_model::Profile;
 use hwcal_report::{Exporter, JsonExporter, TextExporter};
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// An error in what the user asked for: exit status 2.
@@ -110,19 +112,80 @@ pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
 /// Check early that a JSON destination is writable, so a long run does not
 /// end in a failed write.
 pub fn check_dest(json: Option<&str>) -> Result<()> {
-    if let Some(d) = json {
+    check_out("--json", json)
+}
+
+/// Check early that an output file given with `flag` (`--json`, `--html`)
+/// can be created: its directory exists and it is not a directory.
+pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
+    if let Some(d) = dest {
         if d != "-" {
             let p = std::path::Path::new(d);
             let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
             if let Some(dir) = parent {
                 if !dir.is_dir() {
-                    usage!("--json {d}: directory {} does not exist", dir.display());
+                    usage!("{flag} {d}: directory {} does not exist", dir.display());
                 }
             }
             if p.is_dir() {
-                usage!("--json {d}: is a directory");
+                usage!("{flag} {d}: is a directory");
             }
         }
     }
     Ok(())
+}
+
+/// `--db PATH` as given on the command line (set once by `cmd::dispatch`).
+static DB_OVERRIDE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+
+pub fn set_db_override(path: Option<PathBuf>) {
+    let _ = DB_OVERRIDE.set(path);
+}
+
+/// The results database file: `--db`, else `$HWCAL_DB`, else the XDG data
+/// directory (see `hwcal_db::default_path`).
+pub fn db_path() -> Result<PathBuf> {
+    if let Some(Some(p)) = DB_OVERRIDE.get() {
+        return Ok(p.clone());
+    }
+    hwcal_db::default_path().map_err(|e| anyhow::Error::new(UsageError(e.to_string())))
+}
+
+/// Open (creating if needed) the results database.
+pub fn open_db() -> Result<Db> {
+    let path = db_path()?;
+    if path.is_dir() {
+        usage!("--db {}: is a directory", path.display());
+    }
+    Db::open(&path).context("opening the results database")
+}
+
+/// Check before measuring that the database a command will save to opens
+/// (so a bad `--db` fails at once, not after the measurement).
+pub fn check_db(save: bool) -> Result<()> {
+    if save {
+        open_db()?;
+    }
+    Ok(())
+}
+
+/// Store the profile in the results database when `save` is set; prints the
+/// new run id on stderr. A profile without machine information (e.g. from
+/// `hwcal clock`) is stored with it added, so every stored run says which
+/// machine it describes; what was printed is unchanged.
+pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
+    if !save {
+        return Ok(None);
+    }
+    let mut db = open_db()?;
+    let id = if profile.machine.is_none() {
+        let mut p = profile.clone();
+        p.machine = Some(hwcal_probes::sysinfo::machine_info());
+        db.insert(&p)
+    } else {
+        db.insert(profile)
+    }
+    .with_context(|| format!("storing the profile in {}", db.path().display()))?;
+    eprintln!("hwcal: stored as run {id} in {}", db.path().display());
+    Ok(Some(id))
 }

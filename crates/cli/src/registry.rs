@@ -27,7 +27,11 @@ pub struct ProbeEntry {
 
 /// Every probe, in the order `hwcal run` runs them.
 pub fn probes() -> Vec<ProbeEntry> {
-    vec![crate::cmd::clock::ENTRY, crate::cmd::mem::ENTRY]
+    vec![
+        crate::cmd::clock::ENTRY,
+        crate::cmd::ctx::ENTRY,
+        crate::cmd::mem::ENTRY,
+    ]
 }
 
 /// Look up probes by id; unknown ids are a usage error.

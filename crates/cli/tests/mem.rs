@@ -227,7 +227,7 @@ fn numa_matrix_and_one_node_message() {
 #[test]
 fn run_includes_a_memory_section() {
     let out = hwcal()
-        .args(["run", "--only", "mem", "--json", "-"])
+        .args(["run", "--only", "mem", "--no-save", "--json", "-"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

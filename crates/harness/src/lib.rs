@@ -23,8 +23,10 @@
 pub mod bench;
 pub mod clockref;
 pub mod pin;
-pub mod stats;
 pub mod timer;
+
+/// Statistics (min, median, MAD, stopping rule, regression), shared with the analysis.
+pub use hwcal_stats as stats;
 
 pub use bench::{measure, measure_interleaved, Bench, Estimate, Overhead, Policy, Sample, Stat};
 pub use timer::{Timer, TimerKind};

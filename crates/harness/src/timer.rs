@@ -156,17 +156,20 @@ impl Timer {
             }
         }
         t.overhead_ticks = min_delta as f64;
-        // Resolution: the smallest non-zero step the counter shows. A counter
-        // whose reads always differ resolves at least as finely as one read.
-        let step = if min_positive == u64::MAX { 1 } else { min_positive };
-        t.resolution_ns = (step as f64 * t.ns_per_tick).max(t.ns_per_tick);
-        if kind == TimerKind::MonotonicRaw {
-            // clock_getres reports the advertised resolution; trust the larger.
-            if let Ok(r) = nix::time::clock_getres(ClockId::CLOCK_MONOTONIC_RAW) {
-                let r = r.tv_sec() as f64 * 1e9 + r.tv_nsec() as f64;
-                t.resolution_ns = t.resolution_ns.max(r);
+        // Resolution: a hardware counter advances every tick, so it resolves
+        // one tick (back-to-back reads differ by the read cost, not by the
+        // resolution). A software clock resolves no better than the smallest
+        // non-zero step it shows, nor than what clock_getres advertises.
+        t.resolution_ns = match kind {
+            TimerKind::MonotonicRaw => {
+                let step = if min_positive == u64::MAX { 1 } else { min_positive };
+                let adv = nix::time::clock_getres(ClockId::CLOCK_MONOTONIC_RAW)
+                    .map(|r| r.tv_sec() as f64 * 1e9 + r.tv_nsec() as f64)
+                    .unwrap_or(1.0);
+                (step as f64).max(adv)
             }
-        }
+            _ => t.ns_per_tick,
+        };
         t
     }
 

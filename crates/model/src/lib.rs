@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod sample;
+
 /// Version of the JSON profile layout. Bump on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -199,13 +201,14 @@ pub struct HarnessInfo {
 /// `hwcal clock`: the core clock, by two methods, and the TSC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClockResult {
-    /// Best estimate of the core clock (median of the chain samples).
+    /// Best estimate of the core clock (median of the chain over all batches).
     pub core_mhz: f64,
     pub core_mhz_min: f64,
     pub core_mhz_max: f64,
-    /// Dependent chain of 1-cycle adds (median over samples).
+    /// Dependent chain of 1-cycle adds (median over the batches the GCD
+    /// method accepted, so it compares with `gcd_mhz`).
     pub chain_mhz: f64,
-    /// The mhz paper's GCD of nine expressions (median over accepted rounds).
+    /// The mhz paper's GCD of nine expressions (median over accepted batches).
     pub gcd_mhz: Option<f64>,
     /// Relative difference between the methods, measured round by round (median, %).
     pub agreement_pct: Option<f64>,
@@ -475,12 +478,45 @@ pub struct ContextSwitch {
     /// Further sizes, when more than one `-s` was measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<CtxSize>,
+    /// CPUs the ring members were placed on (ring member `i` on
+    /// `cpus[i % cpus.len()]`); empty when unpinned.
+    #[serde(default)]
+    pub cpus: Vec<usize>,
+    /// Discarded warm-up rounds (`-W`).
+    #[serde(default)]
+    pub warmups: u32,
+    /// Timed samples per point (`-N`).
+    #[serde(default)]
+    pub repetitions: u32,
+    /// Wall time of the whole measurement.
+    #[serde(default)]
+    pub duration_ms: f64,
+    /// The overhead in core cycles (each sample converted with the clock
+    /// measured alongside it), when the clock was tracked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_cycles: Option<f64>,
+}
+
+impl ContextSwitch {
+    /// Every measured size, the first (top-level) one included.
+    pub fn all_sizes(&self) -> Vec<CtxSize> {
+        let mut v = vec![CtxSize {
+            size_kb: self.size_kb,
+            overhead_us: self.overhead_us,
+            overhead_cycles: self.overhead_cycles,
+            points: self.points.clone(),
+        }];
+        v.extend(self.sizes.iter().cloned());
+        v
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CtxSize {
     pub size_kb: u64,
     pub overhead_us: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_cycles: Option<f64>,
     pub points: Vec<CtxPoint>,
 }
 
@@ -491,6 +527,21 @@ pub struct CtxPoint {
     pub us_median: f64,
     pub us_mad: f64,
     pub verdict: Verdict,
+    #[serde(default)]
+    pub us_max: f64,
+    /// Samples behind the figures.
+    #[serde(default)]
+    pub samples: usize,
+    /// True when, in at least one sample, the overhead was at least the
+    /// measured time per hop: such samples count as 0, never negative. If
+    /// even `us_median` is 0, the switch cost is below what the run resolved.
+    #[serde(default)]
+    pub overhead_exceeds: bool,
+    /// Median switch time in core cycles: each sample converted with the
+    /// core clock measured alongside it, so the figure does not move with
+    /// the clock drift that moves the µs figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles_median: Option<f64>,
 }
 
 /// `hwcal io` (micbench-io / fio).

@@ -8,6 +8,7 @@
 pub mod buffer;
 pub mod chase;
 pub mod clock;
+pub mod ctx;
 pub mod mem;
 pub mod numa;
 pub mod sysinfo;
@@ -21,6 +22,8 @@ pub enum ProbeError {
     Alloc(usize, String),
     #[error("{0} is not supported on this machine")]
     Unsupported(String),
+    #[error("measurement failed: {0}")]
+    Failed(String),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
     #[error(transparent)]

@@ -5,8 +5,11 @@
 
 use hwcal_model::Profile;
 
+pub mod compare;
+pub mod html;
 pub mod svg;
 pub mod text;
+pub mod xgraph;
 
 /// Errors from exporters.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +53,27 @@ impl Exporter for TextExporter {
     }
 }
 
+/// A Unix time as `YYYY-MM-DD HH:MM UTC` (no time-zone database needed).
+pub fn format_utc(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let secs = unix % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        secs / 3600,
+        secs % 3600 / 60
+    )
+}
+
 /// Parse a profile from JSON bytes, checking the schema version.
 pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
     let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
@@ -80,5 +104,12 @@ mod tests {
             .unwrap_err()
             .contains("99"));
         assert!(parse_profile(b"nope").unwrap_err().contains("JSON"));
+    }
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(format_utc(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(format_utc(1_790_000_000), "2026-09-21 14:13 UTC");
     }
 }

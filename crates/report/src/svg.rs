@@ -66,6 +66,9 @@ fn fmt_bytes(v: f64) -> String {
 fn fmt_num(v: f64) -> String {
     if v == 0.0 {
         "0".into()
+    } else if v.abs() < 1e7 && v.abs() >= 1.0 && (v - v.round()).abs() < 1e-9 {
+        // Counts (pages, processes) read best in full: 16384, not 1.6e4.
+        format!("{}", v.round() as i64)
     } else if v.abs() >= 1e4 || v.abs() < 1e-2 {
         format!("{v:.1e}")
     } else if (v - v.round()).abs() < 1e-9 {
@@ -210,7 +213,9 @@ impl Plot {
             mt + ph / 2.0,
             esc(&self.y_label)
         );
-        // Markers.
+        // Markers. Labels of vertical markers that would overlap go one
+        // row lower (levels close together, two runs compared).
+        let mut label_rows: Vec<(f64, f64, usize)> = Vec::new();
         for m in &self.markers {
             match m {
                 Marker::X(x, label) if x.is_finite() && (!self.log_x || *x > 0.0) => {
@@ -218,12 +223,21 @@ impl Plot {
                     if sx < ml - 1.0 || sx > ml + pw + 1.0 {
                         continue;
                     }
+                    let (x0l, x1l) = (sx + 3.0, sx + 3.0 + 6.2 * label.chars().count() as f64);
+                    let row = (0..)
+                        .find(|r| {
+                            !label_rows
+                                .iter()
+                                .any(|&(a, b, rr)| rr == *r && x0l < b + 4.0 && a < x1l + 4.0)
+                        })
+                        .unwrap_or(0);
+                    label_rows.push((x0l, x1l, row));
                     let _ = write!(
                         s,
                         r##"<line x1="{sx:.1}" y1="{mt}" x2="{sx:.1}" y2="{}" stroke="#888" stroke-dasharray="4 3"/><text x="{:.1}" y="{}" fill="#555">{}</text>"##,
                         mt + ph,
-                        sx + 3.0,
-                        mt + 12.0,
+                        x0l,
+                        mt + 12.0 + 12.0 * row as f64,
                         esc(label)
                     );
                 }
@@ -278,17 +292,55 @@ impl Plot {
                     }
                 }
             }
-            let ly = mt + 14.0 + 14.0 * i as f64;
-            let lx = ml + pw - 150.0;
+        }
+        // Legend: in the corner of the plot area that hides the fewest data
+        // points, on a translucent box so crossing curves stay readable.
+        if !self.series.is_empty() {
+            let n = self.series.len() as f64;
+            let chars = self
+                .series
+                .iter()
+                .map(|x| x.name.chars().count())
+                .max()
+                .unwrap_or(0);
+            let (bw, bh) = (30.0 + 6.5 * chars as f64, 8.0 + 14.0 * n);
+            let corners = [
+                (ml + pw - bw - 6.0, mt + 6.0),
+                (ml + pw - bw - 6.0, mt + ph - bh - 6.0),
+                (ml + 6.0, mt + 6.0),
+                (ml + 6.0, mt + ph - bh - 6.0),
+            ];
+            let hidden = |&(bx, by): &(f64, f64)| {
+                pts.iter()
+                    .filter(|&&(x, y)| {
+                        let (sx, sy) = (px(x), py(y));
+                        sx >= bx && sx <= bx + bw && sy >= by && sy <= by + bh
+                    })
+                    .count()
+            };
+            let (bx, by) = corners
+                .iter()
+                .copied()
+                .min_by_key(|c| hidden(c))
+                .unwrap_or(corners[0]);
             let _ = write!(
                 s,
-                r#"<line x1="{lx}" y1="{}" x2="{}" y2="{}" stroke="{c}" stroke-width="2"/><text x="{}" y="{ly}">{}</text>"#,
-                ly - 4.0,
-                lx + 18.0,
-                ly - 4.0,
-                lx + 22.0,
-                esc(&ser.name)
+                r##"<rect x="{bx:.1}" y="{by:.1}" width="{bw:.1}" height="{bh:.1}" fill="white" fill-opacity="0.85" stroke="#ccc"/>"##
             );
+            for (i, ser) in self.series.iter().enumerate() {
+                let c = COLORS[i % COLORS.len()];
+                let ly = by + 15.0 + 14.0 * i as f64;
+                let lx = bx + 6.0;
+                let _ = write!(
+                    s,
+                    r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{c}" stroke-width="2"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
+                    ly - 4.0,
+                    lx + 18.0,
+                    ly - 4.0,
+                    lx + 22.0,
+                    esc(&ser.name)
+                );
+            }
         }
         s.push_str("</svg>\n");
         s
@@ -319,6 +371,42 @@ mod tests {
         assert!(s.contains("&lt;vs&gt;"));
         assert!(s.contains("<path") && s.contains(">L1<") && s.contains(">DRAM<"));
         assert!(!s.contains("NaN"));
+    }
+
+    #[test]
+    fn close_marker_labels_are_staggered_and_counts_print_in_full() {
+        let p = Plot {
+            log_x: true,
+            series: vec![Series {
+                name: "s".into(),
+                points: vec![(1.0, 1.0), (16384.0, 2.0)],
+            }],
+            markers: vec![
+                Marker::X(64.0, "first label".into()),
+                Marker::X(66.0, "second label".into()),
+                Marker::X(8192.0, "far".into()),
+            ],
+            ..Default::default()
+        };
+        let s = p.render();
+        let y_of = |label: &str| {
+            let i = s.find(&format!(">{label}<")).unwrap();
+            let t = &s[..i];
+            let y = &t[t.rfind("y=\"").unwrap() + 3..];
+            y[..y.find('"').unwrap()].parse::<f64>().unwrap()
+        };
+        assert!(
+            y_of("second label") > y_of("first label"),
+            "overlapping labels go one row down"
+        );
+        assert_eq!(
+            y_of("far"),
+            y_of("first label"),
+            "distant labels stay on the first row"
+        );
+        assert!(s.contains(">16384<"), "page counts are not written 1.6e4");
+        assert_eq!(fmt_num(1.5e7), "1.5e7");
+        assert_eq!(fmt_num(2.5), "2.50");
     }
 
     #[test]

@@ -515,34 +515,64 @@ pub fn bandwidth(b: &Bandwidth) -> String {
     s
 }
 
+/// How the ring was placed, for humans.
+pub fn ctx_placement(c: &ContextSwitch) -> String {
+    let list = |v: &[usize]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+    match c.placement.as_str() {
+        "same" => format!("same: every member on CPU {}, each hop a switch", list(&c.cpus)),
+        "spread" => format!("spread: members round-robin over CPUs {}", list(&c.cpus)),
+        "none" => "none: unpinned, the scheduler places members".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The context-switch block: per size, the overhead that was subtracted and
+/// per ring size min / median ± MAD / max, µs per switch.
 pub fn context_switch(c: &ContextSwitch) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "context switch ({}, placement {}, size {} KB, overhead {:.2} µs):",
-        c.kind, c.placement, c.size_kb, c.overhead_us
+        "context switch (lat_ctx ring of {}; placement {}):",
+        c.kind,
+        ctx_placement(c)
     );
-    for p in &c.points {
-        let _ = writeln!(
-            s,
-            "  {:>3} procs: min {:7.2} µs, median {:7.2} µs ± {:.2}{}",
-            p.nprocs,
-            p.us_min,
-            p.us_median,
-            p.us_mad,
-            noisy_mark(p.verdict)
-        );
-    }
-    for z in &c.sizes {
-        let _ = writeln!(s, "  size {} KB (overhead {:.2} µs):", z.size_kb, z.overhead_us);
-        for p in &z.points {
+    let _ = writeln!(
+        s,
+        "  {} ring(s) at once, {} samples per point after {} warm-up round(s); µs per switch, with the \
+         overhead (token pass + array sum in one process, hot caches) subtracted",
+        c.parallel.max(1),
+        c.repetitions,
+        c.warmups
+    );
+    let _ = writeln!(
+        s,
+        "  {:>8} {:>10} {:>6} {:>8} {:>8} {:>7} {:>8} {:>9}",
+        "size", "overhead", "procs", "min", "median", "±MAD", "max", "median cy"
+    );
+    for z in c.all_sizes() {
+        for (i, p) in z.points.iter().enumerate() {
+            let (sz, ov) = if i == 0 {
+                (format!("{} KB", z.size_kb), format!("{:.2} µs", z.overhead_us))
+            } else {
+                (String::new(), String::new())
+            };
+            let cy = p.cycles_median.map_or("-".to_string(), |c| format!("{c:.0}"));
             let _ = writeln!(
                 s,
-                "  {:>3} procs: min {:7.2} µs, median {:7.2} µs ± {:.2}{}",
+                "  {:>8} {:>10} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {:>9}{}{}",
+                sz,
+                ov,
                 p.nprocs,
                 p.us_min,
                 p.us_median,
                 p.us_mad,
+                p.us_max,
+                cy,
+                if p.overhead_exceeds {
+                    "  (overhead ≥ hop in some samples: clamped to 0)"
+                } else {
+                    ""
+                },
                 noisy_mark(p.verdict)
             );
         }

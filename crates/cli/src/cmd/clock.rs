@@ -2,7 +2,7 @@
 //! dependent add chain, measured interleaved, plus the TSC rate.
 
 use crate::cli::ClockArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{check_db, check_dest, command_line, emit, now_unix, pin, save_if_requested, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::Result;
 use hwcal_harness::{clockref, harness_info, Timer};
@@ -52,6 +52,7 @@ pub fn measure(batches: u32, attempts: u32, progress: &Progress) -> (ClockResult
 
 pub fn run(a: ClockArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let mut p = Profile::new(command_line(), now_unix());
@@ -64,5 +65,7 @@ pub fn run(a: ClockArgs) -> Result<()> {
     }
     p.clock = Some(res);
     p.raw_clock = Some(raw);
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save)?;
+    Ok(())
 }

@@ -2,19 +2,28 @@
 
 pub mod analyze;
 pub mod clock;
+pub mod ctx;
+pub mod db;
 pub mod info;
 pub mod mem;
+pub mod report;
 pub mod run;
+pub mod validate;
 
 use crate::cli::{Cli, Command};
 use anyhow::Result;
 
 pub fn dispatch(cli: Cli) -> Result<()> {
+    crate::common::set_db_override(cli.db);
     match cli.command {
         Command::Run(a) => run::run(a),
         Command::Info(a) => info::run(a),
         Command::Clock(a) => clock::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Mem(a) => mem::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Db(a) => db::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Ctx(a) => ctx::run(a),
     }
 }

@@ -2,7 +2,10 @@
 //! probe in turn, then one summary and one profile.
 
 use crate::cli::RunArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{
+    check_db, check_dest, check_out, command_line, emit, now_unix, pin, save_if_requested, write_output,
+    Progress,
+};
 use crate::registry::{select, RunCtx};
 use anyhow::{Context, Result};
 use hwcal_harness::harness_info;
@@ -17,6 +20,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         return Ok(());
     }
     check_dest(a.common.json.as_deref())?;
+    check_out("--html", a.html.as_deref())?;
+    let save = !a.no_save;
+    check_db(save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let start = std::time::Instant::now();
@@ -41,5 +47,13 @@ pub fn run(a: RunArgs) -> Result<()> {
         ));
     }
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    // Store before writing the report: the stored run can always be
+    // re-rendered (`hwcal report ID`), a lost measurement cannot.
+    save_if_requested(&p, save)?;
+    if let Some(dest) = &a.html {
+        let html = hwcal_report::Exporter::export(&hwcal_report::html::HtmlExporter::default(), &p)?;
+        write_output(dest, &html)?;
+    }
+    Ok(())
 }

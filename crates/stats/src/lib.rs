@@ -1,10 +1,14 @@
-//! Statistics over repeated timings (lmbench 2.0 §7, criterion's habit of
+//! hwcal's statistics over repeated timings (lmbench 2.0 §7, criterion's habit of
 //! keeping statistics in one place).
 //!
 //! Capability figures (latency of a level, the clock) are the *minimum*: noise
 //! on a timing only ever adds time, so the smallest sample is closest to the
 //! machine's capability. Intrinsically variable figures (context switch, I/O)
 //! are the *median* with the median absolute deviation as spread.
+//!
+//! Pure functions with no clock: the harness uses them while sampling, the
+//! analysis when it re-derives figures from raw data.
+#![forbid(unsafe_code)]
 
 use hwcal_model::Spread;
 
@@ -74,6 +78,16 @@ pub fn best_k_agree(xs: &[f64], k: usize, tol: f64) -> bool {
 pub fn min_next_min_agree(from_min: f64, from_next: f64, tol: f64, abs: f64) -> bool {
     let d = (from_min - from_next).abs();
     d <= abs || d <= tol * from_min.abs().max(from_next.abs())
+}
+
+/// Smallest and second-smallest finite values (mhz's min / next-min).
+pub fn min_and_next(xs: &[f64]) -> Option<(f64, f64)> {
+    let v = smallest(xs, 2);
+    match v.len() {
+        0 => None,
+        1 => Some((v[0], v[0])),
+        _ => Some((v[0], v[1])),
+    }
 }
 
 /// Least-squares line y = a + b x. Returns (a, b, chi2) where chi2 is the sum

@@ -1,0 +1,55 @@
+//! `hwcal report [ID [ID]] --html FILE`: the self-contained HTML report of a
+//! stored run (default: the latest), or of two runs compared side by side.
+
+use crate::cli::ReportArgs;
+use crate::cmd::db::{get, parse_id, run_label};
+use crate::common::{check_out, open_db, write_output, UsageError};
+use anyhow::Result;
+use hwcal_db::Db;
+use hwcal_model::Profile;
+use hwcal_report::html::{compare_report, report};
+
+pub fn run(a: ReportArgs) -> Result<()> {
+    check_out("--html", Some(&a.html))?;
+    let mut db: Option<Db> = None;
+    let mut runs: Vec<(String, Profile)> = Vec::new();
+    let ids = if a.ids.is_empty() {
+        vec!["latest".to_string()]
+    } else {
+        a.ids.clone()
+    };
+    for s in &ids {
+        runs.push(resolve(&mut db, s)?);
+    }
+    let html = match runs.as_slice() {
+        [(label, p)] => report(p, &format!("hwcal report — {label}")),
+        [(la, pa), (lb, pb)] => compare_report(pa, la, pb, lb),
+        _ => unreachable!("clap allows at most two ids"),
+    };
+    write_output(&a.html, html.as_bytes())?;
+    if a.html != "-" {
+        eprintln!("hwcal: wrote {}", a.html);
+    }
+    Ok(())
+}
+
+/// A run id (or `latest`) from the database, or a JSON profile file.
+fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
+    let is_id = s == "latest" || s.starts_with("host:") || s.parse::<i64>().is_ok();
+    if !is_id && std::path::Path::new(s).is_file() {
+        let bad = |e: String| anyhow::Error::new(UsageError(format!("{s}: {e}")));
+        let bytes = std::fs::read(s).map_err(|e| bad(e.to_string()))?;
+        let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        return Ok((format!("{s} ({})", hwcal_report::compare::machine_label(&p)), p));
+    }
+    if !is_id {
+        crate::usage!("'{s}' is neither a run id (a number, `latest`, `host:NAME`) nor a profile file");
+    }
+    if db.is_none() {
+        *db = Some(open_db()?);
+    }
+    let db = db.as_ref().expect("opened above");
+    let id = parse_id(db, s)?;
+    let p = get(db, id)?;
+    Ok((run_label(id, &p), p))
+}

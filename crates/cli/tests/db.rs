@@ -1,0 +1,455 @@
+//! The results database and reports through the CLI. Every test uses its
+//! own temporary database (HWCAL_DB, with HOME and XDG_DATA_HOME pointed at
+//! the temporary directory too), never the user's. Profiles are synthetic
+//! (every section filled), so the sections measured by other probes are
+//! exercised here as well.
+
+use assert_cmd::Command;
+use hwcal_model::sample::full_profile;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("data/hwcal.db")
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn hwcal(&self) -> Command {
+        let mut c = Command::cargo_bin("hwcal").unwrap();
+        c.env("HWCAL_DB", self.db())
+            .env("HOME", self.dir.path())
+            .env("XDG_DATA_HOME", self.dir.path().join("xdg"));
+        c
+    }
+    /// Write synthetic profile `variant` as JSON; returns its path.
+    fn profile_file(&self, variant: u32) -> PathBuf {
+        let f = self.path(&format!("p{variant}.json"));
+        std::fs::write(&f, serde_json::to_vec_pretty(&full_profile(variant)).unwrap()).unwrap();
+        f
+    }
+    fn import(&self, variant: u32) -> i64 {
+        let f = self.profile_file(variant);
+        let out = self
+            .hwcal()
+            .args(["db", "import", s(&f)])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).unwrap();
+        let id = out
+            .split("as run ")
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        id.parse().unwrap()
+    }
+    fn list(&self) -> String {
+        let out = self
+            .hwcal()
+            .args(["db", "list"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    }
+    /// Ids in `db list`.
+    fn ids(&self) -> Vec<i64> {
+        self.list()
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+            .collect()
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn empty_database_lists_nothing_and_creates_nothing() {
+    let e = Env::new();
+    e.hwcal()
+        .args(["db", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no runs stored"));
+    assert!(!e.db().exists(), "listing must not create the database");
+}
+
+#[test]
+fn import_list_show_export_rm() {
+    let e = Env::new();
+    let a = e.import(0);
+    let b = e.import(4);
+    assert!(b > a);
+    let list = e.list();
+    assert!(
+        list.contains("synthetic-0") && list.contains("synthetic-4"),
+        "{list}"
+    );
+    assert!(list.contains("import") && list.contains("145.0"), "{list}");
+    assert_eq!(e.ids(), vec![a, b]);
+
+    e.hwcal()
+        .args(["db", "show", &a.to_string()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("run {a} (imported)")))
+        .stdout(predicate::str::contains("clock:"))
+        .stdout(predicate::str::contains("caches:"))
+        .stdout(predicate::str::contains("context switch"));
+
+    // Export gives back exactly the profile that was imported.
+    let out = e
+        .hwcal()
+        .args(["db", "export", &b.to_string()])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let back = hwcal_report::parse_profile(&out).unwrap();
+    assert_eq!(back, full_profile(4));
+    let f = e.path("exported.json");
+    e.hwcal()
+        .args(["db", "export", "latest", "--json", s(&f)])
+        .assert()
+        .success();
+    assert_eq!(
+        hwcal_report::parse_profile(&std::fs::read(&f).unwrap()).unwrap(),
+        full_profile(4)
+    );
+    // ...and importing it again is recognised, not stored twice.
+    e.hwcal()
+        .args(["db", "import", s(&f)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("already stored as run {b}")));
+    assert_eq!(e.ids().len(), 2);
+
+    e.hwcal()
+        .args(["db", "rm", &a.to_string()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("removed run {a}")));
+    assert!(!e.ids().contains(&a));
+    e.hwcal().args(["db", "rm", &a.to_string()]).assert().code(2);
+}
+
+#[test]
+fn compare_prints_ratios_side_by_side() {
+    let e = Env::new();
+    let a = e.import(0);
+    let b = e.import(5); // latencies × 1.5, clock ÷ 1.5
+    let out = e
+        .hwcal()
+        .args(["db", "compare", &a.to_string(), &b.to_string()])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    let line = |needle: &str| {
+        out.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} in\n{out}"))
+            .to_string()
+    };
+    assert!(line("memory latency").contains("1.500×"), "{out}");
+    assert!(line("core clock  ").contains("0.667×"), "{out}");
+    assert!(line("L2 TLB (4 KiB pages) miss latency").contains("1.500×"));
+    assert!(line("64 KB: 8 procs").contains("1.500×"));
+    assert!(line("IOPS").contains("0.667×"));
+    assert!(line("memory latency").contains("B worse"));
+    assert!(out.contains("synthetic-0") && out.contains("synthetic-5"));
+    // Machines by name: each host's latest run.
+    let by_host = e
+        .hwcal()
+        .args(["db", "compare", "host:synthetic-0", "host:synthetic-5"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(by_host).unwrap(), out);
+    e.hwcal()
+        .args(["db", "compare", "host:synthetic-0", "host:nowhere"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no run of host 'nowhere'"));
+}
+
+#[test]
+fn bad_ids_are_usage_errors() {
+    let e = Env::new();
+    let a = e.import(0);
+    for args in [
+        vec!["db", "show", "abc"],
+        vec!["db", "show", "0"],
+        vec!["db", "show", "999"],
+        vec!["db", "export", "1.5"],
+        vec!["db", "rm", "999"],
+        vec!["db", "compare", "1", "x"],
+        vec!["db", "compare", "1", "999"],
+    ] {
+        e.hwcal()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("run id").or(predicate::str::contains("no run with id")))
+            .stderr(predicate::str::contains("panicked").not());
+    }
+    e.hwcal()
+        .args(["db", "show", "999"])
+        .assert()
+        .stderr(predicate::str::contains("no run with id 999"));
+    // Nothing was removed by the failed commands.
+    assert_eq!(e.ids(), vec![a]);
+}
+
+#[test]
+fn malformed_and_wrong_schema_imports_are_rejected() {
+    let e = Env::new();
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("garbage.json", b"this is not json", "not valid JSON"),
+        (
+            "future.json",
+            b"{\"schema_version\": 99, \"tool\": \"hwcal\"}",
+            "schema_version 99",
+        ),
+        (
+            "other.json",
+            b"{\"name\": \"something else\"}",
+            "no schema_version",
+        ),
+        (
+            "broken.json",
+            b"{\"schema_version\": 1, \"tool\": 5}",
+            "not an hwcal profile",
+        ),
+    ];
+    for (name, bytes, msg) in cases {
+        let f = e.path(name);
+        std::fs::write(&f, bytes).unwrap();
+        e.hwcal()
+            .args(["db", "import", s(&f)])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg))
+            .stderr(predicate::str::contains(name));
+    }
+    e.hwcal()
+        .args(["db", "import", s(&e.path("missing.json"))])
+        .assert()
+        .code(2);
+    assert!(e.ids().is_empty(), "no row from a rejected import");
+}
+
+#[test]
+fn db_option_overrides_the_environment_in_any_position() {
+    let e = Env::new();
+    let other = e.path("other/elsewhere.db");
+    let f = e.profile_file(1);
+    e.hwcal()
+        .args(["--db", s(&other), "db", "import", s(&f)])
+        .assert()
+        .success();
+    e.hwcal()
+        .args(["db", "list", "--db", s(&other)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("synthetic-1"));
+    assert!(other.exists());
+    assert!(e.ids().is_empty(), "HWCAL_DB's database untouched");
+    // A directory, or a file that is not a database, is refused cleanly.
+    e.hwcal()
+        .args(["db", "list", "--db", s(e.dir.path())])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+    let junk = e.path("junk.db");
+    std::fs::write(&junk, vec![b'j'; 8192]).unwrap();
+    e.hwcal()
+        .args(["db", "list", "--db", s(&junk)])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("opening the results database"))
+        .stderr(predicate::str::contains("panicked").not());
+}
+
+#[test]
+fn reports_single_latest_and_comparison() {
+    let e = Env::new();
+    // No run yet: the default (latest) has nothing to show.
+    e.hwcal()
+        .args(["report", "--html", s(&e.path("none.html"))])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no run yet"));
+    let a = e.import(0);
+    let b = e.import(3);
+    let latest = e.path("latest.html");
+    e.hwcal()
+        .args(["report", "--html", s(&latest)])
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&latest).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains(&format!("run {b}")) && html.contains("synthetic-3"));
+    assert_eq!(
+        html.matches("<svg").count(),
+        4,
+        "cache, TLB, bandwidth, ctx plots"
+    );
+    for id in [
+        "machine",
+        "clock",
+        "caches",
+        "tlbs",
+        "mem",
+        "bandwidth",
+        "ctx",
+        "io",
+    ] {
+        assert!(html.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+
+    let cmp = e.path("cmp.html");
+    e.hwcal()
+        .args(["report", &a.to_string(), &b.to_string(), "--html", s(&cmp)])
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&cmp).unwrap();
+    assert!(html.contains("hwcal comparison") && html.contains("1.300×"));
+    assert!(html.contains(">A: latency<") && html.contains(">B: latency<"));
+
+    // A profile file works in place of an id; stdout with "-".
+    let f = e.profile_file(2);
+    e.hwcal()
+        .args(["report", s(&f), "--html", "-"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("synthetic-2"));
+
+    e.hwcal()
+        .args(["report", "77", "--html", s(&e.path("x.html"))])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no run with id 77"));
+    e.hwcal()
+        .args(["report", "nonsense", "--html", s(&e.path("x.html"))])
+        .assert()
+        .code(2);
+    e.hwcal()
+        .args(["report", "1", "--html", "/nonexistent-dir/r.html"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does not exist"));
+    e.hwcal()
+        .args(["report", "1", "2", "3", "--html", "x.html"])
+        .assert()
+        .code(2);
+}
+
+/// Probe ids `hwcal run` knows, so a test can skip them all (a run that
+/// measures nothing but still builds, prints, saves and reports a profile).
+fn all_probe_ids(e: &Env) -> String {
+    let out = e
+        .hwcal()
+        .args(["run", "--list"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let ids: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    ids.join(",")
+}
+
+#[test]
+fn run_saves_unless_told_not_to_and_writes_html() {
+    let e = Env::new();
+    let skip = all_probe_ids(&e);
+    let html = e.path("run.html");
+    e.hwcal()
+        .args(["run", "-q", "--skip", &skip, "--html", s(&html)])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored as run 1"))
+        .stdout(predicate::str::contains("machine:"));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<section id=\"machine\">"));
+    assert_eq!(e.ids(), vec![1]);
+    assert!(e.list().contains(" run "), "origin run");
+
+    e.hwcal()
+        .args(["run", "-q", "--skip", &skip, "--no-save"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored").not());
+    assert_eq!(e.ids(), vec![1], "--no-save stores nothing");
+    e.hwcal().args(["run", "--no-save", "--save"]).assert().code(2);
+    // A bad database or report path fails before measuring anything.
+    e.hwcal()
+        .args(["run", "--skip", &skip, "--db", s(e.dir.path())])
+        .assert()
+        .code(2);
+    e.hwcal()
+        .args(["run", "--skip", &skip, "--html", "/nonexistent-dir/r.html"])
+        .assert()
+        .code(2);
+    assert_eq!(e.ids(), vec![1]);
+}
+
+#[test]
+fn clock_saves_only_with_save_and_with_machine_info() {
+    let e = Env::new();
+    e.hwcal()
+        .args(["clock", "--batches", "2", "--retries", "1", "-q", "--save"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored as run 1"));
+    let out = e
+        .hwcal()
+        .args(["db", "export", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let p = hwcal_report::parse_profile(&out).unwrap();
+    let c = p.clock.expect("clock stored");
+    assert!(c.core_mhz > 100.0 && c.core_mhz < 10_000.0, "{}", c.core_mhz);
+    assert!(p.raw_clock.is_some(), "raw data stored");
+    assert!(p.machine.is_some(), "machine info added for the database");
+    assert!(p.command.contains("clock"));
+    // Without --save nothing is stored.
+    e.hwcal()
+        .args(["clock", "--batches", "2", "--retries", "1", "-q"])
+        .assert()
+        .success();
+    assert_eq!(e.ids(), vec![1]);
+}

@@ -1,0 +1,794 @@
+//! Context-switch latency: lmbench's `lat_ctx` (McVoy & Staelin), redone
+//! with a fine timer.
+//!
+//! Method (lat_ctx man page, seed 001): `n` members — processes, or threads
+//! with `Kind::Threads` — form a ring of pipes and pass a token around. Each
+//! member reads the token, sums its own array of `size` KB, and writes the
+//! token to the next member. The calling thread is member 0: it writes the
+//! token, waits for it to come back, sums its array, and times whole round
+//! trips with the TSC. With every member on one CPU, each hop is a real
+//! switch: the writer wakes the reader, then blocks in `read`, and the
+//! scheduler has exactly one runnable task to go to.
+//!
+//! One round trip is `n` × (write + read + sum + switch). The overhead —
+//! write a token into a pipe, read it back, sum the array, all in one
+//! process and therefore with hot caches — is measured interleaved with the
+//! rings and subtracted per hop (in `hwcal_analysis::ctx`). What remains is
+//! the switch itself *including* the cost of refilling caches that the other
+//! members evicted: with big arrays and many members the working sets no
+//! longer fit and the "switch" grows, exactly as lat_ctx defines it.
+//!
+//! Differences from lat_ctx: blocks of ~0.2 ms timed with the TSC instead of
+//! lmbench's long `gettimeofday` intervals, so a scheduler tick or another
+//! tenant spoils only a few samples and the median sheds them; all rings of a
+//! size are alive at once and sampled interleaved (round-robin), so clock
+//! drift and bursts of noise hit every ring alike; the sum is a compact
+//! unrolled loop over 64-bit words rather than lat_ctx's ~2.7k-instruction
+//! unrolled body, so the instruction cache is polluted less.
+//!
+//! Children are forked after every buffer is allocated; after `fork` a child
+//! only makes system calls (prctl, sched_setaffinity, close_range, read,
+//! write, _exit) and touches memory it already owns — no allocation, no
+//! locks, no printing — so forking from a multithreaded process is safe.
+//! Children die with the parent (`PR_SET_PDEATHSIG`), on a closed pipe (EOF
+//! or `EPIPE`), and by `SIGKILL` + `waitpid` when a ring is dropped, so no
+//! zombie or orphan outlives a measurement, whatever the exit path.
+
+use crate::ProbeError;
+use hwcal_harness::bench::{measure_interleaved, Overhead, Policy, Stat};
+use hwcal_harness::Timer;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Largest ring hwcal builds (lat_ctx stops at 20). Bounded so that a typo
+/// cannot fork thousands of processes; the process-count limit
+/// (`RLIMIT_NPROC`) is checked separately by the caller.
+pub const MAX_NPROCS: u32 = 1024;
+
+/// Where the ring members run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placement {
+    /// Every member on this CPU: each hop is a switch on one run queue.
+    Same(usize),
+    /// Member `i` on `cpus[i % cpus.len()]`: hops are cross-CPU wake-ups.
+    Spread(Vec<usize>),
+    /// No pinning: the scheduler places and migrates members.
+    None,
+}
+
+impl Placement {
+    /// `same`, `spread` or `none`, as in the profile.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Placement::Same(_) => "same",
+            Placement::Spread(_) => "spread",
+            Placement::None => "none",
+        }
+    }
+
+    /// The CPUs used, in member order (empty when unpinned).
+    pub fn cpus(&self) -> Vec<usize> {
+        match self {
+            Placement::Same(c) => vec![*c],
+            Placement::Spread(v) => v.clone(),
+            Placement::None => Vec::new(),
+        }
+    }
+
+    /// CPU of ring member `i` (0 = the timing thread).
+    pub fn cpu_of(&self, member: usize) -> Option<usize> {
+        match self {
+            Placement::Same(c) => Some(*c),
+            Placement::Spread(v) if !v.is_empty() => Some(v[member % v.len()]),
+            _ => None,
+        }
+    }
+}
+
+/// What the ring members are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Forked processes (lat_ctx): a switch changes address space.
+    Processes,
+    /// Threads of this process: a switch keeps the address space and TLB.
+    Threads,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Processes => "processes",
+            Kind::Threads => "threads",
+        }
+    }
+}
+
+/// One context-switch measurement at one array size.
+#[derive(Debug, Clone)]
+pub struct CtxPlan {
+    /// Ring sizes, each ≥ 2 (the timing thread counts as a member).
+    pub nprocs: Vec<u32>,
+    /// Rings running at once (`-P`); the extra `parallel - 1` rings pass
+    /// their own tokens freely while one ring is timed.
+    pub parallel: u32,
+    /// Discarded rounds before the timed ones (`-W`).
+    pub warmups: u32,
+    /// Timed samples per ring (`-N`).
+    pub repetitions: u32,
+    pub placement: Placement,
+    pub kind: Kind,
+    /// Length of one timed block. Short (~0.2 ms) so most blocks fall
+    /// between two preemptions by another task and the median is clean.
+    pub enough_ns: f64,
+}
+
+impl Default for CtxPlan {
+    fn default() -> Self {
+        CtxPlan {
+            nprocs: vec![2, 4, 8],
+            parallel: 1,
+            warmups: 3,
+            repetitions: 101,
+            placement: Placement::None,
+            kind: Kind::Processes,
+            enough_ns: 200_000.0,
+        }
+    }
+}
+
+/// The samples of one point: a time per sample and the core clock measured
+/// right before and after that sample (NaN where it could not be measured).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Series {
+    pub us: Vec<f64>,
+    pub mhz: Vec<f64>,
+}
+
+/// Raw timings of one array size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeRaw {
+    pub size_kb: u64,
+    /// One process passing the token to itself and summing, µs per pass.
+    pub overhead: Series,
+    /// Per ring size: µs per hop (round trip / nprocs) of every sample,
+    /// overhead not yet subtracted.
+    pub hops: Vec<(u32, Series)>,
+}
+
+/// Sum of the array — the "work" each member does per hop. Eight
+/// independent accumulators (an unrolled loop that reads every word, hence
+/// every line of the array); `black_box` on the input keeps the compiler from
+/// knowing the contents, and the result flows into the token that is written
+/// to a pipe, so nothing can be elided.
+#[inline(never)]
+pub fn sum_words(a: &[u64]) -> u64 {
+    let a = std::hint::black_box(a);
+    let mut acc = [0u64; 8];
+    let mut chunks = a.chunks_exact(8);
+    for c in &mut chunks {
+        for j in 0..8 {
+            acc[j] = acc[j].wrapping_add(c[j]);
+        }
+    }
+    let mut s = chunks.remainder().iter().fold(0u64, |s, &x| s.wrapping_add(x));
+    for x in acc {
+        s = s.wrapping_add(x);
+    }
+    s
+}
+
+/// Bytes per token (lat_ctx passes an int).
+const TOKEN: usize = std::mem::size_of::<u64>();
+
+/// Write the token; false on error or a closed pipe. No allocation (used
+/// after fork).
+#[inline]
+fn write_token(fd: RawFd, tok: u64) -> bool {
+    let buf = tok.to_ne_bytes();
+    loop {
+        // SAFETY: `buf` is a live 8-byte stack buffer; write(2) only reads it.
+        let r = unsafe { libc::write(fd, buf.as_ptr().cast(), TOKEN) };
+        if r == TOKEN as isize {
+            return true;
+        }
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        // 8 bytes < PIPE_BUF: a pipe write is atomic, so a short write means
+        // the pipe is gone.
+        return false;
+    }
+}
+
+/// Read the token; false on EOF or error. No allocation (used after fork).
+#[inline]
+fn read_token(fd: RawFd, tok: &mut u64) -> bool {
+    let mut buf = [0u8; TOKEN];
+    loop {
+        // SAFETY: `buf` is a live 8-byte stack buffer that read(2) fills.
+        let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), TOKEN) };
+        if r == TOKEN as isize {
+            *tok = u64::from_ne_bytes(buf);
+            return true;
+        }
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        // 0 = EOF: the previous member is gone. Tokens are written whole, so
+        // a short read does not happen on a healthy ring.
+        return false;
+    }
+}
+
+/// The timing thread's part of a round trip, `iters` times: pass the token
+/// on, wait for it to come back, do the work. The same sequence on a pipe to
+/// itself is the overhead.
+#[inline]
+fn pass(wr: RawFd, rd: RawFd, iters: u64, arr: &[u64], tok: &mut u64) -> bool {
+    for _ in 0..iters {
+        if !write_token(wr, *tok) || !read_token(rd, tok) {
+            return false;
+        }
+        *tok = tok.wrapping_add(sum_words(arr));
+    }
+    true
+}
+
+/// A ring member's life: read, work, write, until the ring breaks or `stop`
+/// is set. Shared by forked children (no allocation inside) and threads.
+fn member_loop(rd: RawFd, wr: RawFd, arr: &[u64], stop: Option<&AtomicBool>) {
+    let mut tok = 0u64;
+    loop {
+        if !read_token(rd, &mut tok) {
+            return;
+        }
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return;
+        }
+        tok = tok.wrapping_add(sum_words(arr));
+        if !write_token(wr, tok) {
+            return;
+        }
+    }
+}
+
+/// A pipe, both ends close-on-exec.
+fn pipe() -> Result<(OwnedFd, OwnedFd), ProbeError> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two descriptors into the 2-element array.
+    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// A CPU set with one CPU, built before fork so the child only copies it.
+fn cpu_set_of(cpu: usize) -> libc::cpu_set_t {
+    // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: CPU_SET bounds-checks `cpu` against the set's size.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    set
+}
+
+/// Everything a forked child needs, prepared before fork.
+struct ChildSpec {
+    rd: RawFd,
+    wr: RawFd,
+    arr: *mut u64,
+    len: usize,
+    cpu: Option<libc::cpu_set_t>,
+    inject: bool,
+    parent: libc::pid_t,
+}
+
+/// Close every descriptor except 0–2 and the member's two pipe ends, so a
+/// child holds no other ring's pipes open (EOF must reach the right reader)
+/// and no file of the parent's. Only system calls: safe after fork.
+fn close_other_fds(a: RawFd, b: RawFd) {
+    let (lo, hi) = (a.min(b) as libc::c_uint, a.max(b) as libc::c_uint);
+    let close_range = |first: libc::c_uint, last: libc::c_uint| -> bool {
+        if first > last {
+            return true;
+        }
+        // SAFETY: close_range(2) only closes descriptors of this process.
+        unsafe { libc::syscall(libc::SYS_close_range, first, last, 0 as libc::c_uint) == 0 }
+    };
+    let ok = close_range(3, lo.saturating_sub(1))
+        && close_range(lo + 1, hi.saturating_sub(1))
+        && close_range(hi + 1, libc::c_uint::MAX);
+    if !ok {
+        // Kernels before 5.9: close one by one up to a generous bound.
+        for fd in 3..4096 {
+            if fd != a && fd != b {
+                // SAFETY: closing a descriptor number this process may not
+                // have open is harmless (EBADF).
+                unsafe { libc::close(fd) };
+            }
+        }
+    }
+}
+
+/// Body of a forked ring member. Never returns.
+///
+/// # Safety
+/// Must be called only in a freshly forked child, with `spec.arr` pointing
+/// to `spec.len` words that the parent allocated before forking.
+unsafe fn child_main(spec: &ChildSpec) -> ! {
+    // SAFETY (whole body): only async-signal-safe system calls and plain
+    // memory accesses to the child's own copy of the array follow.
+    unsafe {
+        // Die with the parent, even by SIGKILL; then check it did not die
+        // before the prctl took effect.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+        if libc::getppid() != spec.parent {
+            libc::_exit(0);
+        }
+        if let Some(set) = &spec.cpu {
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set);
+        }
+        close_other_fds(spec.rd, spec.wr);
+        // Write every word: the pages the parent allocated are shared
+        // copy-on-write after fork; writing gives this member private pages,
+        // so each member really has its own array in the caches.
+        let salt = libc::getpid() as u64;
+        for i in 0..spec.len {
+            spec.arr.add(i).write_volatile((i as u64) ^ salt);
+        }
+        let arr = std::slice::from_raw_parts(spec.arr as *const u64, spec.len);
+        if spec.inject && !write_token(spec.wr, 0) {
+            libc::_exit(0);
+        }
+        member_loop(spec.rd, spec.wr, arr, None);
+        libc::_exit(0)
+    }
+}
+
+/// Fork one ring member.
+fn fork_member(spec: &ChildSpec) -> Result<libc::pid_t, ProbeError> {
+    // SAFETY: the child runs only `child_main`, which allocates nothing,
+    // takes no lock and never returns; the parent continues normally.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error().into());
+    }
+    if pid == 0 {
+        // SAFETY: we are the freshly forked child; `spec.arr` is the parent's
+        // allocation of `spec.len` words, copied into this address space.
+        unsafe { child_main(spec) }
+    }
+    Ok(pid)
+}
+
+/// One ring. Dropping it stops every member and reaps every child.
+pub struct Ring {
+    nprocs: u32,
+    /// The timing thread's ends (write to member 1, read from member n−1);
+    /// `None` for a free-running ring.
+    ends: Option<(OwnedFd, OwnedFd)>,
+    pids: Vec<libc::pid_t>,
+    threads: Vec<JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Ring {
+    /// Build a ring of `nprocs` members. If `timed`, the calling thread is
+    /// member 0 and the ring waits for its token; otherwise member 0 is a
+    /// child too and starts a token circulating at once (a `-P` load ring).
+    /// `arr` is the array each forked member copies (its length is the
+    /// size); thread members allocate their own.
+    fn spawn(
+        nprocs: u32,
+        kind: Kind,
+        placement: &Placement,
+        arr: &mut [u64],
+        timed: bool,
+    ) -> Result<Ring, ProbeError> {
+        let n = nprocs as usize;
+        let mut ring = Ring {
+            nprocs,
+            ends: None,
+            pids: Vec::with_capacity(n),
+            threads: Vec::new(),
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        // SAFETY: getpid cannot fail.
+        let parent = unsafe { libc::getpid() };
+        // Pipe i carries the token from member i to member i+1 (mod n).
+        // Built incrementally so only a handful of descriptors are open at
+        // once, whatever n (the default limit is 1024 descriptors).
+        let (rd0, wr0) = pipe()?;
+        let mut prev_rd = rd0; // read end of pipe i-1
+        for i in 1..n {
+            let (rd, wr) = pipe()?;
+            ring.add_member(kind, placement, i, prev_rd, wr, arr, false, parent)?;
+            prev_rd = rd;
+        }
+        // prev_rd is now pipe n-1's read end: member 0 reads it.
+        if timed {
+            ring.ends = Some((wr0, prev_rd));
+        } else {
+            ring.add_member(kind, placement, 0, prev_rd, wr0, arr, true, parent)?;
+        }
+        Ok(ring)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_member(
+        &mut self,
+        kind: Kind,
+        placement: &Placement,
+        index: usize,
+        rd: OwnedFd,
+        wr: OwnedFd,
+        arr: &mut [u64],
+        inject: bool,
+        parent: libc::pid_t,
+    ) -> Result<(), ProbeError> {
+        let cpu = placement.cpu_of(index);
+        match kind {
+            Kind::Processes => {
+                let spec = ChildSpec {
+                    rd: rd.as_raw_fd(),
+                    wr: wr.as_raw_fd(),
+                    arr: arr.as_mut_ptr(),
+                    len: arr.len(),
+                    cpu: cpu.map(cpu_set_of),
+                    inject,
+                    parent,
+                };
+                let pid = fork_member(&spec)?;
+                self.pids.push(pid);
+                // The parent's copies of the member's ends close here.
+            }
+            Kind::Threads => {
+                let len = arr.len();
+                let stop = Arc::clone(&self.stop);
+                let h = std::thread::Builder::new()
+                    .name(format!("ctx-{index}"))
+                    .spawn(move || {
+                        if let Some(c) = cpu {
+                            // Best effort: the parent validated the CPUs.
+                            let _ = hwcal_harness::pin::pin_to(c);
+                        }
+                        // Each thread its own array, first touched here.
+                        let salt = index as u64;
+                        let own: Vec<u64> = (0..len as u64).map(|i| i ^ salt).collect();
+                        if inject && !write_token(wr.as_raw_fd(), 0) {
+                            return;
+                        }
+                        member_loop(rd.as_raw_fd(), wr.as_raw_fd(), &own, Some(&stop));
+                        // rd and wr drop here: the neighbours see EOF/EPIPE.
+                    })
+                    .map_err(ProbeError::Io)?;
+                self.threads.push(h);
+            }
+        }
+        Ok(())
+    }
+
+    /// `iters` timed round trips; false if the ring broke.
+    fn trips(&self, iters: u64, arr: &[u64], tok: &mut u64) -> bool {
+        match &self.ends {
+            Some((wr, rd)) => pass(wr.as_raw_fd(), rd.as_raw_fd(), iters, arr, tok),
+            None => false,
+        }
+    }
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Closing the timing thread's ends breaks the ring: member 1 reads
+        // EOF, exits, and the break runs round the ring.
+        self.ends = None;
+        for &pid in &self.pids {
+            // SAFETY: `pid` is a child of this process that has not been
+            // reaped yet, so the id cannot have been reused.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        for &pid in &self.pids {
+            loop {
+                // SAFETY: waiting for our own child; a null status is allowed.
+                let r = unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+                if r >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    break;
+                }
+            }
+        }
+        for h in self.threads.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Pin the calling (timing) thread where member 0 belongs.
+fn place_self(placement: &Placement) -> Result<(), ProbeError> {
+    if let Some(c) = placement.cpu_of(0) {
+        hwcal_harness::pin::pin_to(c)?;
+    }
+    Ok(())
+}
+
+fn policy(samples: u32, enough_ns: f64) -> Policy {
+    Policy {
+        enough_ns: Some(enough_ns),
+        min_samples: samples as usize,
+        max_samples: samples as usize,
+        stat: Stat::Median,
+        // The core clock drifts by up to ±15% from second to second on the
+        // reference VM; a short add chain (~5 µs) around each 0.2 ms block
+        // gives each sample its own clock, hence a cycle figure that does
+        // not drift.
+        track_clock: true,
+        overhead: Overhead::TimerRead,
+        // A generous cap: the plan is bounded by `-N` anyway.
+        budget_ns: 60e9,
+        ..Policy::median()
+    }
+}
+
+/// Warm up, then sample the overhead and every timed ring interleaved.
+/// Returns µs per pass (overhead) and µs per hop (each ring).
+fn sample(
+    plan: &CtxPlan,
+    self_pipe: &(OwnedFd, OwnedFd),
+    rings: &[&Ring],
+    arr: &[u64],
+) -> Result<(Series, Vec<Series>), ProbeError> {
+    // One untimed round trip per ring: it returns only once every member
+    // has started and written its own copy of the array, so no timed block
+    // (even with -W 0) includes a member's start-up.
+    let mut t = 0u64;
+    if !rings.iter().all(|r| r.trips(1, arr, &mut t)) {
+        return Err(ProbeError::Failed("a context-switch ring did not start".into()));
+    }
+    let broken = std::cell::Cell::new(false);
+    let (srd, swr) = (self_pipe.0.as_raw_fd(), self_pipe.1.as_raw_fd());
+    let mut tok0 = 0u64;
+    let mut ovr = |iters: u64| {
+        // Once a ring broke, every point returns at once so the run ends quickly.
+        if !broken.get() && !pass(swr, srd, iters, arr, &mut tok0) {
+            broken.set(true);
+        }
+    };
+    let mut ring_fns: Vec<Box<dyn FnMut(u64) + '_>> = rings
+        .iter()
+        .map(|r| {
+            let broken = &broken;
+            let mut tok = 0u64;
+            Box::new(move |iters: u64| {
+                if !broken.get() && !r.trips(iters, arr, &mut tok) {
+                    broken.set(true);
+                }
+            }) as Box<dyn FnMut(u64) + '_>
+        })
+        .collect();
+    let mut points: Vec<&mut dyn FnMut(u64)> = vec![&mut ovr];
+    for f in ring_fns.iter_mut() {
+        points.push(f.as_mut());
+    }
+    if plan.warmups > 0 {
+        measure_interleaved(&policy(plan.warmups, plan.enough_ns), &mut points);
+    }
+    let est = measure_interleaved(&policy(plan.repetitions, plan.enough_ns), &mut points);
+    if broken.get() {
+        return Err(ProbeError::Failed(
+            "a context-switch ring broke (a member exited or was killed)".into(),
+        ));
+    }
+    let series = |e: &hwcal_harness::Estimate, div: f64| Series {
+        us: e.ns_samples().iter().map(|ns| ns / 1e3 / div).collect(),
+        mhz: e.mhz_samples(),
+    };
+    let overhead = series(&est[0], 1.0);
+    let hops = rings
+        .iter()
+        .zip(&est[1..])
+        .map(|(r, e)| series(e, r.nprocs as f64))
+        .collect();
+    Ok((overhead, hops))
+}
+
+/// Check a plan; the message is fit for the user.
+pub fn validate(plan: &CtxPlan) -> Result<(), ProbeError> {
+    if plan.nprocs.is_empty() {
+        return Err(ProbeError::InvalidInput("no ring size given".into()));
+    }
+    if let Some(&n) = plan.nprocs.iter().find(|&&n| !(2..=MAX_NPROCS).contains(&n)) {
+        return Err(ProbeError::InvalidInput(format!(
+            "a ring of {n} is not possible: NPROCS must be between 2 and {MAX_NPROCS}"
+        )));
+    }
+    if plan.parallel == 0 || plan.repetitions == 0 {
+        return Err(ProbeError::InvalidInput("-P and -N must be at least 1".into()));
+    }
+    if let Placement::Spread(v) = &plan.placement {
+        if v.is_empty() {
+            return Err(ProbeError::InvalidInput("spread placement without CPUs".into()));
+        }
+    }
+    Ok(())
+}
+
+/// Processes (or threads) alive at once besides the caller, for a plan.
+pub fn members_alive(plan: &CtxPlan) -> u64 {
+    let n: Vec<u64> = plan.nprocs.iter().map(|&n| n as u64).collect();
+    if plan.parallel == 1 {
+        // Every ring of the size at once; the caller is member 0 of each.
+        n.iter().map(|n| n - 1).sum()
+    } else {
+        // One ring size at a time: the timed ring plus P−1 load rings.
+        n.iter()
+            .map(|n| (n - 1) + (plan.parallel as u64 - 1) * n)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Measure one array size: all rings of the plan, the overhead alongside.
+/// The calling thread is left pinned where member 0 belongs.
+pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError> {
+    validate(plan)?;
+    let words = usize::try_from(size_kb.saturating_mul(1024) / 8)
+        .map_err(|_| ProbeError::InvalidInput(format!("-s {size_kb}: too large")))?;
+    // Calibrate the timer before any fork (children never use it, but the
+    // calibration spins for ~20 ms and should not compete with them).
+    let _ = Timer::get();
+    place_self(&plan.placement)?;
+    let mut arr: Vec<u64> = Vec::new();
+    arr.try_reserve_exact(words)
+        .map_err(|e| ProbeError::Alloc(words * 8, e.to_string()))?;
+    arr.extend((0..words as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+    let self_pipe = pipe()?;
+    let mut raw = SizeRaw {
+        size_kb,
+        overhead: Series::default(),
+        hops: Vec::new(),
+    };
+    if plan.parallel == 1 {
+        let mut rings = Vec::with_capacity(plan.nprocs.len());
+        for &n in &plan.nprocs {
+            rings.push(Ring::spawn(n, plan.kind, &plan.placement, &mut arr, true)?);
+        }
+        let refs: Vec<&Ring> = rings.iter().collect();
+        let (ovr, hops) = sample(plan, &self_pipe, &refs, &arr)?;
+        raw.overhead = ovr;
+        raw.hops = plan.nprocs.iter().copied().zip(hops).collect();
+    } else {
+        // -P: one ring size at a time, timed while P−1 copies of it pass
+        // their own tokens; the overhead is sampled alongside each, under
+        // the same load, as lat_ctx runs its overhead loop in parallel too.
+        let mut all_ovr = Series::default();
+        for &n in &plan.nprocs {
+            let timed = Ring::spawn(n, plan.kind, &plan.placement, &mut arr, true)?;
+            let mut load = Vec::new();
+            for _ in 1..plan.parallel {
+                load.push(Ring::spawn(n, plan.kind, &plan.placement, &mut arr, false)?);
+            }
+            let (ovr, mut hops) = sample(plan, &self_pipe, &[&timed], &arr)?;
+            drop(load);
+            all_ovr.us.extend(ovr.us);
+            all_ovr.mhz.extend(ovr.mhz);
+            raw.hops.push((n, hops.remove(0)));
+        }
+        raw.overhead = all_ovr;
+    }
+    Ok(raw)
+}
+
+/// The process-count limit (`RLIMIT_NPROC`, soft), from /proc/self/limits.
+/// `None` if unlimited or unknown.
+pub fn process_limit() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = s.lines().find(|l| l.starts_with("Max processes"))?;
+    line["Max processes".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sum_is_exact() {
+        let v: Vec<u64> = (1..=1003).collect();
+        assert_eq!(sum_words(&v), 1003 * 1004 / 2);
+        assert_eq!(sum_words(&[]), 0);
+        assert_eq!(sum_words(&[u64::MAX, 2]), 1);
+    }
+
+    #[test]
+    fn placement_round_robin() {
+        let p = Placement::Spread(vec![3, 5]);
+        assert_eq!(p.cpu_of(0), Some(3));
+        assert_eq!(p.cpu_of(1), Some(5));
+        assert_eq!(p.cpu_of(2), Some(3));
+        assert_eq!(Placement::Same(7).cpu_of(9), Some(7));
+        assert_eq!(Placement::None.cpu_of(0), None);
+        assert_eq!(p.name(), "spread");
+    }
+
+    #[test]
+    fn validation() {
+        let mut p = CtxPlan::default();
+        assert!(validate(&p).is_ok());
+        p.nprocs = vec![2, 1];
+        assert!(validate(&p).is_err());
+        p.nprocs = vec![MAX_NPROCS + 1];
+        assert!(validate(&p).is_err());
+        p.nprocs = vec![];
+        assert!(validate(&p).is_err());
+        p.nprocs = vec![4, 8];
+        assert_eq!(members_alive(&p), 3 + 7);
+        p.parallel = 2;
+        assert_eq!(members_alive(&p), 7 + 8);
+    }
+
+    fn small(kind: Kind) -> CtxPlan {
+        CtxPlan {
+            nprocs: vec![2, 3],
+            warmups: 1,
+            repetitions: 5,
+            enough_ns: 20_000.0,
+            kind,
+            placement: Placement::None,
+            ..CtxPlan::default()
+        }
+    }
+
+    fn check(raw: &SizeRaw, n: usize) {
+        assert_eq!(raw.overhead.us.len(), n);
+        assert_eq!(raw.overhead.mhz.len(), n);
+        assert_eq!(raw.hops.len(), 2);
+        for (_, h) in &raw.hops {
+            assert_eq!(h.mhz.len(), n);
+            let h = &h.us;
+            assert_eq!(h.len(), n);
+            // Broad physical bounds: a pipe hop takes more than 10 ns and
+            // (even on a loaded VM) less than 100 ms.
+            assert!(h.iter().all(|&x| x > 0.01 && x < 1e5), "{h:?}");
+        }
+    }
+
+    fn children() -> usize {
+        // Our children that still exist (zombies included).
+        let me = std::process::id().to_string();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("stat")).ok())
+            .filter(|s| {
+                let after = s.rsplit(')').next().unwrap_or("");
+                after.split_whitespace().nth(1) == Some(me.as_str())
+            })
+            .count()
+    }
+
+    #[test]
+    fn process_ring_measures_and_reaps() {
+        let raw = measure_size(&small(Kind::Processes), 4).unwrap();
+        check(&raw, 5);
+        assert_eq!(children(), 0, "children left behind");
+        let mut p = small(Kind::Processes);
+        p.parallel = 2;
+        let raw = measure_size(&p, 0).unwrap();
+        assert_eq!(raw.hops.len(), 2);
+        assert_eq!(children(), 0, "children left behind");
+    }
+
+    #[test]
+    fn thread_ring_measures_and_stops() {
+        let raw = measure_size(&small(Kind::Threads), 4).unwrap();
+        check(&raw, 5);
+        let mut p = small(Kind::Threads);
+        p.parallel = 2;
+        measure_size(&p, 0).unwrap();
+    }
+}

@@ -1,0 +1,135 @@
+//! The HTML report renders in a real browser: headless Chromium (the
+//! distribution's `chromium` package) loads the page, and the DOM it builds
+//! must hold the report's tables and inline SVG plots. Skipped, with a
+//! message, where Chromium is not installed.
+
+use hwcal_model::sample::full_profile;
+use hwcal_report::{html, Exporter};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The browser: `$HWCAL_CHROMIUM` if set (a path that does not exist means
+/// "no browser"), else the usual install locations.
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("HWCAL_CHROMIUM") {
+        return Some(PathBuf::from(p)).filter(|p| p.exists());
+    }
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+}
+
+/// Run headless Chromium on a local file with `extra` arguments; returns
+/// stdout. Killed after 90 s so a wedged browser cannot hang the suite.
+fn run_chromium(bin: &Path, profile_dir: &Path, page: &Path, extra: &[&str]) -> String {
+    let mut cmd = Command::new(bin);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ])
+    .arg(format!("--user-data-dir={}", profile_dir.display()))
+    .args(extra)
+    .arg(format!("file://{}", page.display()))
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("start chromium");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(90) {
+            child.kill().ok();
+            panic!("chromium did not finish within 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn report_and_comparison_render_in_headless_chromium() {
+    let Some(bin) = chromium() else {
+        println!("SKIPPED: Chromium not found (apt-get install chromium, or set HWCAL_CHROMIUM)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("report.html");
+    let bytes = html::HtmlExporter::default().export(&full_profile(0)).unwrap();
+    std::fs::write(&single, bytes).unwrap();
+    let cmp = dir.path().join("compare.html");
+    std::fs::write(
+        &cmp,
+        html::compare_report(&full_profile(0), "run 1", &full_profile(4), "run 2"),
+    )
+    .unwrap();
+
+    let dom = run_chromium(&bin, &dir.path().join("chrome"), &single, &["--dump-dom"]);
+    // The DOM Chromium built (not our text echoed back): it has parsed the
+    // page into elements, inline SVG included.
+    assert!(dom.contains("<html"), "no DOM dumped: {:.300}", dom);
+    assert_eq!(dom.matches("<svg").count(), 4, "four plots");
+    assert!(dom.matches("<table").count() >= 8, "summary tables");
+    assert!(dom.contains("<path d=\"M"), "curves drawn");
+    for id in [
+        "machine",
+        "clock",
+        "caches",
+        "tlbs",
+        "mem",
+        "bandwidth",
+        "ctx",
+        "io",
+    ] {
+        assert!(
+            dom.contains(&format!("id=\"{id}\"")),
+            "section {id} missing from the DOM"
+        );
+    }
+    assert!(
+        dom.contains("Synthetic Xeon &lt;test&gt; &amp; Co"),
+        "text escaped, not parsed as markup"
+    );
+
+    let dom = run_chromium(&bin, &dir.path().join("chrome"), &cmp, &["--dump-dom"]);
+    assert_eq!(dom.matches("<svg").count(), 4);
+    assert!(dom.contains("1.400×"), "ratio column (latency × 1.4)");
+
+    // A screenshot proves the page paints; keep it when asked, for a human look.
+    let shot = dir.path().join("report.png");
+    run_chromium(
+        &bin,
+        &dir.path().join("chrome"),
+        &single,
+        &[
+            "--screenshot=".to_string() + shot.to_str().unwrap(),
+            "--window-size=1200,3000".into(),
+        ]
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+    );
+    let png = std::fs::read(&shot).expect("screenshot written");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+    if let Some(keep) = std::env::var_os("HWCAL_KEEP_SCREENSHOT") {
+        std::fs::copy(&shot, keep).unwrap();
+    }
+}
