@@ -28,21 +28,10 @@ pub struct ThreadTotals {
     pub cpu_cycles: Option<f64>,
 }
 
-/// Order statistics (min, median, max, unscaled MAD) of finite values.
+/// Order statistics of the finite values; `None` when there are none.
 pub fn spread(xs: &[f64]) -> Option<Spread> {
-    let v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    let m = median(&v);
-    let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    Some(Spread {
-        n: v.len(),
-        min: v.iter().copied().fold(f64::INFINITY, f64::min),
-        median: m,
-        max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        mad: median(&dev),
-    })
+    let s = crate::stats::spread(xs);
+    (s.n > 0).then_some(s)
 }
 
 /// Sum a thread's slices.
