@@ -284,3 +284,16 @@ fn bad_input_is_a_one_line_usage_error() {
     // Random access has no --op.
     hwcal().args(["mem", "-R", "--op", "write"]).assert().code(2);
 }
+
+#[test]
+fn save_stores_the_profile_in_the_given_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    hwcal()
+        .env("HWCAL_DB", &db)
+        .args(["mem", "-R", "-s", "64K", "-t", "0.1", "--save", "-q"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored as run 1"));
+    assert!(db.exists());
+}

@@ -11,7 +11,7 @@
 //! ~20 ms slice, and micbench's figure is kept as `tsc_per_op`.
 
 use crate::cli::{MemArgs, MemOp};
-use crate::common::{check_dest, command_line, emit, now_unix, Progress};
+use crate::common::{check_db, check_dest, command_line, emit, now_unix, save_if_requested, Progress};
 use crate::registry::ProbeEntry;
 use crate::usage;
 use anyhow::{Context, Result};
@@ -862,6 +862,7 @@ fn run_matrix(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> 
 pub fn run(a: MemArgs) -> Result<()> {
     let start = Instant::now();
     check_dest(a.common.json.as_deref())?;
+    check_db(a.common.save)?;
     let cfg = configure(&a)?;
     let progress = Progress::new(a.common.quiet);
     let mut p = Profile::new(command_line(), now_unix());
@@ -901,7 +902,9 @@ pub fn run(a: MemArgs) -> Result<()> {
             ));
         }
     }
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save)?;
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
