@@ -930,12 +930,23 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
     let mut order: Vec<Option<usize>> = vec![first];
     order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
     let n = order.len();
+    // Stream buffers: 256 MiB each (2.5× the nominal L3 of the reference
+    // machine), less with many CPUs (1 GiB in all, 64 MiB at least), and all
+    // of it within half the available memory.
+    let avail = hwcal_probes::sysinfo::available_memory() as usize;
+    let mut stream = SHORT_SIZE.min((1usize << 30) / n).max(64 << 20);
+    let mut chase_size = SHORT_SIZE;
+    if avail > 0 && stream * n + chase_size > avail / 2 {
+        stream = ((avail / 2) / (n + 1)).max(4 << 20) / HUGE_PAGE * HUGE_PAGE;
+        chase_size = stream.max(HUGE_PAGE);
+        stream = stream.max(HUGE_PAGE);
+    }
     let mut preps: Vec<Prep> = order
         .iter()
         .map(|&cpu| Prep {
             cpu,
             node: None,
-            size: SHORT_SIZE,
+            size: stream,
             backing: Backing::Thp,
             ring_entries: 0,
             ring_cpus: Vec::new(),
@@ -945,9 +956,14 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
     preps.push(Prep {
         ring_entries: 1,
         seed: 1,
+        size: chase_size,
         ..preps[0].clone()
     });
-    progress.say(&format!("mem: preparing {} buffers of 256 MiB", preps.len()));
+    progress.say(&format!(
+        "mem: preparing {} buffers of {}",
+        preps.len(),
+        hwcal_report::text::human_bytes(stream as u64)
+    ));
     let t0 = Instant::now();
     let bufs = prepared(pm::prepare_all(&preps))?;
     let setup_s = t0.elapsed().as_secs_f64();
@@ -959,7 +975,7 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
     let ring = &bufs[n];
     let refs: Vec<&Prepared> = bufs.iter().collect();
     let (page, huge, frac) = pages(&Backing::Thp, &refs);
-    let mut tpl = template("random", "chase", SHORT_SIZE, true, 1);
+    let mut tpl = template("random", "chase", chase_size, true, 1);
     tpl.page_size_bytes = page;
     tpl.use_hugepages = huge;
     tpl.huge_fraction = frac;
@@ -979,7 +995,7 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
     let lat = measure("mem.latency", &jobs, &lat_plan, tpl, &mut p.raw)?;
     let mut bw = Bandwidth {
         threads: n as u32,
-        size_bytes: SHORT_SIZE as u64,
+        size_bytes: stream as u64,
         kernel: pm::isa().name().into(),
         stores: stores(false),
         ..Default::default()
@@ -989,14 +1005,14 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
         let jobs: Vec<Job> = (0..k)
             .map(|t| Job {
                 cpu: order[t],
-                work: stream_work(&bufs[t].buf, 0, SHORT_SIZE, MemOp::Read, false),
+                work: stream_work(&bufs[t].buf, 0, stream, MemOp::Read, false),
             })
             .collect();
         let r = measure(
             &format!("mem.read.{k}t"),
             &jobs,
             &plan,
-            template("sequential", "read", SHORT_SIZE, true, k),
+            template("sequential", "read", stream, true, k),
             &mut p.raw,
         )?;
         bw.scaling.push(BandwidthPoint {
