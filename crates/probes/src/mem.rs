@@ -3,7 +3,8 @@
 //!
 //! Two access patterns, as micbench-mem has them:
 //! - **random**: a dependent pointer chase (the [`crate::chase`] kernel)
-//!   around one random cycle of 64-byte lines. Each load's address is the
+//!   around one pseudo-random cycle of 64-byte lines ([`build_ring`]: a
+//!   keyed Feistel permutation, written in parallel). Each load's address is the
 //!   previous load's value, so loads never overlap and time per load is the
 //!   latency of wherever the line lives;
 //! - **sequential**: streaming read, write or copy with the widest vector
