@@ -9,5 +9,6 @@ pub mod ctx;
 pub mod gcd;
 pub mod levels;
 pub mod line;
+pub mod mem;
 pub mod stats;
 pub mod tlb;

@@ -42,6 +42,8 @@ pub enum Command {
     Cache(CacheArgs),
     /// TLB levels for 4 KiB and 2 MiB pages, and the huge-page penalty (PS3 TLB note).
     Tlb(TlbArgs),
+    /// Memory latency and bandwidth (micbench-mem): random chase or sequential read/write/copy.
+    Mem(MemArgs),
     /// Check hwcal's figures against long independent reference measurements.
     Validate(ValidateArgs),
     /// The results database: list, show, compare, export, import, remove stored runs.
@@ -159,6 +161,61 @@ pub struct TlbArgs {
     /// Most 2 MiB pages to visit (0 skips the huge-page test; capped by available memory).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(0..=65_536))]
     pub max_huge_pages: u64,
+}
+
+/// Sequential operation of `hwcal mem`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MemOp {
+    Read,
+    Write,
+    Copy,
+}
+
+#[derive(Debug, Args)]
+pub struct MemArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Number of threads (micbench's multiplicity) [default: 1; with --sweep: every allowed CPU].
+    #[arg(short = 'm', long = "threads", value_name = "N")]
+    pub threads: Option<u32>,
+    /// Seconds to measure (fractions allowed); buffer setup comes on top.
+    #[arg(short = 't', long = "time", value_name = "SECS", default_value = "2")]
+    pub time: String,
+    /// Random access: a dependent pointer chase (latency). Default: sequential (bandwidth).
+    #[arg(short = 'R', long)]
+    pub random: bool,
+    /// Sequential operation.
+    #[arg(long, value_enum, default_value = "read", conflicts_with = "random")]
+    pub op: MemOp,
+    /// Buffer size, 1024-based suffixes k/M/G (e.g. 32K, 128KB, 1G).
+    #[arg(short = 's', long, value_name = "SIZE", default_value = "256M")]
+    pub size: String,
+    /// Thread TID runs on CPU and its memory is bound to NUMA NODE (repeatable), e.g. -a 0:c0:0.
+    #[arg(short = 'a', long = "affinity", value_name = "TID:cCPU:NODE")]
+    pub affinity: Vec<String>,
+    /// One buffer of SIZE per thread (default: one shared buffer of SIZE).
+    #[arg(short = 'L', long)]
+    pub local: bool,
+    /// Back buffers with transparent huge pages (verified in /proc/self/smaps).
+    #[arg(long, conflicts_with = "hugetlbfile")]
+    pub hugepages: bool,
+    /// Back buffers with a file on a hugetlbfs mount (a directory on it, or a file path in it).
+    #[arg(long, value_name = "PATH")]
+    pub hugetlbfile: Option<std::path::PathBuf>,
+    /// Write and copy with non-temporal (streaming) stores instead of regular ones.
+    #[arg(long, conflicts_with = "random")]
+    pub nontemporal: bool,
+    /// Bandwidth sweep: read, write, copy with 1..N threads, then loaded latency
+    /// (one chasing thread while the others stream); -t is shared among the points.
+    #[arg(long, conflicts_with_all = ["random", "numa_matrix"])]
+    pub sweep: bool,
+    /// Latency from every CPU node to every memory node (random chase); -t is shared among the cells.
+    #[arg(long)]
+    pub numa_matrix: bool,
+    /// With -R: each thread follows K independent chases at once (1, 2, 4, 8, 16): time per
+    /// load then shows memory-level parallelism instead of latency.
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "random")]
+    pub chains: usize,
 }
 
 #[derive(Debug, Args)]

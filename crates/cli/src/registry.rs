@@ -31,6 +31,7 @@ pub fn probes() -> Vec<ProbeEntry> {
         crate::cmd::clock::ENTRY,
         crate::cmd::cache::ENTRY,
         crate::cmd::tlb::ENTRY,
+        crate::cmd::mem::ENTRY,
         crate::cmd::ctx::ENTRY,
     ]
 }

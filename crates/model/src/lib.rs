@@ -357,6 +357,66 @@ pub struct MemResult {
     #[serde(default)]
     pub per_thread: Vec<MemThread>,
     pub verdict: Verdict,
+    /// Streaming kernel used: `avx512`, `avx2` or `scalar` (random: `chase`).
+    #[serde(default)]
+    pub kernel: String,
+    /// Sequential write/copy with non-temporal (streaming) stores.
+    #[serde(default)]
+    pub nontemporal: bool,
+    /// Bytes one op moves (one cache line).
+    #[serde(default)]
+    pub bytes_per_op: u64,
+    /// Share of the buffer(s) verified to be on huge pages (smaps), 0..1.
+    #[serde(default)]
+    pub huge_fraction: f64,
+    /// The TSC rate used for `total_tsc`, MHz.
+    #[serde(default)]
+    pub tsc_mhz: Option<f64>,
+    /// Core clock readings taken between slices, MHz.
+    #[serde(default)]
+    pub core_mhz: Option<Spread>,
+    /// ns per op of each ~20 ms slice, over all threads: a wide spread means
+    /// the machine was busy (the mean above includes the disturbed slices).
+    #[serde(default)]
+    pub slice_ns_per_op: Option<Spread>,
+    /// Involuntary context switches of the measuring threads while timed.
+    #[serde(default)]
+    pub preemptions: Option<u64>,
+    /// ns per op counting only the time the threads were on their CPUs
+    /// (thread CPU clock): what the memory costs when other processes
+    /// time-slice the CPU.
+    #[serde(default)]
+    pub oncpu_ns_per_op: Option<f64>,
+    #[serde(default)]
+    pub oncpu_clk_per_op: Option<f64>,
+    /// Share of the timed wall time the threads were on their CPUs, 0..1.
+    #[serde(default)]
+    pub oncpu_fraction: Option<f64>,
+    /// Buffer setup (map, touch, link), wall seconds.
+    #[serde(default)]
+    pub setup_s: f64,
+    /// Whole command, wall seconds (micbench's total_exec_time).
+    #[serde(default)]
+    pub total_exec_time_s: f64,
+    /// NUMA nodes with memory on this machine.
+    #[serde(default)]
+    pub numa_nodes: u32,
+    /// Independent chases per thread (random); 1 = pure latency.
+    #[serde(default)]
+    pub chains: u32,
+    /// Latency from each CPU node to each memory node (random chase).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub numa_matrix: Vec<NumaLatency>,
+}
+
+/// One cell of the NUMA latency matrix.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NumaLatency {
+    pub cpu_node: u32,
+    pub cpu: usize,
+    pub mem_node: u32,
+    pub ns_per_op: f64,
+    pub clk_per_op: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -370,6 +430,19 @@ pub struct MemThread {
     pub ns_per_op: f64,
     pub clk_per_op: f64,
     pub bytes_per_sec: f64,
+    /// TSC ticks per op (micbench's clk_per_op).
+    #[serde(default)]
+    pub tsc_per_op: Option<f64>,
+    /// Median core clock of this thread's slices, MHz.
+    #[serde(default)]
+    pub core_mhz: Option<f64>,
+    /// What the thread did: `chase`, `read`, `write` or `copy`.
+    #[serde(default)]
+    pub work: String,
+    #[serde(default)]
+    pub preemptions: Option<u64>,
+    #[serde(default)]
+    pub oncpu_ns_per_op: Option<f64>,
 }
 
 /// Sequential bandwidth summary.
@@ -387,6 +460,16 @@ pub struct Bandwidth {
     /// Latency of a chasing thread while the others stream.
     #[serde(default)]
     pub loaded_latency: Vec<LoadedLatencyPoint>,
+    /// Streaming kernel: `avx512`, `avx2` or `scalar`.
+    #[serde(default)]
+    pub kernel: String,
+    /// Stores used by write and copy: `regular` (read-for-ownership, then
+    /// write-back) or `non-temporal` (streaming, bypassing the caches).
+    #[serde(default)]
+    pub stores: String,
+    /// Memory-level parallelism: one thread following k independent chases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mlp: Vec<MlpPoint>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -401,6 +484,8 @@ pub struct LoadedLatencyPoint {
     pub streaming_threads: u32,
     pub latency_ns: f64,
     pub stream_bytes_per_sec: f64,
+    #[serde(default)]
+    pub latency_cycles: Option<f64>,
 }
 
 /// `hwcal ctx` (lmbench lat_ctx).

@@ -165,8 +165,10 @@ pub fn full_profile(variant: u32) -> Profile {
             ns_per_op: dram,
             clk_per_op: dram * mhz / 1e3,
             bytes_per_sec: 64.0 * 1e9 / dram,
+            ..Default::default()
         }],
         verdict: Verdict::Ok,
+        ..Default::default()
     });
     let bw = 12e9 / f;
     p.bandwidth = Some(Bandwidth {
@@ -189,7 +191,9 @@ pub fn full_profile(variant: u32) -> Profile {
             streaming_threads: 1,
             latency_ns: dram * 1.4,
             stream_bytes_per_sec: bw,
+            ..Default::default()
         }],
+        ..Default::default()
     });
     let ctx_points = |scale: f64| -> Vec<CtxPoint> {
         [2u32, 4, 8, 16, 32]

@@ -10,6 +10,8 @@ pub mod cache;
 pub mod chase;
 pub mod clock;
 pub mod ctx;
+pub mod mem;
+pub mod numa;
 pub mod sysinfo;
 pub mod tlb;
 

@@ -309,10 +309,57 @@ pub fn tlb_huge_pages(c: &[TlbHugePageComparison]) -> String {
 
 pub fn mem(m: &MemResult) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "mem:{}", noisy_mark(m.verdict));
+    let pages = if m.use_hugepages {
+        format!("{} pages", human_bytes(m.page_size_bytes))
+    } else if m.huge_fraction > 0.0 {
+        format!("4 KiB pages ({:.0}% huge)", m.huge_fraction * 100.0)
+    } else {
+        "4 KiB pages".into()
+    };
+    let _ = writeln!(
+        s,
+        "mem ({} {}, {} thread{}, {}, {}):{}",
+        m.access_pattern,
+        m.op,
+        m.threads,
+        if m.threads == 1 { "" } else { "s" },
+        human_bytes(m.size_bytes),
+        pages,
+        noisy_mark(m.verdict)
+    );
+    let mhz = m.core_mhz.map_or(String::new(), |c| {
+        format!(
+            "  core cycles; core {:.0} MHz median ({:.0}–{:.0}) measured between slices",
+            c.median, c.min, c.max
+        )
+    });
+    let tsc = m.tsc_mhz.map_or(String::new(), |t| {
+        format!("  TSC ticks at {t:.0} MHz (micbench's clk_per_op)")
+    });
+    let slices = m.slice_ns_per_op.map_or(String::new(), |sp| {
+        format!(
+            "  mean; per slice: median {:.3}, min {:.3}, max {:.3}",
+            sp.median, sp.min, sp.max
+        )
+    });
+    let kernel = if m.access_pattern == "random" && m.chains > 1 {
+        format!(
+            "{} independent chases per thread (memory-level parallelism: ns_per_op is time per load, not latency)",
+            m.chains
+        )
+    } else if m.access_pattern == "random" {
+        "dependent chase (64-byte lines, pseudo-random cycle)".to_string()
+    } else if m.op == "read" {
+        format!("{} loads", m.kernel)
+    } else {
+        format!(
+            "{} {} stores",
+            m.kernel,
+            if m.nontemporal { "non-temporal" } else { "regular" }
+        )
+    };
     let rows: Vec<(&str, String)> = vec![
         ("access_pattern", m.access_pattern.clone()),
-        ("op", m.op.clone()),
         ("multiplicity", m.threads.to_string()),
         ("local", m.local.to_string()),
         ("page_size", m.page_size_bytes.to_string()),
@@ -322,27 +369,95 @@ pub fn mem(m: &MemResult) -> String {
         ("total_clk", format!("{:.0}", m.total_clk)),
         ("exec_time", format!("{:.6}", m.exec_time_s)),
         ("ops_per_sec", format!("{:.6e}", m.ops_per_sec)),
-        ("clk_per_op", format!("{:.3}", m.clk_per_op)),
+        ("clk_per_op", format!("{:.3}{mhz}", m.clk_per_op)),
         (
             "tsc_per_op",
-            m.tsc_per_op.map_or("n/a".into(), |v| format!("{v:.3}")),
+            m.tsc_per_op.map_or("n/a".into(), |v| format!("{v:.3}{tsc}")),
         ),
-        ("ns_per_op", format!("{:.3}", m.ns_per_op)),
-        ("bytes_per_sec", format!("{:.6e}", m.bytes_per_sec)),
+        ("ns_per_op", format!("{:.3}{slices}", m.ns_per_op)),
+        (
+            "bytes_per_sec",
+            format!(
+                "{:.6e}  ({:.2} GB/s, {} B per op)",
+                m.bytes_per_sec,
+                m.bytes_per_sec / 1e9,
+                m.bytes_per_op
+            ),
+        ),
+        ("kernel", kernel),
+        (
+            "setup_time",
+            format!(
+                "{:.3}  (map, touch{})",
+                m.setup_s,
+                if m.access_pattern == "random" {
+                    ", link"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        ("total_exec_time", format!("{:.6}", m.total_exec_time_s)),
     ];
     for (k, v) in rows {
         let _ = writeln!(s, "  {k:<15} {v}");
     }
-    for t in &m.per_thread {
+    if let Some(p) = m.preemptions {
+        if p > 0 {
+            let _ = writeln!(
+                s,
+                "  {:<15} {p}  (measuring threads descheduled by others)",
+                "preemptions"
+            );
+        }
+    }
+    if m.per_thread.len() > 1 || m.per_thread.iter().any(|t| t.node.is_some()) {
+        for t in &m.per_thread {
+            let _ = writeln!(
+                s,
+                "  thread {:>2} {:<5} cpu {:>3} node {:>2}: {:9.3} ns/op {:9.3} clk/op {:8.3} tsc/op {:7.2} GB/s",
+                t.tid,
+                t.work,
+                t.cpu.map_or("-".into(), |c| c.to_string()),
+                t.node.map_or("-".into(), |c| c.to_string()),
+                t.ns_per_op,
+                t.clk_per_op,
+                t.tsc_per_op.unwrap_or(f64::NAN),
+                t.bytes_per_sec / 1e9
+            );
+        }
+    }
+    if !m.numa_matrix.is_empty() {
+        let mut mem_nodes: Vec<u32> = m.numa_matrix.iter().map(|c| c.mem_node).collect();
+        mem_nodes.sort_unstable();
+        mem_nodes.dedup();
+        let mut cpu_nodes: Vec<(u32, usize)> = m.numa_matrix.iter().map(|c| (c.cpu_node, c.cpu)).collect();
+        cpu_nodes.sort_unstable();
+        cpu_nodes.dedup();
         let _ = writeln!(
             s,
-            "  thread {:>2} cpu {:>3}: {:.3} ns/op, {:.3} clk/op, {:.3e} B/s",
-            t.tid,
-            t.cpu.map_or("-".into(), |c| c.to_string()),
-            t.ns_per_op,
-            t.clk_per_op,
-            t.bytes_per_sec
+            "  NUMA latency, ns (cycles): rows = CPU node, columns = memory node"
         );
+        let mut head = format!("  {:>14}", "");
+        for n in &mem_nodes {
+            let _ = write!(head, " {:>18}", format!("mem {n}"));
+        }
+        let _ = writeln!(s, "{head}");
+        for (cn, cpu) in cpu_nodes {
+            let mut row = format!("  {:>14}", format!("node {cn} (cpu {cpu})"));
+            for n in &mem_nodes {
+                let cell = m
+                    .numa_matrix
+                    .iter()
+                    .find(|c| c.cpu_node == cn && c.mem_node == *n)
+                    .map_or("-".into(), |c| match c.clk_per_op {
+                        Some(cy) => format!("{:.1} ({:.0})", c.ns_per_op, cy),
+                        None => format!("{:.1}", c.ns_per_op),
+                    });
+                let _ = write!(row, " {cell:>18}");
+            }
+            let _ = writeln!(s, "{row}");
+        }
     }
     s
 }
@@ -352,30 +467,81 @@ pub fn bandwidth(b: &Bandwidth) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "bandwidth ({} thread{}, {}):\n  read {}, write {}, copy {}",
+        "bandwidth ({} thread{}, {} per thread{}):\n  read {}, write {}, copy {}",
         b.threads,
         if b.threads == 1 { "" } else { "s" },
         human_bytes(b.size_bytes),
+        if b.kernel.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} kernel, {} stores",
+                b.kernel,
+                if b.stores.is_empty() { "regular" } else { &b.stores }
+            )
+        },
         gbs(b.read_bytes_per_sec),
         gbs(b.write_bytes_per_sec),
         gbs(b.copy_bytes_per_sec)
     );
-    for p in &b.scaling {
+    if b.copy_bytes_per_sec.is_some() || b.scaling.iter().any(|p| p.op == "copy") {
         let _ = writeln!(
             s,
-            "  {:>2} threads {:<5} {:8.2} GB/s",
-            p.threads,
-            p.op,
-            p.bytes_per_sec / 1e9
+            "  (copy counts bytes copied, as lmbench bw_mem cp; the memory traffic is twice that)"
         );
+    }
+    if b.scaling.len() > 1 {
+        let mut ops: Vec<&str> = Vec::new();
+        for p in &b.scaling {
+            if !ops.contains(&p.op.as_str()) {
+                ops.push(&p.op);
+            }
+        }
+        let mut threads: Vec<u32> = b.scaling.iter().map(|p| p.threads).collect();
+        threads.sort_unstable();
+        threads.dedup();
+        let mut head = format!("  {:>8}", "threads");
+        for o in &ops {
+            let _ = write!(head, " {:>12}", format!("{o} GB/s"));
+        }
+        let _ = writeln!(s, "{head}");
+        for t in threads {
+            let mut row = format!("  {t:>8}");
+            for o in &ops {
+                let v = b
+                    .scaling
+                    .iter()
+                    .find(|p| p.threads == t && p.op == *o)
+                    .map_or("-".into(), |p| format!("{:.2}", p.bytes_per_sec / 1e9));
+                let _ = write!(row, " {v:>12}");
+            }
+            let _ = writeln!(s, "{row}");
+        }
+    }
+    if !b.mlp.is_empty() {
+        let pts: Vec<String> = b
+            .mlp
+            .iter()
+            .map(|m| format!("{}: {:.1} ns ({:.2}×)", m.chains, m.ns_per_load, m.speedup))
+            .collect();
+        let _ = writeln!(s, "  parallel chases, ns per load: {}", pts.join(", "));
     }
     for l in &b.loaded_latency {
         let _ = writeln!(
             s,
-            "  latency with {} streaming thread(s): {:.1} ns (stream {:.2} GB/s)",
+            "  latency with {} streaming thread(s): {:.1} ns{}{}",
             l.streaming_threads,
             l.latency_ns,
-            l.stream_bytes_per_sec / 1e9
+            l.latency_cycles
+                .map_or(String::new(), |c| format!(" = {c:.0} cy")),
+            if l.streaming_threads == 0 {
+                " (idle memory system)".to_string()
+            } else {
+                format!(
+                    " (the streams read {:.2} GB/s meanwhile)",
+                    l.stream_bytes_per_sec / 1e9
+                )
+            }
         );
     }
     s
@@ -476,6 +642,63 @@ mod tests {
         assert_eq!(human_bytes(1280 * 1024), "1.25 MiB");
         assert_eq!(human_bytes(105 << 20), "105 MiB");
         assert_eq!(human_bytes(100), "100 B");
+    }
+
+    #[test]
+    fn mem_and_bandwidth_sections() {
+        let mut p = Profile::new("hwcal mem", 0);
+        p.mem = Some(MemResult {
+            access_pattern: "random".into(),
+            op: "chase".into(),
+            threads: 1,
+            size_bytes: 1 << 30,
+            page_size_bytes: 2 << 20,
+            use_hugepages: true,
+            huge_fraction: 1.0,
+            ns_per_op: 150.0,
+            clk_per_op: 390.0,
+            tsc_per_op: Some(300.0),
+            tsc_mhz: Some(2000.0),
+            numa_matrix: vec![NumaLatency {
+                cpu_node: 0,
+                cpu: 1,
+                mem_node: 0,
+                ns_per_op: 150.0,
+                clk_per_op: Some(390.0),
+            }],
+            ..Default::default()
+        });
+        p.bandwidth = Some(Bandwidth {
+            threads: 2,
+            size_bytes: 256 << 20,
+            read_bytes_per_sec: Some(20e9),
+            scaling: vec![
+                BandwidthPoint {
+                    threads: 1,
+                    op: "read".into(),
+                    bytes_per_sec: 11e9,
+                },
+                BandwidthPoint {
+                    threads: 2,
+                    op: "read".into(),
+                    bytes_per_sec: 20e9,
+                },
+            ],
+            ..Default::default()
+        });
+        let s = summary(&p);
+        for key in [
+            "access_pattern",
+            "multiplicity",
+            "clk_per_op",
+            "tsc_per_op",
+            "ns_per_op",
+            "use_hugepages",
+        ] {
+            assert!(s.contains(key), "{key}");
+        }
+        assert!(s.contains("2 MiB pages") && s.contains("micbench's clk_per_op"));
+        assert!(s.contains("150.0 (390)") && s.contains("11.00") && s.contains("20.00 GB/s"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod ctx;
 pub mod db;
 pub mod info;
+pub mod mem;
 pub mod neighbours;
 pub mod plots;
 pub mod report;
@@ -25,6 +26,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Analyze(a) => analyze::run(a),
         Command::Cache(a) => cache::run(a),
         Command::Tlb(a) => tlb::run(a),
+        Command::Mem(a) => mem::run(a),
         Command::Validate(a) => validate::run(a),
         Command::Db(a) => db::run(a),
         Command::Report(a) => report::run(a),
