@@ -249,6 +249,9 @@ mod tests {
     }
 }
 
+/// Batches collected by default.
+pub const DEFAULT_BATCHES: usize = 32;
+
 /// How much clock data to collect.
 #[derive(Debug, Clone)]
 pub struct ClockPlan {
@@ -263,9 +266,9 @@ pub struct ClockPlan {
 
 impl Default for ClockPlan {
     fn default() -> Self {
-        // 24 batches × 7 rounds × 11 blocks × 40 µs ≈ 75 ms of timed work.
+        // 32 batches × 7 rounds × 11 blocks × 40 µs ≈ 100 ms of timed work.
         ClockPlan {
-            batches: 24,
+            batches: DEFAULT_BATCHES,
             rounds: 7,
             block_ns: 40_000.0,
         }

@@ -7,13 +7,13 @@ use crate::registry::ProbeEntry;
 use anyhow::Result;
 use hwcal_harness::{clockref, harness_info, Timer};
 use hwcal_model::{ClockRaw, ClockResult, Profile, Verdict};
-use hwcal_probes::clock::{collect, ClockPlan};
+use hwcal_probes::clock::{collect, ClockPlan, DEFAULT_BATCHES};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "clock",
     description: "core clock (mhz GCD + add chain), TSC rate",
     measure: |ctx, p| {
-        let (res, raw) = measure(24, 3, &ctx.progress);
+        let (res, raw) = measure(DEFAULT_BATCHES as u32, 3, &ctx.progress);
         p.clock = Some(res);
         p.raw_clock = Some(raw);
         Ok(())

@@ -51,7 +51,11 @@ fn clock(a: &ValidateArgs) -> Result<()> {
     for i in 1..=a.runs {
         let before = reference(timer, a.reference_ms);
         let t = std::time::Instant::now();
-        let (r, _) = crate::cmd::clock::measure(24, 3, &Progress::new(true));
+        let (r, _) = crate::cmd::clock::measure(
+            hwcal_probes::clock::DEFAULT_BATCHES as u32,
+            3,
+            &Progress::new(true),
+        );
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let after = reference(timer, a.reference_ms);
         let all: Vec<f64> = before.iter().chain(&after).copied().collect();
