@@ -7,7 +7,6 @@ use anyhow::Result;
 use hwcal_model::{MachineInfo, Profile};
 
 /// What a probe gets from `hwcal run`.
-#[allow(dead_code)] // read by the cache, TLB and memory probes as they register
 pub struct RunCtx {
     pub progress: Progress,
     pub pinned_cpu: Option<usize>,
