@@ -41,6 +41,10 @@ impl Progress {
             enabled: !quiet && std::io::stderr().is_terminal(),
         }
     }
+    /// Whether messages are shown (stderr is a terminal and not --quiet).
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
     pub fn say(&self, msg: &str) {
         if self.enabled {
             eprintln!("hwcal: {msg}");

@@ -24,6 +24,15 @@ pub fn run(a: RunArgs) -> Result<()> {
     let save = !a.no_save;
     check_db(save)?;
     let progress = Progress::new(a.common.quiet);
+    // One bar across the phases. Created before pinning: its ticker thread
+    // inherits the creator's CPU affinity and must not wake up on the
+    // measuring CPU. While it is shown, the probes' own messages are off.
+    let bar = phase_bar(progress, probes.len());
+    let probe_progress = if bar.is_some() {
+        Progress::new(true)
+    } else {
+        progress
+    };
     let cpu = pin(&a.common)?;
     let start = std::time::Instant::now();
     let mut p = Profile::new(command_line(), now_unix());
@@ -32,19 +41,28 @@ pub fn run(a: RunArgs) -> Result<()> {
     p.harness = Some(harness_info(cpu));
     p.notes.extend(crate::cmd::info::nominal_cross_check());
     let ctx = RunCtx {
-        progress,
+        progress: probe_progress,
         pinned_cpu: cpu,
         machine,
     };
     for probe in &probes {
         let t = std::time::Instant::now();
-        progress.say(&format!("{}: {}", probe.id, probe.description));
+        match &bar {
+            Some(b) => b.set_message(format!("{}: {}", probe.id, probe.description)),
+            None => progress.say(&format!("{}: {}", probe.id, probe.description)),
+        }
         (probe.measure)(&ctx, &mut p).with_context(|| format!("probe {}", probe.id))?;
-        progress.say(&format!(
-            "{}: done in {:.1} s",
-            probe.id,
-            t.elapsed().as_secs_f64()
-        ));
+        let done = format!("{}: done in {:.1} s", probe.id, t.elapsed().as_secs_f64());
+        match &bar {
+            Some(b) => {
+                b.println(format!("hwcal: {done}"));
+                b.inc(1);
+            }
+            None => progress.say(&done),
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
     emit(&p, a.common.json.as_deref())?;
@@ -56,4 +74,18 @@ pub fn run(a: RunArgs) -> Result<()> {
         write_output(dest, &html)?;
     }
     Ok(())
+}
+
+/// The per-phase progress bar on stderr, or `None` when stderr is not a
+/// terminal or `--quiet` was given.
+fn phase_bar(progress: Progress, phases: usize) -> Option<indicatif::ProgressBar> {
+    if !progress.enabled() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new(phases as u64);
+    let style = indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} ({elapsed})")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
+    b.set_style(style);
+    b.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(b)
 }
