@@ -22,11 +22,13 @@
 
 pub mod bench;
 pub mod clockref;
+pub mod hist;
 pub mod pin;
 pub mod stats;
 pub mod timer;
 
 pub use bench::{measure, measure_interleaved, Bench, Estimate, Overhead, Policy, Sample, Stat};
+pub use hist::Histogram;
 pub use timer::{Timer, TimerKind};
 
 /// Errors from the harness.

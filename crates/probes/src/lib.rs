@@ -8,6 +8,7 @@
 pub mod buffer;
 pub mod chase;
 pub mod clock;
+pub mod io;
 pub mod sysinfo;
 
 /// Errors a probe can report.
