@@ -75,7 +75,7 @@ impl Pattern {
         !matches!(self, Pattern::Read | Pattern::RandRead)
     }
     /// Percentage of reads, given the mix asked for mixed patterns.
-    fn read_pct(self, rwmix_read: u32) -> u32 {
+    pub fn read_pct(self, rwmix_read: u32) -> u32 {
         match self {
             Pattern::Read | Pattern::RandRead => 100,
             Pattern::Write | Pattern::RandWrite => 0,
@@ -363,6 +363,9 @@ impl TestFile {
             match OpenOptions::new().read(true).write(true).create_new(true).open(&p) {
                 Ok(f) => break (f, p),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES) | Some(libc::EROFS) | Some(libc::EPERM)) => {
+                    return Err(IoError::Refused(format!("cannot create a test file in {}: {e}", dir.display())))
+                }
                 Err(e) => return Err(os(format!("creating a test file in {}", dir.display()), e)),
             }
         };

@@ -3,6 +3,7 @@
 pub mod analyze;
 pub mod clock;
 pub mod info;
+pub mod io;
 pub mod run;
 
 use crate::cli::{Cli, Command};
@@ -14,5 +15,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Info(a) => info::run(a),
         Command::Clock(a) => clock::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Io(a) => io::run(a),
     }
 }
