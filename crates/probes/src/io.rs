@@ -232,7 +232,7 @@ impl Rng {
         Rng((z ^ (z >> 31)) | 1)
     }
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -241,11 +241,11 @@ impl Rng {
     /// Uniform in 0..n (Lemire's multiply-shift; bias < n / 2^64).
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next() as u128 * n as u128) >> 64) as u64
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
     fn fill(&mut self, buf: &mut [u8]) {
         for c in buf.chunks_mut(8) {
-            let v = self.next().to_le_bytes();
+            let v = self.next_u64().to_le_bytes();
             c.copy_from_slice(&v[..c.len()]);
         }
     }
@@ -360,11 +360,24 @@ impl TestFile {
                 stamp.wrapping_add(attempt)
             );
             let p = dir.join(name);
-            match OpenOptions::new().read(true).write(true).create_new(true).open(&p) {
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&p)
+            {
                 Ok(f) => break (f, p),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES) | Some(libc::EROFS) | Some(libc::EPERM)) => {
-                    return Err(IoError::Refused(format!("cannot create a test file in {}: {e}", dir.display())))
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::EACCES) | Some(libc::EROFS) | Some(libc::EPERM)
+                    ) =>
+                {
+                    return Err(IoError::Refused(format!(
+                        "cannot create a test file in {}: {e}",
+                        dir.display()
+                    )))
                 }
                 Err(e) => return Err(os(format!("creating a test file in {}", dir.display()), e)),
             }
@@ -380,7 +393,10 @@ impl TestFile {
             drop(open_target(&tf.path, false, true)?);
         }
         let nospace = |e: &std::io::Error| {
-            matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EFBIG) | Some(libc::EDQUOT))
+            matches!(
+                e.raw_os_error(),
+                Some(libc::ENOSPC) | Some(libc::EFBIG) | Some(libc::EDQUOT)
+            )
         };
         // Reserve the space up front: an out-of-space error comes at once
         // instead of after minutes of writing, and the extents are contiguous.
@@ -416,7 +432,7 @@ impl TestFile {
                 }
             })?;
             off += n as u64;
-            if off % (64 << 20) == 0 || off == size {
+            if off.is_multiple_of(64 << 20) || off == size {
                 progress(off, size);
             }
         }
@@ -547,7 +563,9 @@ pub fn run(
     tick: &mut dyn FnMut(u64, f64),
 ) -> Result<IoRun, IoError> {
     if job.bs == 0 || job.size < job.bs || job.threads == 0 || job.iodepth == 0 {
-        return Err(IoError::Refused("block size, size, threads and iodepth must be > 0".into()));
+        return Err(IoError::Refused(
+            "block size, size, threads and iodepth must be > 0".into(),
+        ));
     }
     if job.size > target.size {
         return Err(IoError::Refused(format!(
@@ -600,7 +618,10 @@ pub fn run(
         }
         let results: Vec<Result<ThreadStats, IoError>> = handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(IoError::Refused("an I/O thread panicked".into()))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(IoError::Refused("an I/O thread panicked".into())))
+            })
             .collect();
         let wall = results
             .iter()
@@ -671,11 +692,19 @@ fn worker(job: &IoJob, target: &TestFile, tid: u32, seed: u64, sh: &Shared) -> R
 fn prepare(job: &IoJob, target: &TestFile, tid: u32) -> Result<(File, Buffer), IoError> {
     if !job.cpus.is_empty() {
         let cpu = job.cpus[tid as usize % job.cpus.len()];
-        hwcal_harness::pin::pin_to(cpu)
-            .map_err(|e| os(format!("pinning I/O thread {tid}"), std::io::Error::other(e.to_string())))?;
+        hwcal_harness::pin::pin_to(cpu).map_err(|e| {
+            os(
+                format!("pinning I/O thread {tid}"),
+                std::io::Error::other(e.to_string()),
+            )
+        })?;
     }
     let file = open_target(&target.path, job.pattern.writes(), job.direct)?;
-    let depth = if job.engine == Engine::IoUring { job.iodepth as usize } else { 1 };
+    let depth = if job.engine == Engine::IoUring {
+        job.iodepth as usize
+    } else {
+        1
+    };
     let len = job.bs as usize * depth;
     let buf = Buffer::new(len, Backing::Small)
         .map_err(|e| os("allocating I/O buffers", std::io::Error::other(e.to_string())))?;
@@ -759,14 +788,17 @@ fn sync_loop(
         }
         if r as usize != bs {
             return Err(os(
-                format!("short {} at offset {off}: {r} of {bs} bytes", if write { "write" } else { "read" }),
+                format!(
+                    "short {} at offset {off}: {r} of {bs} bytes",
+                    if write { "write" } else { "read" }
+                ),
                 std::io::Error::from_raw_os_error(libc::EIO),
             ));
         }
         pos = (off + job.bs) as i64;
         account(st, write, job.bs, timer.elapsed_ns(start, end));
         n += 1;
-        if n % 64 == 0 {
+        if n.is_multiple_of(64) {
             sh.done[tid as usize].0.store(n, Ordering::Relaxed);
         }
     }
@@ -914,7 +946,9 @@ mod uring {
                     // The kernel may still write into the buffer: never
                     // unmap it.
                     std::mem::forget(buf);
-                    return Err(failure.unwrap_or_else(|| IoError::Refused("io_uring: lost completions".into())));
+                    return Err(
+                        failure.unwrap_or_else(|| IoError::Refused("io_uring: lost completions".into()))
+                    );
                 }
             }
             inflight -= ring.completion().count();
@@ -1003,7 +1037,11 @@ mod tests {
     }
 
     fn tmpdir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("hwcal-io-unit-{}-{}", std::process::id(), seed_from_time()));
+        let d = std::env::temp_dir().join(format!(
+            "hwcal-io-unit-{}-{}",
+            std::process::id(),
+            seed_from_time()
+        ));
         std::fs::create_dir_all(&d).unwrap();
         d
     }
@@ -1057,7 +1095,10 @@ mod tests {
         let dir = tmpdir();
         let stop = AtomicBool::new(false);
         let r = TestFile::create(&dir, 1 << 60, false, &stop, &mut |_, _| {});
-        assert!(matches!(r, Err(IoError::Refused(ref m)) if m.contains("no space")), "{r:?}");
+        assert!(
+            matches!(r, Err(IoError::Refused(ref m)) if m.contains("no space")),
+            "{r:?}"
+        );
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
         std::fs::remove_dir(&dir).unwrap();
     }

@@ -410,13 +410,23 @@ pub fn io_section(io: &IoResult) -> String {
         "  target     {} ({} used{}), {}",
         io.path,
         human_bytes(io.size_bytes),
-        if io.created_file { ", created and removed" } else { "" },
+        if io.created_file {
+            ", created and removed"
+        } else {
+            ""
+        },
         match io.time_limit_s {
             Some(t) => format!("time-bound {t} s, ran {:.2} s", io.runtime_s),
             None => format!("one pass in {:.2} s", io.runtime_s),
         }
     );
-    let _ = writeln!(s, "  total      {:.0} IOPS, {}, {} I/Os", io.iops, rate(io.bytes_per_sec), io.ios);
+    let _ = writeln!(
+        s,
+        "  total      {:.0} IOPS, {}, {} I/Os",
+        io.iops,
+        rate(io.bytes_per_sec),
+        io.ios
+    );
     if io.read_ios > 0 && io.write_ios > 0 && io.runtime_s > 0.0 {
         let _ = writeln!(
             s,
@@ -508,7 +518,10 @@ mod tests {
             ..Default::default()
         };
         let s = io_section(&io);
-        assert!(s.contains("randrw rwmix_read=70% bs=4 KiB engine=io_uring iodepth=32 threads=2 direct"), "{s}");
+        assert!(
+            s.contains("randrw rwmix_read=70% bs=4 KiB engine=io_uring iodepth=32 threads=2 direct"),
+            "{s}"
+        );
         assert!(s.contains("2000 IOPS, 8.2 MB/s"), "{s}");
         assert!(s.contains("reads 700 IOPS, writes 300 IOPS"), "{s}");
         assert!(s.contains("p99.9 123.4"), "{s}");

@@ -158,7 +158,11 @@ pub fn run(a: IoArgs) -> Result<()> {
         TestFile::create(&path, size, a.direct, &stop, &mut say).map_err(|e| io_err(e, true))?
     } else {
         if pat.writes() && !a.force {
-            let what = if md.file_type().is_file() { "an existing file" } else { "a device" };
+            let what = if md.file_type().is_file() {
+                "an existing file"
+            } else {
+                "a device"
+            };
             usage!(
                 "{}: refusing to write into {what} (its data would be overwritten); point PATH at a directory, \
                  or add --force",
