@@ -130,9 +130,9 @@ test file of --size bytes, fills it, and removes it at the end, on error and on 
 PATH may also be an existing file or block device: read patterns use it as it is;
 writing into it needs --force (its data is overwritten and it is not removed).
 
-Buffered (non --direct) runs start with the file's pages dropped from the page cache,
-as fio does; a time-bound buffered read that loops over a file smaller than RAM is
-served from the cache after its first pass. Use --direct to measure the device.")]
+Buffered (non --direct) runs drop the file's pages from the page cache before the run and
+at the start of every pass over the file, as fio does (invalidate=1), so they measure the
+device behind readahead and write-back, not memory. Use --direct to measure the device alone.")]
 pub struct IoArgs {
     #[command(flatten)]
     pub common: CommonArgs,

@@ -15,12 +15,17 @@
 //! registered buffers or polling, like fio's defaults).
 //!
 //! Why the page cache matters: a buffered read of a file that was just
-//! written is served from memory, not the device. Like fio (`invalidate=1`),
-//! the file's clean pages are dropped with `posix_fadvise(DONTNEED)` before
-//! the run; a time-based buffered read that loops over a file smaller than
-//! RAM still ends up reading from the cache after its first pass, as fio's
-//! does. `O_DIRECT` bypasses the cache: it needs buffers, offsets and sizes
-//! aligned to the device's logical block (512 B or 4 KiB).
+//! written is served from memory, not the device, and a time-bound run that
+//! loops over a file smaller than RAM would read (or overwrite) memory from
+//! its second pass on. Like fio (`invalidate=1`), the file's pages are
+//! dropped with `posix_fadvise(DONTNEED)` before the run and again at the
+//! start of every pass (which also starts writing back dirty pages), so
+//! buffered figures are those of the device behind the kernel's readahead
+//! and write-back; measured on the reference VM, 1 MiB buffered sequential
+//! reads and writes then agree with fio's, and are 2–3× higher (memory
+//! speed) without the per-pass invalidation. `O_DIRECT` bypasses the cache:
+//! it needs buffers, offsets and sizes aligned to the device's logical block
+//! (512 B or 4 KiB).
 //!
 //! Test-file life cycle: [`TestFile::create`] makes a uniquely named file
 //! with `O_EXCL` and removes it on drop, on every path (errors and
@@ -260,6 +265,22 @@ fn invalidate(f: &File) {
     }
 }
 
+/// Drop a range of the file from the page cache (and start writing back its
+/// dirty pages) at the start of every pass of a buffered time-bound run, as
+/// fio does for each loop over the file: otherwise every pass after the
+/// first would read, or overwrite, memory instead of the device.
+fn invalidate_range(f: &File, (off, len): (u64, u64)) {
+    // SAFETY: fadvise on a valid open descriptor only changes cache policy.
+    unsafe {
+        libc::posix_fadvise(
+            f.as_raw_fd(),
+            off as libc::off_t,
+            len as libc::off_t,
+            libc::POSIX_FADV_DONTNEED,
+        );
+    }
+}
+
 fn direct_refused(path: &Path) -> IoError {
     IoError::Refused(format!(
         "{}: the filesystem refuses O_DIRECT (EINVAL); run without --direct or on a disk-backed filesystem",
@@ -479,6 +500,19 @@ struct Cursor {
     next_seq: u64,
     /// I/Os left in a size-bound run (u64::MAX when time-bound).
     left: u64,
+    /// I/Os per pass (this thread's share of the file) and issued so far.
+    share: u64,
+    issued: u64,
+}
+
+/// One I/O to issue.
+#[derive(Debug, Clone, Copy)]
+struct NextIo {
+    off: u64,
+    write: bool,
+    /// The first I/O of a new pass over this thread's share of the file
+    /// (time-bound runs loop).
+    new_pass: bool,
 }
 
 impl Cursor {
@@ -501,17 +535,30 @@ impl Cursor {
             end,
             next_seq: first,
             left: if job.time_limit.is_some() { u64::MAX } else { share },
+            share: share.max(1),
+            issued: 0,
         }
     }
 
-    /// (offset, is_write) of the next I/O, or None when a size-bound share
-    /// is done.
+    /// Byte range this thread's passes cover: its slice when sequential,
+    /// the whole file when random.
+    fn pass_range(&self) -> (u64, u64) {
+        if self.random {
+            (0, self.nblocks * self.bs)
+        } else {
+            (self.first * self.bs, (self.end - self.first) * self.bs)
+        }
+    }
+
+    /// The next I/O, or None when a size-bound share is done.
     #[inline]
-    fn next(&mut self) -> Option<(u64, bool)> {
+    fn next(&mut self) -> Option<NextIo> {
         if self.left == 0 {
             return None;
         }
         self.left -= 1;
+        let new_pass = self.issued > 0 && self.issued % self.share == 0;
+        self.issued += 1;
         let block = if self.random {
             self.rng.below(self.nblocks)
         } else {
@@ -527,7 +574,11 @@ impl Cursor {
             0 => true,
             p => self.rng.below(100) >= p as u64,
         };
-        Some((block * self.bs, write))
+        Some(NextIo {
+            off: block * self.bs,
+            write,
+            new_pass,
+        })
     }
 }
 
@@ -777,7 +828,12 @@ fn sync_loop(
         if deadline.is_some_and(|d| end >= d) {
             break;
         }
-        let Some((off, write)) = cur.next() else { break };
+        let Some(NextIo { off, write, new_pass }) = cur.next() else {
+            break;
+        };
+        if new_pass && !job.direct {
+            invalidate_range(file, cur.pass_range());
+        }
         if write {
             stamp(ptr, bs, n, tid);
         }
@@ -875,7 +931,11 @@ mod uring {
             Err(e) if einval(&e) => {}
             r => return r,
         }
-        match IoUring::builder().setup_cqsize(depth).setup_coop_taskrun().build(depth) {
+        match IoUring::builder()
+            .setup_cqsize(depth)
+            .setup_coop_taskrun()
+            .build(depth)
+        {
             Err(e) if einval(&e) => IoUring::new(depth),
             r => r,
         }
@@ -918,10 +978,13 @@ mod uring {
             }
             while issuing {
                 let Some(&slot) = free.last() else { break };
-                let Some((off, write)) = cur.next() else {
+                let Some(NextIo { off, write, new_pass }) = cur.next() else {
                     issuing = false;
                     break;
                 };
+                if new_pass && !job.direct {
+                    invalidate_range(file, cur.pass_range());
+                }
                 free.pop();
                 // SAFETY (pointer): slot < depth, so the block lies inside the
                 // buffer of depth * bs bytes.
@@ -1044,7 +1107,13 @@ mod tests {
         for tid in 0..3 {
             let mut c = Cursor::new(&j, tid, 1);
             let mut prev = None;
-            while let Some((off, w)) = c.next() {
+            while let Some(NextIo {
+                off,
+                write: w,
+                new_pass,
+            }) = c.next()
+            {
+                assert!(!new_pass, "size-bound runs make one pass");
                 assert!(!w && off % 4096 == 0);
                 if let Some(p) = prev {
                     assert_eq!(off, p + 4096, "sequential");
@@ -1060,10 +1129,20 @@ mod tests {
     fn time_bound_sequential_wraps_in_its_slice() {
         let j = job(Pattern::Write, 2, true);
         let mut c = Cursor::new(&j, 1, 1);
-        let offs: Vec<u64> = (0..1001).map(|_| c.next().unwrap().0 / 4096).collect();
+        let ios: Vec<NextIo> = (0..1001).map(|_| c.next().unwrap()).collect();
+        let offs: Vec<u64> = ios.iter().map(|io| io.off / 4096).collect();
         assert!(offs.iter().all(|&b| (500..1000).contains(&b)));
         assert_eq!(offs[0], 500);
         assert_eq!(offs[500], 500);
+        // A new pass starts exactly where the slice wraps.
+        let passes: Vec<usize> = ios
+            .iter()
+            .enumerate()
+            .filter(|(_, io)| io.new_pass)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(passes, vec![500, 1000]);
+        assert_eq!(c.pass_range(), (500 * 4096, 500 * 4096));
     }
 
     #[test]
@@ -1074,7 +1153,7 @@ mod tests {
         let mut writes = 0;
         let n = 100_000;
         for _ in 0..n {
-            let (off, w) = c.next().unwrap();
+            let NextIo { off, write: w, .. } = c.next().unwrap();
             assert_eq!(off % 4096, 0);
             assert!(off < 4096 * 1000);
             hits[(off / 4096 / 100) as usize] += 1;

@@ -293,16 +293,18 @@ fn notes(job: &IoJob, r: &IoRun) -> Vec<String> {
     let reads = job.pattern.read_pct(job.rwmix_read) > 0;
     if !job.direct && reads {
         n.push(
-            "io: buffered reads; the file's pages were dropped from the page cache before the run (like fio's \
-             invalidate=1), but blocks read once stay cached, so a time-bound run that loops over a file \
-             smaller than memory measures the cache after its first pass. Use --direct to measure the device."
+            "io: buffered reads; the file's pages are dropped from the page cache before the run and at the \
+             start of every pass over it (like fio's invalidate=1), so the figures are the device's behind \
+             the kernel's readahead, not memory's. Use --direct to measure the device alone."
                 .into(),
         );
     }
     if !job.direct && job.pattern.writes() {
         n.push(
-            "io: buffered writes complete into the page cache; the device writes them back later (no fsync \
-             at the end, like fio's default). Use --direct to measure the device."
+            "io: buffered writes complete into the page cache; write-back to the device is started at \
+             each pass over the file and throttles the writer when too much is dirty, but the last pages \
+             written are not flushed before the clock stops (no fsync, like fio's default). Use --direct \
+             to measure the device alone."
                 .into(),
         );
     }
