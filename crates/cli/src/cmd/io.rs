@@ -152,8 +152,11 @@ pub fn run(a: IoArgs) -> Result<()> {
             hwcal_report::text::human_bytes(size),
             path.display()
         ));
+        // The probe reports every 64 MiB; a line per 256 MiB is enough.
         let mut say = |done: u64, total: u64| {
-            progress.say(&format!("io: filled {} MiB of {} MiB", done >> 20, total >> 20))
+            if done.is_multiple_of(256 << 20) || done == total {
+                progress.say(&format!("io: filled {} MiB of {} MiB", done >> 20, total >> 20))
+            }
         };
         TestFile::create(&path, size, a.direct, &stop, &mut say).map_err(|e| io_err(e, true))?
     } else {
