@@ -12,7 +12,9 @@
 //! Engines, as fio names them: `sync` (lseek + read/write, seeking only when
 //! the position changes), `psync` (pread/pwrite) and `io_uring` (one ring per
 //! thread, `iodepth` I/Os in flight; plain IORING_OP_READ/WRITE, no
-//! registered buffers or polling, like fio's defaults).
+//! registered buffers or polling, each I/O submitted as soon as its slot is
+//! free and at least one completion awaited when the queue is full, like
+//! fio's defaults).
 //!
 //! Why the page cache matters: a buffered read of a file that was just
 //! written is served from memory, not the device, and a time-bound run that
@@ -1015,8 +1017,21 @@ mod uring {
                 is_write[slot] = write;
                 offsets[slot] = off;
                 inflight += 1;
+                // Hand each I/O to the kernel at once (fio's default
+                // iodepth_batch_submit=1) rather than batching the refill:
+                // measured on the reference VM at iodepth 32, batching left
+                // the device idle between bursts and lost ~20% of the IOPS.
+                match ring.submit() {
+                    Ok(_) => {}
+                    // Retried by the next io_uring_enter below.
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EBUSY)) => {}
+                    Err(e) => {
+                        failure = Some(os("io_uring_enter", e));
+                        issuing = false;
+                    }
+                }
             }
-            if inflight == 0 {
+            if inflight == 0 || failure.is_some() {
                 break;
             }
             match ring.submit_and_wait(1) {
