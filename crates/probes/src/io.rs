@@ -559,7 +559,7 @@ impl Cursor {
             return None;
         }
         self.left -= 1;
-        let new_pass = self.issued > 0 && self.issued % self.share == 0;
+        let new_pass = self.issued > 0 && self.issued.is_multiple_of(self.share);
         self.issued += 1;
         let block = if self.random {
             self.rng.below(self.nblocks)
