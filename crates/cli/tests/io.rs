@@ -285,7 +285,7 @@ fn bad_input_is_a_usage_error_and_leaves_nothing() {
 
 /// Start a long run, wait until its test file exists (and `after` more),
 /// send `signal`, and check it stops promptly with the file removed.
-fn interrupted_run_cleans_up(signal: &str, size: &str, after: Duration) {
+fn interrupted_run_cleans_up(signal: &str, size: &str, after: Duration, extra: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hwcal"))
         .arg("io")
@@ -303,6 +303,7 @@ fn interrupted_run_cleans_up(signal: &str, size: &str, after: Duration) {
             "2",
             "-q",
         ])
+        .args(extra)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -343,10 +344,18 @@ fn interrupted_run_cleans_up(signal: &str, size: &str, after: Duration) {
 
 #[test]
 fn sigint_during_the_run_removes_the_test_file() {
-    interrupted_run_cleans_up("-INT", "2M", Duration::from_millis(500));
+    interrupted_run_cleans_up("-INT", "2M", Duration::from_millis(500), &[]);
+}
+
+#[test]
+fn sigint_with_io_uring_in_flight_removes_the_test_file() {
+    // I/Os in flight when the signal lands must complete before the
+    // buffers and the file go away.
+    let uring = ["--engine", "io_uring", "--iodepth", "16", "--direct"];
+    interrupted_run_cleans_up("-INT", "4M", Duration::from_millis(500), &uring);
 }
 
 #[test]
 fn sigterm_while_filling_removes_the_test_file() {
-    interrupted_run_cleans_up("-TERM", "256M", Duration::ZERO);
+    interrupted_run_cleans_up("-TERM", "256M", Duration::ZERO, &[]);
 }

@@ -301,6 +301,11 @@ fn open_target(path: &Path, write: bool, direct: bool) -> Result<File, IoError> 
     o.open(path).map_err(|e| {
         if direct && e.raw_os_error() == Some(libc::EINVAL) {
             direct_refused(path)
+        } else if matches!(
+            e.raw_os_error(),
+            Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS)
+        ) {
+            IoError::Refused(format!("{}: cannot open for this test: {e}", path.display()))
         } else {
             os(format!("opening {}", path.display()), e)
         }
