@@ -77,22 +77,63 @@ fn worker_cpus(common: &CommonArgs) -> Result<Vec<usize>> {
     Ok((0..n).map(|k| allowed[(i + n - k) % n]).collect())
 }
 
-/// Raise `flag` on SIGINT, SIGTERM and SIGHUP, so the workers stop, finish
-/// the I/Os in flight and the test file is removed on the normal path. A
-/// second SIGINT while the first is being handled exits at once (130).
-fn install_stop_handler() -> Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let flag = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&flag))
-        .context("installing the SIGINT handler")?;
-    for sig in [SIGINT, SIGTERM, SIGHUP] {
-        signal_hook::flag::register(sig, Arc::clone(&flag)).context("installing a signal handler")?;
+/// While alive, SIGINT, SIGTERM and SIGHUP raise `stop` instead of killing
+/// the process, so the workers stop, finish the I/Os in flight and the test
+/// file is removed on the normal path. A second SIGINT while the first is
+/// being handled exits at once (130). Once dropped, the signals take their
+/// default action again (signal-hook cannot uninstall a handler, so a
+/// conditional "run the default action" is registered up front).
+struct StopOnSignal {
+    stop: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+}
+
+impl StopOnSignal {
+    fn install() -> Result<StopOnSignal> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let stop = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal_hook::flag::register_conditional_default(sig, Arc::clone(&done))
+                .context("installing a signal handler")?;
+        }
+        signal_hook::flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&stop))
+            .context("installing the SIGINT handler")?;
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal_hook::flag::register(sig, Arc::clone(&stop)).context("installing a signal handler")?;
+        }
+        Ok(StopOnSignal { stop, done })
     }
-    Ok(flag)
+}
+
+impl Drop for StopOnSignal {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 pub fn run(a: IoArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
+    let progress = Progress::new(a.common.quiet);
+    let m = measure(&a, &progress)?;
+    let mut p = Profile::new(command_line(), now_unix());
+    p.harness = Some(harness_info(m.pinned_cpu));
+    p.io = Some(m.io);
+    p.notes.extend(m.notes);
+    emit(&p, a.common.json.as_deref())
+}
+
+/// What one I/O job measured, for `hwcal io` or a caller such as `hwcal run`.
+pub struct Measured {
+    pub io: IoResult,
+    pub notes: Vec<String>,
+    /// The CPU of the first I/O thread (None with --no-pin).
+    pub pinned_cpu: Option<usize>,
+}
+
+/// Validate the request, create (or open) the target, run the job and
+/// remove what was created; every path out of here leaves nothing behind.
+pub fn measure(a: &IoArgs, progress: &Progress) -> Result<Measured> {
     let pat = pattern(a.rw);
     let eng = engine(a.engine);
     let bs = parse_size(&a.bs).map_err(|e| UsageError(format!("--bs {e}")))?;
@@ -138,8 +179,8 @@ pub fn run(a: IoArgs) -> Result<()> {
         Err(e) => usage!("{}: {e}", path.display()),
     };
     let cpus = worker_cpus(&a.common)?;
-    let progress = Progress::new(a.common.quiet);
-    let stop = install_stop_handler()?;
+    let signals = StopOnSignal::install()?;
+    let stop = &*signals.stop;
 
     // The target: a new file in a directory, or an existing file/device.
     let target = if md.is_dir() {
@@ -158,7 +199,7 @@ pub fn run(a: IoArgs) -> Result<()> {
                 progress.say(&format!("io: filled {} MiB of {} MiB", done >> 20, total >> 20))
             }
         };
-        TestFile::create(&path, size, a.direct, &stop, &mut say).map_err(|e| io_err(e, true))?
+        TestFile::create(&path, size, a.direct, stop, &mut say).map_err(|e| io_err(e, true))?
     } else {
         if pat.writes() && !a.force {
             let what = if md.file_type().is_file() {
@@ -217,18 +258,17 @@ pub fn run(a: IoArgs) -> Result<()> {
         progress.say(&format!("io: {t:.0} s, {} IOPS in the last second", ios - last));
         last = ios;
     };
-    let result = probe::run(&job, &target, &stop, &mut tick);
+    let result = probe::run(&job, &target, stop, &mut tick);
     let created = target.created();
     let shown_path = target.path().display().to_string();
     // Remove the test file before anything else can fail.
     drop(target);
     let r = result.map_err(|e| io_err(e, created))?;
-
-    let mut p = Profile::new(command_line(), now_unix());
-    p.harness = Some(harness_info(cpus.first().copied()));
-    p.io = Some(io_result(&job, &r, created, &shown_path, a.time));
-    p.notes.extend(notes(&job, &r));
-    emit(&p, a.common.json.as_deref())
+    Ok(Measured {
+        io: io_result(&job, &r, created, &shown_path, a.time),
+        notes: notes(&job, &r),
+        pinned_cpu: cpus.first().copied(),
+    })
 }
 
 fn us(ns: Option<f64>) -> f64 {
