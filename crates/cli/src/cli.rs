@@ -52,6 +52,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Context-switch latency (lmbench lat_ctx): a ring of processes passing a token over pipes.
     Ctx(CtxArgs),
+    /// Storage I/O: IOPS, bandwidth and latency percentiles (micbench-io, fio).
+    Io(IoArgs),
 }
 
 /// Options every measuring command shares.
@@ -93,6 +95,10 @@ pub struct RunArgs {
     /// Also write the HTML report of this run to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: Option<String>,
+    /// Also measure I/O in directory PATH: 4 KiB random reads, O_DIRECT, io_uring at queue
+    /// depth 32 for 2 s on a 256 MiB test file that is removed afterwards.
+    #[arg(long, value_name = "PATH")]
+    pub io: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -352,4 +358,79 @@ pub struct CtxArgs {
     /// Number of processes in each ring (the timing process counts; 2 or more).
     #[arg(required = true, value_name = "NPROCS")]
     pub nprocs: Vec<u32>,
+}
+
+/// Access pattern of `hwcal io` (fio's `rw=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IoRw {
+    Read,
+    Write,
+    Randread,
+    Randwrite,
+    /// Sequential, mixed reads and writes (see --rwmix-read).
+    Rw,
+    /// Random, mixed reads and writes (see --rwmix-read).
+    Randrw,
+}
+
+/// How `hwcal io` issues I/Os (fio's `ioengine=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum IoEngineArg {
+    /// lseek + read/write.
+    Sync,
+    /// pread/pwrite.
+    Psync,
+    /// io_uring with --iodepth I/Os in flight per thread.
+    #[value(name = "io_uring")]
+    IoUring,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+PATH is a directory (default: the current one) in which hwcal creates a uniquely named
+test file of --size bytes, fills it, and removes it at the end, on error and on Ctrl-C.
+PATH may also be an existing file or block device: read patterns use it as it is;
+writing into it needs --force (its data is overwritten and it is not removed).
+
+Buffered (non --direct) runs drop the file's pages from the page cache before the run and
+at the start of every pass over the file, as fio does (invalidate=1), so they measure the
+device behind readahead and write-back, not memory. Use --direct to measure the device alone.")]
+pub struct IoArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Directory for the test file, or an existing file or block device.
+    pub path: Option<std::path::PathBuf>,
+    /// Access pattern.
+    #[arg(long, value_enum, default_value_t = IoRw::Randread)]
+    pub rw: IoRw,
+    /// Percentage of reads for --rw rw|randrw (default 50).
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub rwmix_read: Option<u32>,
+    /// Block size of each I/O (k, M, G suffixes, 1024-based).
+    #[arg(long, default_value = "4k", value_name = "SIZE")]
+    pub bs: String,
+    /// Size of the test file, or of the part of an existing file/device used
+    /// (default: 1G for a new file, the whole existing file or device).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Bypass the page cache (O_DIRECT); --bs must be a multiple of 512.
+    #[arg(long)]
+    pub direct: bool,
+    /// I/O engine.
+    #[arg(long, value_enum, default_value_t = IoEngineArg::Psync)]
+    pub engine: IoEngineArg,
+    /// I/Os in flight per thread (io_uring only).
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub iodepth: u32,
+    /// Worker threads, each with its own file descriptor (and ring).
+    #[arg(short = 'm', long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    /// Run for SECS seconds, looping over the file; without it each thread
+    /// moves its share of --size once.
+    #[arg(short = 't', long, value_name = "SECS")]
+    pub time: Option<f64>,
+    /// Allow writing into an existing file or block device (destroys its data).
+    #[arg(long)]
+    pub force: bool,
 }

@@ -22,6 +22,7 @@
 
 pub mod bench;
 pub mod clockref;
+pub mod hist;
 pub mod pin;
 pub mod timer;
 
@@ -29,6 +30,7 @@ pub mod timer;
 pub use hwcal_stats as stats;
 
 pub use bench::{measure, measure_interleaved, Bench, Estimate, Overhead, Policy, Sample, Stat};
+pub use hist::Histogram;
 pub use timer::{Timer, TimerKind};
 
 /// Errors from the harness.

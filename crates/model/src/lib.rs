@@ -590,6 +590,26 @@ pub struct IoResult {
     pub lat_max_us: f64,
     #[serde(default)]
     pub per_thread: Vec<IoThread>,
+    /// Completed I/Os, all threads (reads + writes).
+    #[serde(default)]
+    pub ios: u64,
+    #[serde(default)]
+    pub read_ios: u64,
+    #[serde(default)]
+    pub write_ios: u64,
+    #[serde(default)]
+    pub lat_mean_us: f64,
+    /// `-t` if time-bound; absent when size-bound (one pass over the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_limit_s: Option<f64>,
+    /// Whether hwcal created (and removed) the test file, or used an
+    /// existing file or device.
+    #[serde(default)]
+    pub created_file: bool,
+    /// IOPS of each 1-second interval of the run (all threads), to show how
+    /// steady the device was; empty for runs shorter than a second.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iops_intervals: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -600,6 +620,14 @@ pub struct IoThread {
     pub bytes_per_sec: f64,
     pub lat_p50_us: f64,
     pub lat_p99_us: f64,
+    #[serde(default)]
+    pub bytes: u64,
+    #[serde(default)]
+    pub lat_min_us: f64,
+    #[serde(default)]
+    pub lat_p999_us: f64,
+    #[serde(default)]
+    pub lat_max_us: f64,
 }
 
 /// A raw measured curve: x values (e.g. working-set bytes) and y values

@@ -251,7 +251,9 @@ pub fn full_profile(variant: u32) -> Profile {
             bytes_per_sec: 50_000.0 / f * 4096.0,
             lat_p50_us: 600.0 * f,
             lat_p99_us: 1500.0 * f,
+            ..Default::default()
         }],
+        ..Default::default()
     });
     p.notes = vec!["L3: sysfs says 105 MiB, latency reaches DRAM level past ~5 MiB".into()];
     p.raw = vec![

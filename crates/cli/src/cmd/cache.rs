@@ -339,8 +339,9 @@ pub fn apply(p: &mut Profile) -> bool {
 }
 
 fn parse_max_size(s: &str) -> Result<u64> {
-    let Some(v) = hwcal_probes::sysinfo::parse_size(s) else {
-        crate::usage!("--max-size {s}: expected a size such as 512K, 64M or 1G");
+    let v = match crate::common::parse_size(s) {
+        Ok(v) => v,
+        Err(e) => crate::usage!("--max-size {e}"),
     };
     if v < 64 << 10 {
         crate::usage!("--max-size {s}: at least 64K");

@@ -11,7 +11,9 @@
 //! ~20 ms slice, and micbench's figure is kept as `tsc_per_op`.
 
 use crate::cli::{MemArgs, MemOp};
-use crate::common::{check_db, check_dest, command_line, emit, now_unix, save_if_requested, Progress};
+use crate::common::{
+    check_db, check_dest, command_line, emit, now_unix, parse_size, save_if_requested, Progress,
+};
 use crate::registry::ProbeEntry;
 use crate::usage;
 use anyhow::{Context, Result};
@@ -44,39 +46,6 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
 
 // ---------------------------------------------------------------------------
 // Parsing.
-
-/// A size with an optional 1024-based suffix, as micbench and the seeds write
-/// them: `4096`, `32K`, `32KB`, `128kb`, `1.5M`, `1G`, `2GiB`.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        _ => {
-            return Err(format!(
-                "size '{s}': unknown unit '{unit}' (use k, M, G; 1024-based)"
-            ))
-        }
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("size '{s}': expected a number with an optional k/M/G suffix"))?;
-    let bytes = v * mult as f64;
-    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-        return Err(format!("size '{s}' is too large"));
-    }
-    if bytes < 1.0 {
-        return Err(format!("size '{s}' must be at least 1 byte"));
-    }
-    Ok(bytes.round() as u64)
-}
 
 /// One `-a TID:cCPU:NODE` setting (micbench's syntax: `-a 0:c0:1` runs thread
 /// 0 on CPU 0 with its memory on node 1).
@@ -1148,32 +1117,6 @@ fn reanalyze(p: &mut Profile) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_are_1024_based() {
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("32K"), Ok(32 << 10));
-        assert_eq!(parse_size("32KB"), Ok(32 << 10));
-        assert_eq!(parse_size("128kb"), Ok(128 << 10));
-        assert_eq!(parse_size("1GB"), Ok(1 << 30));
-        assert_eq!(parse_size("1G"), Ok(1 << 30));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_size("1.5M"), Ok(3 << 19));
-        assert_eq!(parse_size(" 8m "), Ok(8 << 20));
-        for bad in [
-            "",
-            "K",
-            "12Q",
-            "-1K",
-            "1..2M",
-            "0",
-            "0.0001",
-            "1e3",
-            "99999999999T",
-        ] {
-            assert!(parse_size(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn affinity_is_micbench_syntax() {

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod ctx;
 pub mod db;
 pub mod info;
+pub mod io;
 pub mod mem;
 pub mod neighbours;
 pub mod plots;
@@ -31,5 +32,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Db(a) => db::run(a),
         Command::Report(a) => report::run(a),
         Command::Ctx(a) => ctx::run(a),
+        Command::Io(a) => io::run(a),
     }
 }

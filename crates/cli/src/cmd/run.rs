@@ -13,6 +13,11 @@ use hwcal_model::Profile;
 
 pub fn run(a: RunArgs) -> Result<()> {
     let probes = select(&a.only, &a.skip)?;
+    if let Some(dir) = &a.io {
+        if !dir.is_dir() {
+            crate::usage!("--io {}: not a directory", dir.display());
+        }
+    }
     if a.list {
         for p in crate::registry::probes() {
             println!("{:<8} {}", p.id, p.description);
@@ -61,6 +66,22 @@ pub fn run(a: RunArgs) -> Result<()> {
             None => progress.say(&done),
         }
     }
+    if let Some(dir) = &a.io {
+        let t = std::time::Instant::now();
+        match &bar {
+            Some(b) => b.set_message("io: 4 KiB random reads, O_DIRECT, io_uring QD 32"),
+            None => progress.say("io: 4 KiB random reads, O_DIRECT, io_uring QD 32"),
+        }
+        let m = crate::cmd::io::measure(&run_io_job(dir, cpu), &probe_progress)
+            .with_context(|| format!("--io {}", dir.display()))?;
+        p.io = Some(m.io);
+        p.notes.extend(m.notes);
+        let done = format!("io: done in {:.1} s", t.elapsed().as_secs_f64());
+        match &bar {
+            Some(b) => b.println(format!("hwcal: {done}")),
+            None => progress.say(&done),
+        }
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -88,4 +109,29 @@ fn phase_bar(progress: Progress, phases: usize) -> Option<indicatif::ProgressBar
     b.set_style(style);
     b.enable_steady_tick(std::time::Duration::from_millis(120));
     Some(b)
+}
+
+/// The short I/O job of `hwcal run --io DIR`: what a database cares about
+/// first (random 4 KiB reads at depth), on its own file in DIR.
+fn run_io_job(dir: &std::path::Path, cpu: Option<usize>) -> crate::cli::IoArgs {
+    use crate::cli::{CommonArgs, IoArgs, IoEngineArg, IoRw};
+    IoArgs {
+        common: CommonArgs {
+            cpu,
+            no_pin: cpu.is_none(),
+            quiet: true,
+            ..CommonArgs::default()
+        },
+        path: Some(dir.to_path_buf()),
+        rw: IoRw::Randread,
+        rwmix_read: None,
+        bs: "4k".into(),
+        size: Some("256M".into()),
+        direct: true,
+        engine: IoEngineArg::IoUring,
+        iodepth: 32,
+        threads: 1,
+        time: Some(2.0),
+        force: false,
+    }
 }
