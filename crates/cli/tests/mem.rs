@@ -264,7 +264,7 @@ fn bad_input_is_a_one_line_usage_error() {
         (&["-m", "1", "-a", "1:c0:0"], "thread 1 does not exist"),
         (&["-m", "2", "-a", "0:c0:0", "-a", "0:c0:0"], "given twice"),
         (&["-s", "100T"], "available"),
-        (&["-s", "12Q"], "unknown unit"),
+        (&["-s", "12Q"], "unknown size unit"),
         (&["-s", "1K"], "at least 4K"),
         (&["-t", "0"], "seconds > 0"),
         (&["-t", "soon"], "seconds > 0"),
