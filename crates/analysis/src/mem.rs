@@ -159,8 +159,17 @@ pub fn summarize(template: &MemResult, curves: &[&RawCurve], tsc_mhz: Option<f64
     r.slice_ns_per_op = spread(&slice_ns);
     r.core_mhz = spread(&mhz_all);
     r.verdict = verdict(r.ns_per_op, r.slice_ns_per_op.as_ref());
+    // Wall-clock time per op includes every moment another task held the
+    // CPU: when the measuring threads ran less than 90% of the time, the
+    // figure measures the scheduler, not the memory.
+    if r.oncpu_fraction.is_some_and(|f| f < MIN_ONCPU) {
+        r.verdict = Verdict::Noisy;
+    }
     r
 }
+
+/// Below this fraction of wall time on the CPU, a mem figure is noisy.
+pub const MIN_ONCPU: f64 = 0.9;
 
 /// Noisy when the slices disagree: their relative MAD, or the gap between
 /// the mean (`ns_per_op`) and the median slice, exceeds [`NOISY_REL`].

@@ -112,8 +112,8 @@ pub struct InfoArgs {
 pub struct ClockArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Batches to collect; each gives one estimate per method (more = longer, steadier).
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    /// Batches to collect (at least 4); each gives one estimate per method (more = longer, steadier).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(4..=10_000))]
     pub batches: u32,
     /// Attempts before reporting "noisy" (like mhz's retries before "too busy").
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]

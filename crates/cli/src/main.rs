@@ -13,6 +13,15 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cmd::dispatch(args) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`hwcal db export 3 | head`): not an error.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             // One line per cause, no backtrace: `hwcal: error: ...: ...`.
             let usage = e.downcast_ref::<common::UsageError>().is_some();

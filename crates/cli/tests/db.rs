@@ -428,7 +428,7 @@ fn run_saves_unless_told_not_to_and_writes_html() {
 fn clock_saves_only_with_save_and_with_machine_info() {
     let e = Env::new();
     e.hwcal()
-        .args(["clock", "--batches", "2", "--retries", "1", "-q", "--save"])
+        .args(["clock", "--batches", "4", "--retries", "1", "-q", "--save"])
         .assert()
         .success()
         .stderr(predicate::str::contains("stored as run 1"));
@@ -448,7 +448,7 @@ fn clock_saves_only_with_save_and_with_machine_info() {
     assert!(p.command.contains("clock"));
     // Without --save nothing is stored.
     e.hwcal()
-        .args(["clock", "--batches", "2", "--retries", "1", "-q"])
+        .args(["clock", "--batches", "4", "--retries", "1", "-q"])
         .assert()
         .success();
     assert_eq!(e.ids(), vec![1]);

@@ -11,6 +11,14 @@ use serde::{Deserialize, Serialize};
 
 pub mod sample;
 
+/// Figures that can be undefined (no sample, a clock not measured) are NaN
+/// in memory. JSON has no NaN: serde_json writes it as `null`, and these
+/// fields read `null` back as NaN, so every profile hwcal writes can be read
+/// again (by `hwcal analyze`, `hwcal db import`, the database).
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 /// Version of the JSON profile layout. Bump on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -252,7 +260,9 @@ pub struct ClockBatch {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExpressionCycles {
     pub expression: String,
+    #[serde(deserialize_with = "nan_if_null")]
     pub ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub cycles: f64,
 }
 
@@ -301,8 +311,10 @@ pub struct MemoryLatency {
 pub struct MlpPoint {
     pub chains: u32,
     /// Average time per load across all chains.
+    #[serde(deserialize_with = "nan_if_null")]
     pub ns_per_load: f64,
     /// Speed-up over one chain.
+    #[serde(deserialize_with = "nan_if_null")]
     pub speedup: f64,
 }
 
@@ -345,12 +357,15 @@ pub struct MemResult {
     pub use_hugepages: bool,
     pub total_ops: u64,
     /// Core cycles (from the clock measured alongside), all threads.
+    #[serde(deserialize_with = "nan_if_null")]
     pub total_clk: f64,
     /// TSC ticks, all threads (what micbench calls clk).
     pub total_tsc: Option<f64>,
     pub exec_time_s: f64,
     pub ops_per_sec: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub ns_per_op: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub clk_per_op: f64,
     pub tsc_per_op: Option<f64>,
     pub bytes_per_sec: f64,
@@ -415,6 +430,7 @@ pub struct NumaLatency {
     pub cpu_node: u32,
     pub cpu: usize,
     pub mem_node: u32,
+    #[serde(deserialize_with = "nan_if_null")]
     pub ns_per_op: f64,
     pub clk_per_op: Option<f64>,
 }
@@ -427,7 +443,9 @@ pub struct MemThread {
     pub ops: u64,
     pub exec_time_s: f64,
     pub ops_per_sec: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub ns_per_op: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub clk_per_op: f64,
     pub bytes_per_sec: f64,
     /// TSC ticks per op (micbench's clk_per_op).
@@ -672,6 +690,40 @@ mod tests {
         assert!(!s.contains("\"caches\""));
         let back: Profile = serde_json::from_str(&s).unwrap();
         assert_eq!(back, p);
+    }
+
+    #[test]
+    fn undefined_figures_survive_a_json_roundtrip() {
+        let mut p = Profile::new("hwcal mem", 1);
+        p.mem = Some(MemResult {
+            clk_per_op: f64::NAN,
+            total_clk: f64::NAN,
+            per_thread: vec![MemThread {
+                clk_per_op: f64::NAN,
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        p.clock = Some(ClockResult {
+            expression_cycles: vec![ExpressionCycles {
+                expression: "p=*p".into(),
+                ns: f64::INFINITY,
+                cycles: f64::NAN,
+            }],
+            ..Default::default()
+        });
+        p.memory = Some(MemoryLatency {
+            mlp: vec![MlpPoint {
+                chains: 2,
+                ns_per_load: f64::NAN,
+                speedup: f64::NAN,
+            }],
+            ..Default::default()
+        });
+        let s = serde_json::to_string(&p).unwrap();
+        let back: Profile = serde_json::from_str(&s).unwrap();
+        assert!(back.mem.unwrap().clk_per_op.is_nan());
+        assert!(back.clock.unwrap().expression_cycles[0].ns.is_nan());
     }
 
     #[test]

@@ -152,7 +152,8 @@ pub fn tlb_ratio(buf: &Buffer, offset: usize, rng: &mut Rng) -> Result<f64, Prob
         let perm: Vec<usize> = offs.collect();
         let order = shuffled(N, rng);
         let start = link_seq(buf, order.iter().map(|&k| perm[k as usize]))?;
-        Ok(time_chain(start, N * 4, 0, &p).ns())
+        // SAFETY: `start` was just linked in `buf`, which outlives the timing.
+        Ok(unsafe { time_chain(start, N * 4, 0, &p) }.ns())
     };
     let packed = time(&mut (0..N).map(|k| offset + k * 64))?;
     let spread = time(&mut (0..N).map(|k| offset + k * 4096 + (k % 64) * 64))?;
@@ -236,8 +237,11 @@ pub const IDLE_ADDS: u32 = 100;
 /// Unrolled rather than looped so the gap is a pure latency chain: a loop
 /// with a taken branch per add is throughput-bound, and slows down whenever
 /// the sibling hardware thread is busy, which made the gap's cost noisy.
+///
+/// # Safety
+/// As for [`chase`]: `start` must be a slot of a chain on a live buffer.
 #[inline(never)]
-pub fn chase_idle(start: usize, loads: u64) -> usize {
+pub unsafe fn chase_idle(start: usize, loads: u64) -> usize {
     let mut p = start;
     #[cfg(target_arch = "x86_64")]
     {
@@ -266,7 +270,8 @@ pub fn chase_idle(start: usize, loads: u64) -> usize {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        p = crate::chase::chase_with_gap(p, loads, IDLE_ADDS);
+        // SAFETY: the caller's contract is `chase_with_gap`'s.
+        p = unsafe { crate::chase::chase_with_gap(p, loads, IDLE_ADDS) };
     }
     p
 }
@@ -283,15 +288,23 @@ pub fn merge_point(into: &mut RawPoint, q: RawPoint) {
 /// slots: walk it once (capped at [`WARM_CAP_LOADS`]) so the caches hold
 /// what they hold in the steady state, then sample. `gap` > 0 inserts that
 /// many dependent adds after each load (idle memory system between misses).
-pub fn time_chain(start: usize, slots: usize, gap: u32, policy: &Policy) -> Estimate {
+///
+/// # Safety
+/// As for [`chase`]: `start` must be a slot of a chain on a buffer that
+/// outlives the call.
+pub unsafe fn time_chain(start: usize, slots: usize, gap: u32, policy: &Policy) -> Estimate {
     let warm = (slots as u64).clamp(LOADS_PER_ITER, WARM_CAP_LOADS);
-    let mut p = chase(start, warm);
+    // SAFETY (all four chases): `p` starts at the caller's chain slot and
+    // the kernels only ever move it to another slot of the same chain.
+    let mut p = unsafe { chase(start, warm) };
     if gap == 0 {
-        measure(policy, &mut |n| p = chase(p, n * LOADS_PER_ITER))
+        measure(policy, &mut |n| p = unsafe { chase(p, n * LOADS_PER_ITER) })
     } else if gap == IDLE_ADDS {
-        measure(policy, &mut |n| p = chase_idle(p, n * LOADS_PER_ITER))
+        measure(policy, &mut |n| p = unsafe { chase_idle(p, n * LOADS_PER_ITER) })
     } else {
-        measure(policy, &mut |n| p = chase_with_gap(p, n * LOADS_PER_ITER, gap))
+        measure(policy, &mut |n| {
+            p = unsafe { chase_with_gap(p, n * LOADS_PER_ITER, gap) }
+        })
     }
 }
 
@@ -371,7 +384,8 @@ impl ChaseBench {
     pub fn point(&mut self, size: usize, gap: u32) -> Result<RawPoint, ProbeError> {
         let size = (size / 64 * 64).clamp(64, self.capacity() / 64 * 64);
         let (start, _) = self.cycle(size)?;
-        let est = time_chain(start, size / 64, gap, &self.policy);
+        // SAFETY: `start` is a slot of the cycle just linked in `self.buf`.
+        let est = unsafe { time_chain(start, size / 64, gap, &self.policy) };
         Ok(to_point(size as f64, &est, LOADS_PER_ITER))
     }
 
@@ -416,7 +430,8 @@ impl ChaseBench {
         });
         let start = link_seq(&self.buf, offs)?;
         // Each iteration of `chase` is LOADS_PER_ITER loads = half as many pairs.
-        let est = time_chain(start, 2 * primaries, 0, &self.policy);
+        // SAFETY: `start` is a slot of the chain just linked in `self.buf`.
+        let est = unsafe { time_chain(start, 2 * primaries, 0, &self.policy) };
         Ok(to_point(d as f64, &est, LOADS_PER_ITER / 2))
     }
 
@@ -435,9 +450,12 @@ impl ChaseBench {
         macro_rules! par {
             ($k:literal) => {{
                 let mut s: [usize; $k] = std::array::from_fn(|i| starts[i]);
-                s = chase_parallel::<$k>(s, 4096);
+                // SAFETY: every start is a slot of the cycle linked in
+                // `self.buf` (base + a cycle offset), alive for the call.
+                s = unsafe { chase_parallel::<$k>(s, 4096) };
                 measure(&self.policy, &mut |iters| {
-                    s = chase_parallel::<$k>(s, iters * STEPS)
+                    // SAFETY: as above; the chains stay on the cycle.
+                    s = unsafe { chase_parallel::<$k>(s, iters * STEPS) }
                 })
             }};
         }
@@ -468,10 +486,13 @@ mod tests {
         let mut rng = Rng::new(3);
         let (start, perm) = line_cycle(&buf, 4096, 32 * 1024, &mut rng).unwrap();
         assert_eq!(perm.len(), 512);
-        assert_eq!(chase(start, 512), start);
-        assert_ne!(chase(start, 256), start);
-        assert_eq!(chase_idle(start, 512), start);
-        assert_ne!(chase_idle(start, 3), start);
+        // SAFETY: `start` is a slot of the cycle just linked in `buf`.
+        unsafe {
+            assert_eq!(chase(start, 512), start);
+            assert_ne!(chase(start, 256), start);
+            assert_eq!(chase_idle(start, 512), start);
+            assert_ne!(chase_idle(start, 3), start);
+        }
         assert!(line_cycle(&buf, 60 * 1024, 32 * 1024, &mut rng).is_err());
     }
 

@@ -107,10 +107,12 @@ pub fn random_cycle(
 /// 16: the loop body is 16 loads, so the loop branch is ~free). Returns where
 /// the chase ended (feed it back in to continue the walk).
 ///
-/// `start` must come from [`link`]/[`random_cycle`] on a buffer that is still
-/// alive; the chase only reads addresses that the chain itself wrote.
+/// # Safety
+/// `start` must be a slot of a chain built by [`link`]/[`random_cycle`] on a
+/// buffer that outlives the call: the kernel dereferences whatever address
+/// it is given and then whatever address that slot holds.
 #[inline(never)]
-pub fn chase(start: usize, loads: u64) -> usize {
+pub unsafe fn chase(start: usize, loads: u64) -> usize {
     let iters = loads.div_ceil(16).max(1);
     let mut p = start;
     #[cfg(target_arch = "x86_64")]
@@ -157,10 +159,14 @@ pub fn chase(start: usize, loads: u64) -> usize {
 /// the next address only exists after the adds, so each miss starts from an
 /// idle memory system (the Calibrator's "miss latency" as opposed to
 /// back-to-back "replace time"). Subtract `gap` cycles per load afterwards.
+///
+/// # Safety
+/// As for [`chase`].
 #[inline(never)]
-pub fn chase_with_gap(start: usize, loads: u64, gap: u32) -> usize {
+pub unsafe fn chase_with_gap(start: usize, loads: u64, gap: u32) -> usize {
     if gap == 0 {
-        return chase(start, loads);
+        // SAFETY: the caller's contract is the same as `chase`'s.
+        return unsafe { chase(start, loads) };
     }
     let mut p = start;
     let zero: usize = 0;
@@ -199,8 +205,11 @@ pub fn chase_with_gap(start: usize, loads: u64, gap: u32) -> usize {
 /// Follow `K` independent chains at once (`loads` loads each): the loads of
 /// different chains can be in flight together, so time per load shows the
 /// memory-level parallelism (lmbench `par_mem`, multichase `-p`).
+///
+/// # Safety
+/// Every start must satisfy [`chase`]'s contract.
 #[inline(never)]
-pub fn chase_parallel<const K: usize>(starts: [usize; K], loads: u64) -> [usize; K] {
+pub unsafe fn chase_parallel<const K: usize>(starts: [usize; K], loads: u64) -> [usize; K] {
     let mut p = starts;
     for _ in 0..loads {
         for q in p.iter_mut() {
@@ -240,11 +249,14 @@ mod tests {
         let mut rng = Rng::new(1);
         let start = random_cycle(&buf, 64 * 1024, 64, 0, &mut rng).unwrap();
         // 1024 slots: after 1024 loads (a multiple of 16) we are back.
-        assert_eq!(chase(start, 1024), start);
-        assert_ne!(chase(start, 16), start);
-        assert_eq!(chase_with_gap(start, 1024, 5), start);
-        let [a, b] = chase_parallel([start, start], 1024);
-        assert_eq!((a, b), (start, start));
+        // SAFETY: `start` comes from `random_cycle` on `buf`, alive here.
+        unsafe {
+            assert_eq!(chase(start, 1024), start);
+            assert_ne!(chase(start, 16), start);
+            assert_eq!(chase_with_gap(start, 1024, 5), start);
+            let [a, b] = chase_parallel([start, start], 1024);
+            assert_eq!((a, b), (start, start));
+        }
         assert!(random_cycle(&buf, 64 * 1024, 4, 0, &mut rng).is_err());
         assert!(link(&buf, &[3]).is_err());
     }

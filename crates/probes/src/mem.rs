@@ -793,7 +793,10 @@ impl Cursor {
     fn step(&mut self, w: &Work, isa: Isa) -> u64 {
         match *w {
             Work::Chase { .. } => {
-                self.p = chase::chase(self.p, self.chunk as u64);
+                // SAFETY: the cursor starts on the ring `build_ring` wrote in
+                // this thread's buffer, which outlives the run, and the
+                // chase only moves it along that ring.
+                self.p = unsafe { chase::chase(self.p, self.chunk as u64) };
                 // chase() rounds up to a multiple of 16 loads.
                 (self.chunk as u64).div_ceil(16) * 16
             }
@@ -804,7 +807,9 @@ impl Cursor {
                 fn go<const K: usize>(ps: &mut [usize; MAX_CHAINS], loads: u64) {
                     let mut a = [0usize; K];
                     a.copy_from_slice(&ps[..K]);
-                    let r = chase::chase_parallel::<K>(a, loads);
+                    // SAFETY: as for the single chase: every pointer is a
+                    // slot of the ring in this thread's live buffer.
+                    let r = unsafe { chase::chase_parallel::<K>(a, loads) };
                     ps[..K].copy_from_slice(&r);
                 }
                 match k {
@@ -1076,10 +1081,12 @@ mod tests {
         assert_eq!(e.len(), 4);
         // 1024 lines: 1024 loads (a multiple of 16) come back to the start.
         for &s in &e {
-            assert_eq!(chase::chase(s, 1024), s);
+            // SAFETY: `s` is an entry of the ring just built in `b`.
+            assert_eq!(unsafe { chase::chase(s, 1024) }, s);
         }
         // Entry 1 is 256 steps after entry 0.
-        assert_eq!(chase::chase(e[0], 256), e[1]);
+        // SAFETY: as above.
+        assert_eq!(unsafe { chase::chase(e[0], 256) }, e[1]);
         assert!(build_ring(&b, 64, 1, 1, &[]).is_err());
         // Split among workers (unpinned CPUs are fine for the test: use the
         // ones we may run on), and an n that is not a power of two.

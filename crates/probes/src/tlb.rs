@@ -101,7 +101,8 @@ impl PageBench {
         )?;
         // Several walks of warm-up: the TLBs and the page-walk caches must
         // reach their steady state, not only the data caches.
-        let est = time_chain(start, pages * 4, 0, &self.policy);
+        // SAFETY: `start` is a slot of the chain just linked in `self.buf`.
+        let est = unsafe { time_chain(start, pages * 4, 0, &self.policy) };
         Ok(to_point(pages as f64, &est, LOADS_PER_ITER))
     }
 }

@@ -41,6 +41,11 @@ fn run_chromium(bin: &Path, profile_dir: &Path, page: &Path, extra: &[&str]) -> 
         "--disable-dev-shm-usage",
     ])
     .arg(format!("--user-data-dir={}", profile_dir.display()))
+    // Chromium also writes crash reports and dconf caches under $HOME and
+    // the XDG dirs: keep them in the test's own directory.
+    .env("HOME", profile_dir)
+    .env("XDG_CONFIG_HOME", profile_dir.join("config"))
+    .env("XDG_CACHE_HOME", profile_dir.join("cache"))
     .args(extra)
     .arg(format!("file://{}", page.display()))
     .stdout(Stdio::piped())

@@ -860,15 +860,8 @@ pub fn run(a: MemArgs) -> Result<()> {
                 cfg.secs
             ));
         }
-        if m.verdict == hwcal_model::Verdict::Noisy && !a.sweep {
-            let med = m.slice_ns_per_op.map_or(f64::NAN, |s| s.median);
-            p.notes.push(format!(
-                "mem: the timing slices disagree (median {:.2} ns/op vs mean {:.2}; {} preemption(s); on the CPU {:.0}% of the time): the machine was busy, rerun on a quiet machine; meanwhile the median slice and the on-CPU figure are the better estimates",
-                med,
-                m.ns_per_op,
-                m.preemptions.unwrap_or(0),
-                m.oncpu_fraction.map_or(f64::NAN, |f| f * 100.0)
-            ));
+        if !a.sweep {
+            p.notes.extend(noisy_note(m));
         }
     }
     emit(&p, a.common.json.as_deref())?;
@@ -999,6 +992,7 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
     }
     let mut lat = lat;
     lat.total_exec_time_s = start.elapsed().as_secs_f64();
+    p.notes.extend(noisy_note(&lat));
     p.mem = Some(lat);
     p.bandwidth = Some(bw);
     Ok(())
@@ -1112,6 +1106,48 @@ fn reanalyze(p: &mut Profile) -> bool {
         p.bandwidth = Some(bw);
     }
     any
+}
+
+/// Why a mem figure is marked noisy, naming what triggered it.
+fn noisy_note(m: &MemResult) -> Option<String> {
+    use hwcal_analysis::mem::{MIN_ONCPU, NOISY_REL};
+    if m.verdict != hwcal_model::Verdict::Noisy {
+        return None;
+    }
+    let mut why = Vec::new();
+    if let Some(f) = m.oncpu_fraction.filter(|&f| f < MIN_ONCPU) {
+        why.push(format!(
+            "the measuring threads were on the CPU only {:.0}% of the time ({} preemption(s))",
+            f * 100.0,
+            m.preemptions.unwrap_or(0)
+        ));
+    }
+    if let Some(s) = m.slice_ns_per_op.as_ref().filter(|s| s.median > 0.0) {
+        let rel = s.mad / s.median;
+        let gap = (m.ns_per_op - s.median).abs() / s.median;
+        if rel > NOISY_REL {
+            why.push(format!(
+                "the timing slices spread by {:.0}% (MAD/median)",
+                rel * 100.0
+            ));
+        }
+        if gap > NOISY_REL {
+            why.push(format!(
+                "the mean ({:.1} ns/op) is {:.0}% off the median slice ({:.1})",
+                m.ns_per_op,
+                gap * 100.0,
+                s.median
+            ));
+        }
+    }
+    if why.is_empty() {
+        why.push("too few timing slices to judge".into());
+    }
+    Some(format!(
+        "mem: noisy: {}; the machine was busy, rerun on a quiet machine (meanwhile the on-CPU figure{} is the better estimate)",
+        why.join("; "),
+        m.oncpu_ns_per_op.map_or(String::new(), |v| format!(", {v:.1} ns/op,"))
+    ))
 }
 
 #[cfg(test)]

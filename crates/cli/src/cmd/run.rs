@@ -13,6 +13,9 @@ use hwcal_model::Profile;
 
 pub fn run(a: RunArgs) -> Result<()> {
     let probes = select(&a.only, &a.skip)?;
+    if probes.is_empty() && a.io.is_none() && !a.list {
+        crate::usage!("every probe is skipped: nothing to measure (see --list)");
+    }
     if let Some(dir) = &a.io {
         if !dir.is_dir() {
             crate::usage!("--io {}: not a directory", dir.display());
@@ -86,10 +89,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         b.finish_and_clear();
     }
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
-    emit(&p, a.common.json.as_deref())?;
-    // Store before writing the report: the stored run can always be
-    // re-rendered (`hwcal report ID`), a lost measurement cannot.
+    // Store before writing any output: a stored run can always be exported
+    // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
+    // lost to an unwritable output file cannot.
     save_if_requested(&p, save)?;
+    emit(&p, a.common.json.as_deref())?;
     if let Some(dest) = &a.html {
         let html = hwcal_report::Exporter::export(&hwcal_report::html::HtmlExporter::default(), &p)?;
         write_output(dest, &html)?;
