@@ -160,15 +160,15 @@ impl Estimate {
         stats::spread(&self.samples.iter().map(|s| s.ns).collect::<Vec<_>>())
     }
 
+    /// The finite values of one field over the samples.
+    fn finite(&self, field: fn(&Sample) -> f64) -> Vec<f64> {
+        self.samples.iter().map(field).filter(|v| v.is_finite()).collect()
+    }
+
     /// Cycles per iteration of record: each sample converted with its own
     /// clock, then the same statistic as for ns. `None` if not tracked.
     pub fn cycles(&self) -> Option<f64> {
-        let c: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| s.cycles)
-            .filter(|c| c.is_finite())
-            .collect();
+        let c = self.finite(|s| s.cycles);
         if c.is_empty() {
             return None;
         }
@@ -178,24 +178,15 @@ impl Estimate {
         })
     }
 
+    /// Spread of cycles per iteration, `None` if the clock was not tracked.
     pub fn cycles_spread(&self) -> Option<Spread> {
-        let c: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| s.cycles)
-            .filter(|c| c.is_finite())
-            .collect();
+        let c = self.finite(|s| s.cycles);
         (!c.is_empty()).then(|| stats::spread(&c))
     }
 
     /// Core clock over the samples, MHz.
     pub fn mhz_spread(&self) -> Option<Spread> {
-        let c: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| s.mhz)
-            .filter(|c| c.is_finite())
-            .collect();
+        let c = self.finite(|s| s.mhz);
         (!c.is_empty()).then(|| stats::spread(&c))
     }
 
