@@ -251,9 +251,17 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Noisy);
         assert!((r.oncpu_fraction.unwrap() - 0.5).abs() < 1e-9);
         assert!((r.oncpu_ns_per_op.unwrap() - r.ns_per_op / 2.0).abs() < 1e-9);
+        // One steady thread, but on the CPU only half the time (the
+        // fixture's CPU time is half the wall time): noisy.
         let one = summarize(&tpl, &[&a], Some(2000.0));
-        assert_eq!(one.verdict, Verdict::Ok);
+        assert_eq!(one.verdict, Verdict::Noisy);
         assert!((one.ns_per_op * one.ops_per_sec - 1e9).abs() < 1e-3);
+        // The same thread on the CPU all the time: ok.
+        let mut full = a.clone();
+        for (pt, ns) in full.points.iter_mut().zip(std::iter::repeat(0.1e9)) {
+            *pt = slice_point(pt.x as u64, ns, 2500.0, ns);
+        }
+        assert_eq!(summarize(&tpl, &[&full], Some(2000.0)).verdict, Verdict::Ok);
     }
 
     #[test]
