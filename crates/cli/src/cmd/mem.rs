@@ -732,15 +732,7 @@ fn run_sweep(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
         p.mem = Some(l);
     }
     p.bandwidth = Some(bw);
-    let c = Config {
-        random: true,
-        places: cfg.places.clone(),
-        mem_nodes: cfg.mem_nodes.clone(),
-        allowed: cfg.allowed.clone(),
-        backing: cfg.backing.clone(),
-        ..*cfg
-    };
-    placement_notes(&c, &bufs, p);
+    placement_notes(&as_random(cfg), &bufs, p);
     Ok(())
 }
 
@@ -809,15 +801,7 @@ fn run_matrix(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> 
             clk_per_op: r.clk_per_op.is_finite().then_some(r.clk_per_op),
         });
         if i == 0 {
-            let c = Config {
-                random: true,
-                places: cfg.places.clone(),
-                mem_nodes: cfg.mem_nodes.clone(),
-                allowed: cfg.allowed.clone(),
-                backing: cfg.backing.clone(),
-                ..*cfg
-            };
-            placement_notes(&c, &bufs, p);
+            placement_notes(&as_random(cfg), &bufs, p);
             first = Some(r);
         }
     }
@@ -1106,6 +1090,19 @@ fn reanalyze(p: &mut Profile) -> bool {
         p.bandwidth = Some(bw);
     }
     any
+}
+
+/// The same configuration in random (chase) mode, for the placement notes
+/// of a sweep's latency points.
+fn as_random(cfg: &Config) -> Config {
+    Config {
+        random: true,
+        places: cfg.places.clone(),
+        mem_nodes: cfg.mem_nodes.clone(),
+        allowed: cfg.allowed.clone(),
+        backing: cfg.backing.clone(),
+        ..*cfg
+    }
 }
 
 /// Why a mem figure is marked noisy, naming what triggered it.
