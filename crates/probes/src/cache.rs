@@ -101,6 +101,10 @@ pub fn line_cycle(
 /// only adds time), blocks of 100 µs (thousands of loads even at DRAM
 /// latency, so one timer read is negligible), stop once the best three
 /// agree within 0.5%.
+/// Working sets above this (well past any private cache) are timed in long
+/// blocks; see [`ChaseBench::point`].
+pub const LONG_BLOCK_FROM: usize = 16 << 20;
+
 pub fn latency_policy() -> Policy {
     Policy {
         enough_ns: Some(100_000.0),
@@ -384,8 +388,22 @@ impl ChaseBench {
     pub fn point(&mut self, size: usize, gap: u32) -> Result<RawPoint, ProbeError> {
         let size = (size / 64 * 64).clamp(64, self.capacity() / 64 * 64);
         let (start, _) = self.cycle(size)?;
+        // Past the caches every load's latency is a draw from a wide
+        // distribution (DRAM row hits and misses, refresh): the minimum over
+        // 100 µs blocks (~700 loads) picks lucky blocks and reads several
+        // percent below the mean latency. 2 ms blocks (~13k loads) average
+        // that out; the minimum then only removes interruptions.
+        let policy = if size > LONG_BLOCK_FROM {
+            Policy {
+                enough_ns: Some(2e6),
+                budget_ns: self.policy.budget_ns.max(60e6),
+                ..self.policy.clone()
+            }
+        } else {
+            self.policy.clone()
+        };
         // SAFETY: `start` is a slot of the cycle just linked in `self.buf`.
-        let est = unsafe { time_chain(start, size / 64, gap, &self.policy) };
+        let est = unsafe { time_chain(start, size / 64, gap, &policy) };
         Ok(to_point(size as f64, &est, LOADS_PER_ITER))
     }
 
