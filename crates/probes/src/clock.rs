@@ -219,47 +219,18 @@ fn ring() -> usize {
 }
 
 /// `p=*p`: every load's address is the previous load's result, so each
-/// expression costs the L1 load-to-use latency.
+/// expression costs the L1 load-to-use latency. The dependent-load kernel is
+/// the pointer chase's own (`crate::chase::chase`, 16 loads per loop
+/// iteration rather than the paper's 100: the loop branch runs alongside the
+/// chain either way).
 #[inline(never)]
 fn e1_load(iters: u64) -> u64 {
     if iters == 0 {
         return 0;
     }
-    #[allow(unused_mut)]
-    let mut p = ring();
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `p` starts at a line of the leaked, immutable ring, and every
-    // line holds the address of another line of it, so every load reads
-    // valid memory. The asm only reads memory.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            ".rept 100",
-            "mov {p}, qword ptr [{p}]",
-            ".endr",
-            "dec {n}",
-            "jnz 2b",
-            p = inout(reg) p,
-            n = inout(reg) iters => _,
-            options(nostack, readonly)
-        );
-    }
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: as above: `p` always holds the address of a ring line.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            ".rept 100",
-            "ldr {p}, [{p}]",
-            ".endr",
-            "subs {n}, {n}, #1",
-            "b.ne 2b",
-            p = inout(reg) p,
-            n = inout(reg) iters => _,
-            options(nostack, readonly)
-        );
-    }
-    p as u64
+    // SAFETY: `ring()` is a line of the leaked, immutable ring, and every
+    // line holds the address of another line of it.
+    unsafe { crate::chase::chase(ring(), iters * REPS) as u64 }
 }
 
 #[cfg(test)]
