@@ -20,6 +20,10 @@ use hwcal_stats as stats;
 /// run, which is what a noisy point looks like.
 pub const NOISY_REL_MAD: f64 = 0.10;
 
+/// Switches per hop above which a note explains that a "hop" is more than
+/// one switch (1.0 exactly when no wake-up preempts the writer).
+pub const EXTRA_SWITCHES: f64 = 1.1;
+
 /// The overhead of record, µs: median of the self-pipe samples.
 pub fn overhead_us(samples: &[f64]) -> f64 {
     let v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
@@ -47,6 +51,9 @@ pub fn switch_point(nprocs: u32, hop_us: &[f64], overhead_us: f64) -> CtxPoint {
         samples: s.n,
         overhead_exceeds: exceeds,
         cycles_median: None,
+        switches_per_hop: None,
+        preempted_per_hop: None,
+        us_per_switch: None,
         verdict: if noisy { Verdict::Noisy } else { Verdict::Ok },
     }
 }
@@ -91,6 +98,11 @@ pub fn hops_id(size_kb: u64) -> String {
     format!("ctx.s{size_kb}k")
 }
 
+/// Id of the raw switch-count curve of a size.
+pub fn switches_id(size_kb: u64) -> String {
+    format!("ctx.s{size_kb}k.switches")
+}
+
 /// Id of the raw overhead curve of a size.
 pub fn overhead_id(size_kb: u64) -> String {
     format!("ctx.s{size_kb}k.overhead")
@@ -103,6 +115,53 @@ fn raw_point(x: f64, s: Samples) -> RawPoint {
         samples: s.us.to_vec(),
         mhz: s.mhz.to_vec(),
     }
+}
+
+/// Kernel-counted switches per ring member per round trip (see
+/// `hwcal_probes::ctx::Switches`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwitchCount {
+    pub voluntary: f64,
+    pub involuntary: f64,
+}
+
+/// The switch-count curve of one size: x = ring size, y = switches per hop,
+/// `samples` = [voluntary, involuntary] per member per trip. Ring sizes
+/// whose counters could not be read are left out.
+pub fn switches_curve(size_kb: u64, counts: &[(u32, Option<SwitchCount>)]) -> Option<RawCurve> {
+    let points: Vec<RawPoint> = counts
+        .iter()
+        .filter_map(|(n, c)| {
+            let c = (*c)?;
+            Some(RawPoint {
+                x: *n as f64,
+                y: c.voluntary + c.involuntary,
+                samples: vec![c.voluntary, c.involuntary],
+                mhz: Vec::new(),
+            })
+        })
+        .collect();
+    (!points.is_empty()).then(|| RawCurve {
+        id: switches_id(size_kb),
+        x_label: "processes in the ring".into(),
+        y_label: "context switches per hop (samples: voluntary, involuntary per member and trip)".into(),
+        points,
+    })
+}
+
+/// Fill a point's switch figures from the counts of its ring size.
+fn with_switches(mut p: CtxPoint, c: Option<SwitchCount>) -> CtxPoint {
+    let Some(c) = c else {
+        return p;
+    };
+    let per_hop = c.voluntary + c.involuntary;
+    if !(per_hop.is_finite() && per_hop > 0.0) {
+        return p;
+    }
+    p.switches_per_hop = Some(per_hop);
+    p.preempted_per_hop = Some(c.involuntary);
+    p.us_per_switch = Some(p.us_median / per_hop);
+    p
 }
 
 /// The raw curves of one size: per-hop samples by ring size (overhead not
@@ -134,6 +193,17 @@ pub fn size_from_raw(size_kb: u64, raw: &[RawCurve]) -> Option<CtxSize> {
         .first()?;
     let ovr_us = overhead_us(&ovr.samples);
     let ovr_cyc = overhead_cycles(&ovr.samples, &ovr.mhz);
+    let switches = raw.iter().find(|c| c.id == switches_id(size_kb));
+    let count_of = |n: f64| -> Option<SwitchCount> {
+        let p = switches?.points.iter().find(|p| p.x == n)?;
+        match p.samples[..] {
+            [voluntary, involuntary] => Some(SwitchCount {
+                voluntary,
+                involuntary,
+            }),
+            _ => None,
+        }
+    };
     Some(CtxSize {
         size_kb,
         overhead_us: ovr_us,
@@ -141,9 +211,12 @@ pub fn size_from_raw(size_kb: u64, raw: &[RawCurve]) -> Option<CtxSize> {
         points: hops
             .points
             .iter()
-            .map(|p| CtxPoint {
-                cycles_median: switch_cycles(&p.samples, &p.mhz, ovr_cyc),
-                ..switch_point(p.x as u32, &p.samples, ovr_us)
+            .map(|p| {
+                let pt = CtxPoint {
+                    cycles_median: switch_cycles(&p.samples, &p.mhz, ovr_cyc),
+                    ..switch_point(p.x as u32, &p.samples, ovr_us)
+                };
+                with_switches(pt, count_of(p.x))
             })
             .collect(),
     })
@@ -167,6 +240,26 @@ pub fn notes(cs: &ContextSwitch) -> Vec<String> {
     let mut v = Vec::new();
     for z in cs.all_sizes() {
         let (size, ovr) = (z.size_kb, z.overhead_us);
+        let extra: Vec<String> = z
+            .points
+            .iter()
+            .filter_map(|p| {
+                let sw = p.switches_per_hop.filter(|&s| s > EXTRA_SWITCHES)?;
+                Some(format!(
+                    "{} procs {sw:.2} ({:.2} µs per switch)",
+                    p.nprocs,
+                    p.us_per_switch.unwrap_or(f64::NAN)
+                ))
+            })
+            .collect();
+        if !extra.is_empty() {
+            v.push(format!(
+                "ctx: size {size} KB: the kernel counted more than one switch per hop ({}): waking the next \
+                 member often preempted the writer, which then ran again only to block; lat_ctx's figure \
+                 (µs per hop) counts that as one switch",
+                extra.join(", ")
+            ));
+        }
         for p in &z.points {
             if p.overhead_exceeds {
                 v.push(format!(
@@ -269,6 +362,52 @@ mod tests {
         assert_eq!(overhead_cycles(&[0.5], &[f64::NAN]), None);
         assert_eq!(switch_cycles(&hop_us, &[], Some(1.0)), None);
         assert_eq!(switch_cycles(&hop_us, &mhz, None), None);
+    }
+
+    #[test]
+    fn switch_counts_give_cost_per_switch() {
+        let mhz = [2000.0; 3];
+        let ovr = [0.5, 0.5, 0.5];
+        let h2 = [1.5, 1.5, 1.5];
+        let h4 = [2.0, 2.0, 2.0];
+        let h8 = [2.0, 2.0, 2.0];
+        let mut raw = raw_curves(
+            0,
+            sm(&ovr, &mhz),
+            &[(2, sm(&h2, &mhz)), (4, sm(&h4, &mhz)), (8, sm(&h8, &mhz))],
+        );
+        let one = SwitchCount {
+            voluntary: 1.0,
+            involuntary: 0.0,
+        };
+        let preempted = SwitchCount {
+            voluntary: 1.0,
+            involuntary: 0.5,
+        };
+        // The 8-process counters were unreadable: no curve point, no figure.
+        raw.extend(switches_curve(
+            0,
+            &[(2, Some(one)), (4, Some(preempted)), (8, None)],
+        ));
+        assert!(switches_curve(0, &[(2, None)]).is_none());
+        let z = size_from_raw(0, &raw).unwrap();
+        let (p2, p4, p8) = (&z.points[0], &z.points[1], &z.points[2]);
+        assert_eq!(p2.switches_per_hop, Some(1.0));
+        assert_eq!(p2.us_per_switch, Some(1.0));
+        assert_eq!(p4.switches_per_hop, Some(1.5));
+        assert_eq!(p4.preempted_per_hop, Some(0.5));
+        // 1.5 µs per hop over 1.5 switches: 1 µs per switch.
+        assert!((p4.us_per_switch.unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!((p8.switches_per_hop, p8.us_per_switch), (None, None));
+        // Only the point with extra switches is named in the note.
+        let mut cs = ContextSwitch::default();
+        assemble(&mut cs, vec![z]);
+        let n = notes(&cs);
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert!(
+            n[0].contains("4 procs 1.50") && !n[0].contains("2 procs"),
+            "{n:?}"
+        );
     }
 
     #[test]

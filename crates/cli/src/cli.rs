@@ -316,8 +316,10 @@ Output: lat_ctx's xgraph format on stdout, one block per size:
   2 1.30
   4 2.42
 The title gives the array size and the overhead subtracted (µs); each line is
-the number of processes and the median time per context switch (µs). --summary
-prints min / median ± MAD / max instead; --json FILE the full profile.")]
+the number of processes and the median time per hop (µs), lat_ctx's \"context
+switch\". --summary prints min / median ± MAD / max instead, with the switches
+per hop the kernel counted (more than 1 when waking the next member preempts
+the writer) and µs per real switch; --json FILE the full profile.")]
 pub struct CtxArgs {
     #[command(flatten)]
     pub common: CommonArgs,
@@ -352,7 +354,7 @@ pub struct CtxArgs {
     /// Ring of threads of one process instead of processes.
     #[arg(long)]
     pub threads: bool,
-    /// Print the summary table (min, median ± MAD, max) instead of xgraph lines.
+    /// Print the summary table (min, median ± MAD, max, switches per hop, µs per switch) instead of xgraph lines.
     #[arg(long)]
     pub summary: bool,
     /// Number of processes in each ring (the timing process counts; 2 or more).

@@ -46,6 +46,25 @@ fn check_points(points: &Value, nprocs: &[u64]) {
         assert!(p["us_mad"].as_f64().unwrap() >= 0.0);
         assert!(p["overhead_exceeds"].is_boolean());
         assert!(matches!(p["verdict"].as_str(), Some("ok" | "noisy")));
+        if let Some(sw) = p["switches_per_hop"].as_f64() {
+            assert!(sw > 0.1 && sw < 20.0, "{p}");
+            let per = plausible_us(&p["us_per_switch"]);
+            assert!((per * sw - med).abs() <= 1e-6 * med.max(1.0), "{p}");
+        }
+    }
+}
+
+/// With the whole ring on one CPU, a member must leave the CPU at least
+/// once per trip for the next one to run: the kernel's counters must show
+/// at least one switch per hop (a little slack for the window's edges).
+fn check_one_cpu_switches(points: &Value) {
+    for p in points.as_array().unwrap() {
+        let sw = p["switches_per_hop"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("switch counts missing: {p}"));
+        assert!(sw >= 0.95, "{p}");
+        let pre = p["preempted_per_hop"].as_f64().unwrap();
+        assert!((0.0..=sw).contains(&pre), "{p}");
     }
 }
 
@@ -102,6 +121,7 @@ fn json_profile_fields() {
     assert_eq!(c["cpus"].as_array().unwrap().len(), 1);
     plausible_us(&c["overhead_us"]);
     check_points(&c["points"], &[2, 3]);
+    check_one_cpu_switches(&c["points"]);
     let sizes = c["sizes"].as_array().unwrap();
     assert_eq!(sizes.len(), 1);
     assert_eq!(sizes[0]["size_kb"], 8);
@@ -113,7 +133,14 @@ fn json_profile_fields() {
         .iter()
         .map(|c| c["id"].as_str().unwrap())
         .collect();
-    for id in ["ctx.s0k", "ctx.s0k.overhead", "ctx.s8k", "ctx.s8k.overhead"] {
+    for id in [
+        "ctx.s0k",
+        "ctx.s0k.overhead",
+        "ctx.s0k.switches",
+        "ctx.s8k",
+        "ctx.s8k.overhead",
+        "ctx.s8k.switches",
+    ] {
         assert!(ids.contains(&id), "{ids:?}");
     }
     assert_eq!(v["raw"][0]["points"][0]["samples"].as_array().unwrap().len(), 9);
@@ -132,6 +159,7 @@ fn placements_and_threads() {
     let v = ctx_json(&["--threads", "2", "4"]);
     assert_eq!(v["context_switch"]["kind"], "threads");
     check_points(&v["context_switch"]["points"], &[2, 4]);
+    check_one_cpu_switches(&v["context_switch"]["points"]);
     let v = ctx_json(&["-P", "2", "2"]);
     assert_eq!(v["context_switch"]["parallel"], 2);
     check_points(&v["context_switch"]["points"], &[2]);

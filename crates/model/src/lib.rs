@@ -584,6 +584,20 @@ pub struct CtxPoint {
     /// the clock drift that moves the µs figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycles_median: Option<f64>,
+    /// Context switches per hop, counted by the kernel over the timed
+    /// samples (members' voluntary + involuntary switches per round trip).
+    /// 1.0 when every hop is one switch; more when waking the next member
+    /// preempts the writer, which then has to run again just to block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switches_per_hop: Option<f64>,
+    /// Of those, the involuntary ones (the writer preempted by the member
+    /// it woke).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preempted_per_hop: Option<f64>,
+    /// `us_median / switches_per_hop`: the cost of one switch, where
+    /// lat_ctx's figure is the cost of one hop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub us_per_switch: Option<f64>,
 }
 
 /// `hwcal io` (micbench-io / fio).

@@ -26,6 +26,15 @@
 //! unrolled loop over 64-bit words rather than lat_ctx's ~2.7k-instruction
 //! unrolled body, so the instruction cache is polluted less.
 //!
+//! What lat_ctx does not see: a hop is not always one switch. The members'
+//! switch counters (`/proc/<pid>/status`) are read before and after the
+//! timed samples. In a 2-member ring each hop is one switch; from 3 members
+//! on, waking the next member can preempt the writer before it blocks in
+//! its own `read` (EEVDF on Linux 6.x does so on 20–40% of the hops on the
+//! reference VM), and the writer then runs again only to block: two
+//! switches for that hop. [`Switches`] carries the counts so the analysis
+//! can give the cost of one switch beside lat_ctx's cost of one hop.
+//!
 //! Children are forked after every buffer is allocated; after `fork` a child
 //! only makes system calls (prctl, sched_setaffinity, close_range, read,
 //! write, _exit) and touches memory it already owns — no allocation, no
@@ -146,6 +155,27 @@ pub struct Series {
     pub mhz: Vec<f64>,
 }
 
+/// Context switches per ring member per round trip, counted by the kernel
+/// (`voluntary_ctxt_switches` / `nonvoluntary_ctxt_switches` in
+/// `/proc/<pid>/status`) over the timed samples. A member that blocks in
+/// `read` switches out once per trip (voluntary). When waking the next
+/// member preempts the writer before it reaches its own `read`, the writer
+/// switches out once more (involuntary) and later runs again only to block:
+/// that hop costs two switches where lat_ctx assumes one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Switches {
+    pub voluntary: f64,
+    pub involuntary: f64,
+}
+
+impl Switches {
+    /// Switches per hop: every hop enters one member, and each member
+    /// leaves the CPU this many times per trip.
+    pub fn per_hop(&self) -> f64 {
+        self.voluntary + self.involuntary
+    }
+}
+
 /// Raw timings of one array size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SizeRaw {
@@ -155,6 +185,9 @@ pub struct SizeRaw {
     /// Per ring size: µs per hop (round trip / nprocs) of every sample,
     /// overhead not yet subtracted.
     pub hops: Vec<(u32, Series)>,
+    /// Per ring size (same order as `hops`): the members' switches per
+    /// trip, `None` where the kernel's counters could not be read.
+    pub switches: Vec<Option<Switches>>,
 }
 
 /// Sum of the array — the "work" each member does per hop. Eight
@@ -371,8 +404,12 @@ pub struct Ring {
     /// `None` for a free-running ring.
     ends: Option<(OwnedFd, OwnedFd)>,
     pids: Vec<libc::pid_t>,
+    /// Kernel thread ids of thread members (for their switch counters).
+    tids: Vec<libc::pid_t>,
     threads: Vec<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
+    /// Round trips run so far through the timing thread's ends.
+    trips_done: std::cell::Cell<u64>,
 }
 
 impl Ring {
@@ -393,8 +430,10 @@ impl Ring {
             nprocs,
             ends: None,
             pids: Vec::with_capacity(n),
+            tids: Vec::new(),
             threads: Vec::new(),
             stop: Arc::new(AtomicBool::new(false)),
+            trips_done: std::cell::Cell::new(0),
         };
         // SAFETY: getpid cannot fail.
         let parent = unsafe { libc::getpid() };
@@ -448,9 +487,13 @@ impl Ring {
             Kind::Threads => {
                 let len = arr.len();
                 let stop = Arc::clone(&self.stop);
+                let (tid_tx, tid_rx) = std::sync::mpsc::channel();
                 let h = std::thread::Builder::new()
                     .name(format!("ctx-{index}"))
                     .spawn(move || {
+                        // SAFETY: gettid(2) takes no arguments and cannot fail.
+                        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
+                        let _ = tid_tx.send(tid);
                         if let Some(c) = cpu {
                             // Best effort: the parent validated the CPUs.
                             let _ = hwcal_harness::pin::pin_to(c);
@@ -466,6 +509,9 @@ impl Ring {
                     })
                     .map_err(ProbeError::Io)?;
                 self.threads.push(h);
+                if let Ok(tid) = tid_rx.recv() {
+                    self.tids.push(tid);
+                }
             }
         }
         Ok(())
@@ -473,11 +519,77 @@ impl Ring {
 
     /// `iters` timed round trips; false if the ring broke.
     fn trips(&self, iters: u64, arr: &[u64], tok: &mut u64) -> bool {
+        self.trips_done.set(self.trips_done.get() + iters);
         match &self.ends {
             Some((wr, rd)) => pass(wr.as_raw_fd(), rd.as_raw_fd(), iters, arr, tok),
             None => false,
         }
     }
+
+    /// Voluntary and involuntary switches of the members other than the
+    /// timing thread (whose counters mix every ring and the overhead loop),
+    /// summed; `None` if any counter is unreadable.
+    fn switch_counts(&self) -> Option<(u64, u64)> {
+        let paths: Vec<String> = if self.pids.is_empty() {
+            self.tids
+                .iter()
+                .map(|t| format!("/proc/self/task/{t}/status"))
+                .collect()
+        } else {
+            self.pids.iter().map(|p| format!("/proc/{p}/status")).collect()
+        };
+        if paths.is_empty() {
+            return None;
+        }
+        let mut sum = (0, 0);
+        for p in paths {
+            let (v, i) = parse_switches(&std::fs::read_to_string(p).ok()?)?;
+            sum = (sum.0 + v, sum.1 + i);
+        }
+        Some(sum)
+    }
+
+    /// Members whose switches `switch_counts` sums.
+    fn counted_members(&self) -> usize {
+        if self.pids.is_empty() {
+            self.tids.len()
+        } else {
+            self.pids.len()
+        }
+    }
+}
+
+/// `voluntary_ctxt_switches` and `nonvoluntary_ctxt_switches` from the text
+/// of a `/proc/.../status` file.
+fn parse_switches(status: &str) -> Option<(u64, u64)> {
+    let field = |name: &str| -> Option<u64> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((
+        field("voluntary_ctxt_switches:")?,
+        field("nonvoluntary_ctxt_switches:")?,
+    ))
+}
+
+/// Switches per member per trip between two snapshots of a ring.
+fn switches_between(ring: &Ring, before: Option<(u64, u64)>, trips_before: u64) -> Option<Switches> {
+    let (v0, i0) = before?;
+    let (v1, i1) = ring.switch_counts()?;
+    let trips = ring.trips_done.get().checked_sub(trips_before)?;
+    let members = ring.counted_members();
+    if trips == 0 || members == 0 || v1 < v0 || i1 < i0 {
+        return None;
+    }
+    let per = (trips * members as u64) as f64;
+    Some(Switches {
+        voluntary: (v1 - v0) as f64 / per,
+        involuntary: (i1 - i0) as f64 / per,
+    })
 }
 
 impl Drop for Ring {
@@ -532,6 +644,14 @@ fn policy(samples: u32, enough_ns: f64) -> Policy {
     }
 }
 
+/// What `sample` returns: the overhead series, then per timed ring its
+/// per-hop series and its switch counts.
+struct Sampled {
+    overhead: Series,
+    hops: Vec<Series>,
+    switches: Vec<Option<Switches>>,
+}
+
 /// Warm up, then sample the overhead and every timed ring interleaved.
 /// Returns µs per pass (overhead) and µs per hop (each ring).
 fn sample(
@@ -539,7 +659,7 @@ fn sample(
     self_pipe: &(OwnedFd, OwnedFd),
     rings: &[&Ring],
     arr: &[u64],
-) -> Result<(Series, Vec<Series>), ProbeError> {
+) -> Result<Sampled, ProbeError> {
     // One untimed round trip per ring: it returns only once every member
     // has started and written its own copy of the array, so no timed block
     // (even with -W 0) includes a member's start-up.
@@ -575,7 +695,19 @@ fn sample(
     if plan.warmups > 0 {
         measure_interleaved(&policy(plan.warmups, plan.enough_ns), &mut points);
     }
+    // The kernel's switch counters bracket exactly the timed samples (the
+    // ring members sleep while other rings are sampled, so their counters
+    // move only with their own ring's trips).
+    let before: Vec<(Option<(u64, u64)>, u64)> = rings
+        .iter()
+        .map(|r| (r.switch_counts(), r.trips_done.get()))
+        .collect();
     let est = measure_interleaved(&policy(plan.repetitions, plan.enough_ns), &mut points);
+    let switches = rings
+        .iter()
+        .zip(before)
+        .map(|(r, (b, t))| switches_between(r, b, t))
+        .collect();
     if broken.get() {
         return Err(ProbeError::Failed(
             "a context-switch ring broke (a member exited or was killed)".into(),
@@ -591,7 +723,11 @@ fn sample(
         .zip(&est[1..])
         .map(|(r, e)| series(e, r.nprocs as f64))
         .collect();
-    Ok((overhead, hops))
+    Ok(Sampled {
+        overhead,
+        hops,
+        switches,
+    })
 }
 
 /// Check a plan; the message is fit for the user.
@@ -649,6 +785,7 @@ pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError>
         size_kb,
         overhead: Series::default(),
         hops: Vec::new(),
+        switches: Vec::new(),
     };
     if plan.parallel == 1 {
         let mut rings = Vec::with_capacity(plan.nprocs.len());
@@ -656,9 +793,10 @@ pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError>
             rings.push(Ring::spawn(n, plan.kind, &plan.placement, &mut arr, true)?);
         }
         let refs: Vec<&Ring> = rings.iter().collect();
-        let (ovr, hops) = sample(plan, &self_pipe, &refs, &arr)?;
-        raw.overhead = ovr;
-        raw.hops = plan.nprocs.iter().copied().zip(hops).collect();
+        let got = sample(plan, &self_pipe, &refs, &arr)?;
+        raw.overhead = got.overhead;
+        raw.hops = plan.nprocs.iter().copied().zip(got.hops).collect();
+        raw.switches = got.switches;
     } else {
         // -P: one ring size at a time, timed while P−1 copies of it pass
         // their own tokens; the overhead is sampled alongside each, under
@@ -670,11 +808,12 @@ pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError>
             for _ in 1..plan.parallel {
                 load.push(Ring::spawn(n, plan.kind, &plan.placement, &mut arr, false)?);
             }
-            let (ovr, mut hops) = sample(plan, &self_pipe, &[&timed], &arr)?;
+            let mut got = sample(plan, &self_pipe, &[&timed], &arr)?;
             drop(load);
-            all_ovr.us.extend(ovr.us);
-            all_ovr.mhz.extend(ovr.mhz);
-            raw.hops.push((n, hops.remove(0)));
+            all_ovr.us.extend(got.overhead.us);
+            all_ovr.mhz.extend(got.overhead.mhz);
+            raw.hops.push((n, got.hops.remove(0)));
+            raw.switches.push(got.switches.remove(0));
         }
         raw.overhead = all_ovr;
     }
@@ -744,7 +883,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn parses_switch_counters() {
+        let st = "Name:\tx\nvoluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t7\n";
+        assert_eq!(parse_switches(st), Some((120, 7)));
+        assert_eq!(parse_switches("Name:\tx\n"), None);
+    }
+
     fn check(raw: &SizeRaw, n: usize) {
+        // Every trip makes each member leave the CPU at least once (it
+        // blocks in read); broad bound above for preemptions and ticks.
+        assert_eq!(raw.switches.len(), raw.hops.len());
+        for s in raw.switches.iter().flatten() {
+            assert!(s.per_hop() > 0.1 && s.per_hop() < 20.0, "{s:?}");
+        }
         assert_eq!(raw.overhead.us.len(), n);
         assert_eq!(raw.overhead.mhz.len(), n);
         assert_eq!(raw.hops.len(), 2);

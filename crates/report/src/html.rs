@@ -533,11 +533,24 @@ fn ctx_points_table(points: &[CtxPoint]) -> String {
                 f2(p.us_min),
                 f2(p.us_median),
                 f2(p.us_mad),
+                p.switches_per_hop.map_or("–".into(), f2),
+                p.us_per_switch.map_or("–".into(), f2),
                 verdict(p.verdict),
             ]
         })
         .collect();
-    table(&["processes", "min µs", "median µs", "MAD µs", "verdict"], &rows)
+    table(
+        &[
+            "processes",
+            "min µs/hop",
+            "median µs/hop",
+            "MAD µs",
+            "switches/hop",
+            "µs/switch",
+            "verdict",
+        ],
+        &rows,
+    )
 }
 
 fn ctx_table(c: &ContextSwitch) -> String {

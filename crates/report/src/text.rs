@@ -559,7 +559,8 @@ pub fn ctx_placement(c: &ContextSwitch) -> String {
 }
 
 /// The context-switch block: per size, the overhead that was subtracted and
-/// per ring size min / median ± MAD / max, µs per switch.
+/// per ring size min / median ± MAD / max, µs per hop (lat_ctx's "switch"),
+/// then the switches per hop the kernel counted and µs per real switch.
 pub fn context_switch(c: &ContextSwitch) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -570,16 +571,17 @@ pub fn context_switch(c: &ContextSwitch) -> String {
     );
     let _ = writeln!(
         s,
-        "  {} ring(s) at once, {} samples per point after {} warm-up round(s); µs per switch, with the \
-         overhead (token pass + array sum in one process, hot caches) subtracted",
+        "  {} ring(s) at once, {} samples per point after {} warm-up round(s); µs per hop (lat_ctx's \
+         \"switch\"), with the overhead (token pass + array sum in one process, hot caches) subtracted; \
+         sw/hop = switches per hop counted by the kernel, µs/switch = median / sw/hop",
         c.parallel.max(1),
         c.repetitions,
         c.warmups
     );
     let _ = writeln!(
         s,
-        "  {:>8} {:>10} {:>6} {:>8} {:>8} {:>7} {:>8} {:>9}",
-        "size", "overhead", "procs", "min", "median", "±MAD", "max", "median cy"
+        "  {:>8} {:>10} {:>6} {:>8} {:>8} {:>7} {:>8} {:>9} {:>7} {:>9}",
+        "size", "overhead", "procs", "min", "median", "±MAD", "max", "median cy", "sw/hop", "µs/switch"
     );
     for z in c.all_sizes() {
         for (i, p) in z.points.iter().enumerate() {
@@ -589,9 +591,11 @@ pub fn context_switch(c: &ContextSwitch) -> String {
                 (String::new(), String::new())
             };
             let cy = p.cycles_median.map_or("-".to_string(), |c| format!("{c:.0}"));
+            let sw = p.switches_per_hop.map_or("-".to_string(), |c| format!("{c:.2}"));
+            let per = p.us_per_switch.map_or("-".to_string(), |c| format!("{c:.2}"));
             let _ = writeln!(
                 s,
-                "  {:>8} {:>10} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {:>9}{}{}",
+                "  {:>8} {:>10} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {:>9} {:>7} {:>9}{}{}",
                 sz,
                 ov,
                 p.nprocs,
@@ -600,6 +604,8 @@ pub fn context_switch(c: &ContextSwitch) -> String {
                 p.us_mad,
                 p.us_max,
                 cy,
+                sw,
+                per,
                 if p.overhead_exceeds {
                     "  (overhead ≥ hop in some samples: clamped to 0)"
                 } else {

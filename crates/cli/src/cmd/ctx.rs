@@ -5,7 +5,7 @@ use crate::cli::{CtxArgs, CtxCpus};
 use crate::common::{check_dest, command_line, now_unix, write_output, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
-use hwcal_analysis::ctx::Samples;
+use hwcal_analysis::ctx::{Samples, SwitchCount};
 use hwcal_harness::{harness_info, pin, Timer};
 use hwcal_model::{ContextSwitch, Profile, RawCurve};
 use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
@@ -53,7 +53,20 @@ pub fn measure(sizes: &[u64], plan: &CtxPlan, progress: &Progress) -> Result<(Co
         ));
         let r = ctx::measure_size(plan, kb).with_context(|| format!("context-switch ring, size {kb} KB"))?;
         let rings: Vec<(u32, Samples)> = r.hops.iter().map(|(n, s)| (*n, sm(s))).collect();
-        let curves = hwcal_analysis::ctx::raw_curves(kb, sm(&r.overhead), &rings);
+        let mut curves = hwcal_analysis::ctx::raw_curves(kb, sm(&r.overhead), &rings);
+        let counts: Vec<(u32, Option<SwitchCount>)> = r
+            .hops
+            .iter()
+            .zip(&r.switches)
+            .map(|((n, _), c)| {
+                let c = c.map(|c| SwitchCount {
+                    voluntary: c.voluntary,
+                    involuntary: c.involuntary,
+                });
+                (*n, c)
+            })
+            .collect();
+        curves.extend(hwcal_analysis::ctx::switches_curve(kb, &counts));
         figs.push(hwcal_analysis::ctx::size_from_raw(kb, &curves).context("raw curves of a measured size")?);
         raw.extend(curves);
     }
