@@ -301,7 +301,7 @@ pub struct ReportArgs {
 /// Where `hwcal ctx` puts the ring members.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CtxCpus {
-    /// Every member on one CPU (--cpu, default the highest allowed): each hop is a switch.
+    /// Every member on one CPU (--cpu, default the highest allowed): each hop is at least one switch.
     Same,
     /// Members round-robin over the allowed CPUs: each hop is a cross-CPU wake-up.
     Spread,

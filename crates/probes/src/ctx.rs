@@ -6,9 +6,10 @@
 //! member reads the token, sums its own array of `size` KB, and writes the
 //! token to the next member. The calling thread is member 0: it writes the
 //! token, waits for it to come back, sums its array, and times whole round
-//! trips with the TSC. With every member on one CPU, each hop is a real
-//! switch: the writer wakes the reader, then blocks in `read`, and the
-//! scheduler has exactly one runnable task to go to.
+//! trips with the TSC. With every member on one CPU, each hop is at least
+//! one real switch: the writer wakes the reader, then blocks in `read`, and
+//! the scheduler has exactly one runnable task to go to (unless the wake-up
+//! preempted the writer: see below).
 //!
 //! One round trip is `n` × (write + read + sum + switch). The overhead —
 //! write a token into a pipe, read it back, sum the array, all in one
@@ -59,7 +60,7 @@ pub const MAX_NPROCS: u32 = 1024;
 /// Where the ring members run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
-    /// Every member on this CPU: each hop is a switch on one run queue.
+    /// Every member on this CPU: each hop is at least one switch on one run queue.
     Same(usize),
     /// Member `i` on `cpus[i % cpus.len()]`: hops are cross-CPU wake-ups.
     Spread(Vec<usize>),

@@ -551,7 +551,10 @@ pub fn bandwidth(b: &Bandwidth) -> String {
 pub fn ctx_placement(c: &ContextSwitch) -> String {
     let list = |v: &[usize]| v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
     match c.placement.as_str() {
-        "same" => format!("same: every member on CPU {}, each hop a switch", list(&c.cpus)),
+        "same" => format!(
+            "same: every member on CPU {}, each hop at least one switch",
+            list(&c.cpus)
+        ),
         "spread" => format!("spread: members round-robin over CPUs {}", list(&c.cpus)),
         "none" => "none: unpinned, the scheduler places members".into(),
         other => other.to_string(),
