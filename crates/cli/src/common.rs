@@ -29,6 +29,24 @@ macro_rules! usage {
     };
 }
 
+/// `println!` that returns an error instead of panicking when stdout is
+/// closed (`hwcal db list | head`): the error goes up to `main`, which
+/// treats a broken pipe as a normal end.
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::common::write_output("-", format!("{}\n", format_args!($($t)*)).as_bytes())?
+    };
+}
+
+/// `print!` counterpart of [`outln!`].
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::common::write_output("-", format!($($t)*).as_bytes())?
+    };
+}
+
 /// Progress messages on stderr, only when stderr is a terminal.
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {

@@ -461,3 +461,34 @@ fn clock_saves_only_with_save_and_with_machine_info() {
         .success();
     assert_eq!(e.ids(), vec![1]);
 }
+
+/// `hwcal db list | head` and the like: when the reader of stdout has gone,
+/// the listing, `show`, `compare` and `run --list` end quietly with exit 0,
+/// not with a "failed printing to stdout" panic (exit 101).
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    let e = Env::new();
+    let id = e.import(1);
+    e.import(2);
+    let ids = id.to_string();
+    for args in [
+        vec!["db", "list"],
+        vec!["db", "show", ids.as_str()],
+        vec!["db", "compare", "1", "2"],
+        vec!["run", "--list"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("hwcal"))
+            .args(&args)
+            .env("HWCAL_DB", e.db())
+            .env("HOME", e.dir.path())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}

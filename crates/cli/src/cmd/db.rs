@@ -15,7 +15,7 @@ pub fn run(a: DbArgs) -> Result<()> {
         DbCommand::Show { id } => {
             let (db, id) = open_with(&id)?;
             let p = get(&db, id)?;
-            print!("{}{}", header(&db, id, &p)?, text::summary(&p));
+            crate::out!("{}{}", header(&db, id, &p)?, text::summary(&p));
             Ok(())
         }
         DbCommand::Compare { a, b } => {
@@ -23,7 +23,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             let ib = parse_id(&db, &b)?;
             let (pa, pb) = (get(&db, ia)?, get(&db, ib)?);
             let c = compare::compare(&pa, &pb);
-            print!(
+            crate::out!(
                 "{}",
                 compare::comparison_text(&c, &run_label(ia, &pa), &run_label(ib, &pb))
             );
@@ -41,7 +41,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
             let mut db = open_db()?;
             if let Some(id) = db.find_identical(&p)? {
-                println!(
+                crate::outln!(
                     "{} is already stored as run {id}; not imported again",
                     file.display()
                 );
@@ -50,7 +50,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             let id = db
                 .insert_with_origin(&p, Origin::Import)
                 .context("storing the imported profile")?;
-            println!(
+            crate::outln!(
                 "imported {} as run {id} ({})",
                 file.display(),
                 compare::machine_label(&p)
@@ -60,7 +60,7 @@ pub fn run(a: DbArgs) -> Result<()> {
         DbCommand::Rm { id } => {
             let (mut db, id) = open_with(&id)?;
             db.delete(id).map_err(not_found)?;
-            println!("removed run {id}");
+            crate::outln!("removed run {id}");
             Ok(())
         }
     }
@@ -146,13 +146,13 @@ fn open_with(id: &str) -> Result<(Db, i64)> {
 fn list() -> Result<()> {
     let path = db_path()?;
     if !path.exists() {
-        println!("no runs stored yet ({} does not exist)", path.display());
+        crate::outln!("no runs stored yet ({} does not exist)", path.display());
         return Ok(());
     }
     let db = open_db()?;
     let rows = db.list()?;
     if rows.is_empty() {
-        println!("no runs stored in {}", path.display());
+        crate::outln!("no runs stored in {}", path.display());
         return Ok(());
     }
     let opt = |v: Option<f64>, prec: usize| v.map_or("-".into(), |v| format!("{v:.prec$}"));
@@ -163,12 +163,21 @@ fn list() -> Result<()> {
             s.to_string()
         }
     };
-    println!(
+    crate::outln!(
         "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  sections",
-        "id", "measured", "origin", "host", "cpu", "core MHz", "L1 ns", "mem ns", "rd GB/s", "ctx µs"
+        "id",
+        "measured",
+        "origin",
+        "host",
+        "cpu",
+        "core MHz",
+        "L1 ns",
+        "mem ns",
+        "rd GB/s",
+        "ctx µs"
     );
     for r in rows {
-        println!(
+        crate::outln!(
             "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  {}",
             r.id,
             format_utc(r.created_unix),

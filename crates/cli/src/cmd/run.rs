@@ -23,7 +23,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     if a.list {
         for p in crate::registry::probes() {
-            println!("{:<8} {}", p.id, p.description);
+            crate::outln!("{:<8} {}", p.id, p.description);
         }
         return Ok(());
     }

@@ -37,15 +37,24 @@ fn clock(a: &ValidateArgs) -> Result<()> {
     let cpu = pin(&a.common)?;
     let timer = Timer::get();
     clockref::warm_up(timer, 300);
-    println!(
+    crate::outln!(
         "validate clock: {} runs, reference {} ms of 100 µs add-chain blocks before and after each, pinned to {}",
         a.runs,
         a.reference_ms,
         cpu.map_or("no CPU".into(), |c| format!("CPU {c}"))
     );
-    println!(
+    crate::outln!(
         "{:>3}  {:>9} {:>9} {:>9} {:>7}  {:>9} {:>9} {:>9}  {:>6} {:>6}  verdict",
-        "run", "core", "chain", "gcd", "agree%", "ref p10", "ref med", "ref max", "agree", "in-ref"
+        "run",
+        "core",
+        "chain",
+        "gcd",
+        "agree%",
+        "ref p10",
+        "ref med",
+        "ref max",
+        "agree",
+        "in-ref"
     );
     let (mut n_agree, mut n_inref, mut n_ok) = (0, 0, 0);
     for i in 1..=a.runs {
@@ -66,7 +75,7 @@ fn clock(a: &ValidateArgs) -> Result<()> {
         n_agree += agree as u32;
         n_inref += inref as u32;
         n_ok += (r.verdict == hwcal_model::Verdict::Ok) as u32;
-        println!(
+        crate::outln!(
             "{:>3}  {:>9.1} {:>9.1} {:>9} {:>7} {:>9.1} {:>9.1} {:>9.1}  {:>6} {:>6}  {} ({ms:.0} ms)",
             i,
             r.core_mhz,
@@ -82,7 +91,7 @@ fn clock(a: &ValidateArgs) -> Result<()> {
         );
         progress.say(&format!("validate: run {i} of {}", a.runs));
     }
-    println!(
+    crate::outln!(
         "summary: methods agree within 1% in {n_agree}/{n} runs; core MHz inside the reference range in {n_inref}/{n}; verdict ok in {n_ok}/{n}",
         n = a.runs
     );
