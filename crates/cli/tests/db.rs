@@ -261,6 +261,20 @@ fn malformed_and_wrong_schema_imports_are_rejected() {
         .args(["db", "import", s(&e.path("missing.json"))])
         .assert()
         .code(2);
+    // Well-formed, but a 10^300 ns memory latency: no machine measured
+    // that, so neither import nor analyze nor report takes it.
+    let mut p = full_profile(1);
+    p.memory.as_mut().unwrap().latency_ns = 1e300;
+    let f = e.path("absurd.json");
+    std::fs::write(&f, serde_json::to_vec(&p).unwrap()).unwrap();
+    for cmd in [vec!["db", "import"], vec!["analyze"]] {
+        e.hwcal()
+            .args(&cmd)
+            .arg(s(&f))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("memory.latency_ns"));
+    }
     assert!(e.ids().is_empty(), "no row from a rejected import");
 }
 

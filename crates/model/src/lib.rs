@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod plausible;
 pub mod sample;
 
 /// Figures that can be undefined (no sample, a clock not measured) are NaN

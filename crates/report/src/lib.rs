@@ -88,7 +88,21 @@ pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
         }
         None => return Err("not an hwcal profile: no schema_version".into()),
     }
-    serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))
+    let p: Profile = serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))?;
+    let bad = hwcal_model::plausible::implausible(&p);
+    if !bad.is_empty() {
+        const SHOWN: usize = 3;
+        let more = if bad.len() > SHOWN {
+            format!(" (and {} more)", bad.len() - SHOWN)
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "values no machine can have measured: {}{more}",
+            bad[..bad.len().min(SHOWN)].join("; ")
+        ));
+    }
+    Ok(p)
 }
 
 #[cfg(test)]
@@ -105,6 +119,12 @@ mod tests {
             .unwrap_err()
             .contains("99"));
         assert!(parse_profile(b"nope").unwrap_err().contains("JSON"));
+        // Parses, but carries a 10^300 ns memory latency: refused, and said why.
+        let mut p = hwcal_model::sample::full_profile(1);
+        p.memory.as_mut().unwrap().latency_ns = 1e300;
+        let bytes = JsonExporter.export(&p).unwrap();
+        let e = parse_profile(&bytes).unwrap_err();
+        assert!(e.contains("memory.latency_ns"), "{e}");
     }
 
     #[test]
