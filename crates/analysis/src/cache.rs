@@ -165,188 +165,29 @@ pub fn analyze_curves(
     machine: &MachineInfo,
 ) -> CacheAnalysis {
     let mut out = CacheAnalysis::default();
-    let mut pts: Vec<RawPoint> = curve
-        .points
-        .iter()
-        .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
-        .cloned()
-        .collect();
-    pts.sort_by(|a, b| a.x.total_cmp(&b.x));
-    let xs: Vec<f64> = pts.iter().map(|q| q.x).collect();
-    let ys: Vec<f64> = pts.iter().map(|q| q.y).collect();
-    let cys: Option<Vec<f64>> = pts.iter().map(point_cycles).collect();
-    let pl = plateaus_alt(&xs, &ys, cys.as_deref(), &options());
-    let busy = busy_note(&pts);
+    let sw = Sweep::new(curve);
+    let cys: Option<Vec<f64>> = sw.pts.iter().map(point_cycles).collect();
+    let pl = plateaus_alt(&sw.xs, &sw.ys, cys.as_deref(), &options());
+    let busy = busy_note(&sw.pts);
     if pl.is_empty() {
         out.notes
             .push("cache: no latency plateau found; no levels reported".into());
         return out;
     }
-    let max_x = xs.last().copied().unwrap_or(0.0);
-    let nominal_llc = machine
-        .nominal_caches
-        .iter()
-        .filter(|c| c.cache_type != "Instruction")
-        .max_by_key(|c| c.level);
-    // The last plateau is memory unless the sweep stopped short of the
-    // nominal last-level cache and the plateau is cache-fast (< 50 ns: no
-    // DRAM is that quick, hardly any cache that slow).
-    let last = pl.last().unwrap();
-    let last_is_memory = pl.len() >= 2
-        && (!matches!(nominal_llc, Some(c) if max_x < c.size_bytes as f64) || last.level >= 50.0);
+    let last_is_memory = ends_in_memory(&pl, &sw.xs, machine);
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
-    let idle = gap.map(|g| idle_points(g, &pts)).unwrap_or_default();
-    let idle_at = |k: usize| -> Option<(f64, Option<f64>)> {
-        let p = pl.get(k)?;
-        idle.iter()
-            .find(|(x, _, _)| *x >= xs[p.first] * 0.999 && *x <= xs[p.last] * 1.001)
-            .map(|&(_, ns, cy)| (ns, cy))
-    };
-    let line1 = line_size(lines[0].0, lines[0].1);
-    let line2 = line_size(lines[1].0, lines[1].1);
+    let idle = gap.map(|g| idle_points(g, &sw.pts)).unwrap_or_default();
+    let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
     for k in 0..n_cache {
-        let p = &pl[k];
-        let level = k as u32 + 1;
-        let cy = plateau_cycles(&pts, p);
-        let next = if k + 1 < pl.len() { Some(&pl[k + 1]) } else { None };
-        let replace = next.map(|n| {
-            (
-                n.level - p.level,
-                plateau_cycles(&pts, n).zip(cy).map(|(a, b)| a - b),
-            )
-        });
-        let miss = match (idle_at(k), idle_at(k + 1)) {
-            (Some((a, ac)), Some((b, bc))) => Some((b - a, ac.zip(bc).map(|(a, b)| b - a))),
-            _ => None,
-        };
-        let nominal = machine.nominal_data_cache(level);
-        let size = if p.bounded { p.end_x } else { xs[p.last] };
-        let spread = rel_spread(&ys[p.first..=p.last]);
-        out.levels.push(CacheLevel {
-            level,
-            size_bytes: ((size / 64.0).round() * 64.0) as u64,
-            line_bytes: if level == 1 { line1 } else { line2 },
-            latency_ns: p.level,
-            latency_cycles: cy,
-            miss_latency_ns: miss.map(|m| m.0),
-            miss_latency_cycles: miss.and_then(|m| m.1),
-            replace_time_ns: replace.map(|r| r.0),
-            replace_time_cycles: replace.and_then(|r| r.1),
-            nominal_size_bytes: nominal.map(|c| c.size_bytes),
-            nominal_line_bytes: nominal.and_then(|c| c.line_bytes),
-            verdict: if spread > 0.05 {
-                Verdict::Noisy
-            } else {
-                Verdict::Ok
-            },
-        });
-        if !p.bounded {
-            out.notes.push(format!(
-                "L{level}: its plateau runs to the largest size measured ({}); its size is at least that \
-                 (raise --max-size to see memory)",
-                kib(size)
-            ));
-        }
-        if let Some(n) = nominal {
-            let r = size / n.size_bytes as f64;
-            if p.bounded && (r - 1.0).abs() > 0.125 {
-                out.notes.push(format!(
-                    "L{level}: effective size {} but nominal {} ({}){}",
-                    kib(size),
-                    kib(n.size_bytes as f64),
-                    n.source,
-                    if r < 1.0 && n.shared_cpus.len() > 1 {
-                        "; a shared cache of which this CPU (or VM) gets only part"
-                    } else if r < 1.0 {
-                        "; part of it is not usable by one thread"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-            if let (Some(nl), Some(ml)) = (n.line_bytes, out.levels.last().unwrap().line_bytes) {
-                if nl != ml {
-                    out.notes
-                        .push(format!("L{level}: measured line {ml} B, nominal {nl} B"));
-                }
-            }
-        }
+        let level = cache_level(&sw, &pl, k, &idle, line, machine);
+        out.notes.extend(level_notes(&sw, &pl[k], &level, machine));
+        out.levels.push(level);
     }
-    // Nominal levels without a plateau of their own.
-    let max_nominal = machine
-        .nominal_caches
-        .iter()
-        .filter(|c| c.cache_type != "Instruction")
-        .map(|c| c.level)
-        .max()
-        .unwrap_or(0);
     if last_is_memory {
-        let mem_level = pl[n_cache].level;
-        let prev_end = if n_cache > 0 { pl[n_cache - 1].end_x } else { xs[0] };
-        // Where the curve gets within 10% of memory latency: the working set
-        // the whole cache hierarchy can serve to this CPU.
-        let reach = pts
-            .iter()
-            .find(|q| q.x > prev_end && q.y >= 0.9 * mem_level)
-            .map_or(xs[pl[n_cache].first], |q| q.x);
-        for level in (n_cache as u32 + 1)..=max_nominal {
-            if let Some(n) = machine.nominal_data_cache(level) {
-                out.notes.push(format!(
-                    "L{level} (nominal {}): no plateau of its own; past L{} ({}) latency reaches memory \
-                     level by {}, so it adds at most {} of usable capacity here{}",
-                    kib(n.size_bytes as f64),
-                    level - 1,
-                    kib(prev_end),
-                    kib(reach),
-                    kib((reach - prev_end).max(0.0)),
-                    if n.shared_cpus.len() > 1 {
-                        " (a cache shared beyond this CPU: a VM gets only a slice of it)"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-        }
-        let m = pl.last().unwrap();
-        let huge = huge_fraction.is_some_and(|f| f >= 0.9);
-        let mlp_pts: Vec<MlpPoint> = mlp
-            .map(|c| {
-                let one = c.points.iter().find(|q| q.x == 1.0).map(|q| q.y);
-                c.points
-                    .iter()
-                    .map(|q| MlpPoint {
-                        chains: q.x as u32,
-                        ns_per_load: q.y,
-                        speedup: one.map_or(f64::NAN, |o| o / q.y),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        // Memory latency from the far end of the plateau (sizes at least 4×
-        // where it starts): its first sizes are within tolerance of memory
-        // but still get a few hits from the last cache.
-        let far: Vec<usize> = (m.first..=m.last)
-            .filter(|&i| xs[i] >= 4.0 * xs[m.first])
-            .collect();
-        let (mem_ns, mem_cy) = if far.len() >= 3 {
-            let ns: Vec<f64> = far.iter().map(|&i| ys[i]).collect();
-            let cy: Option<Vec<f64>> = far.iter().map(|&i| point_cycles(&pts[i])).collect();
-            (median(&ns), cy.map(|c| median(&c)))
-        } else {
-            (m.level, plateau_cycles(&pts, m))
-        };
-        out.memory = Some(MemoryLatency {
-            latency_ns: mem_ns,
-            latency_cycles: mem_cy,
-            huge_pages: huge,
-            cache_reach_bytes: Some(reach as u64),
-            mlp: mlp_pts,
-            verdict: if rel_spread(&ys[m.first..=m.last]) > 0.05 {
-                Verdict::Noisy
-            } else {
-                Verdict::Ok
-            },
-        });
+        let (prev_end, reach) = cache_reach(&sw, &pl, n_cache);
+        out.notes
+            .extend(missing_level_notes(machine, n_cache, prev_end, reach));
+        out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
     } else {
         out.notes
             .push("memory: the sweep ended before latency reached memory; no memory latency".into());
@@ -360,19 +201,282 @@ pub fn analyze_curves(
             m.verdict = Verdict::Noisy;
         }
     }
-    if let Some(f) = huge_fraction {
-        if f < 0.9 {
-            out.notes.push(format!(
-                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
-                 and after the sweep (THP refused, or a hypervisor mapping or splitting them into 4 KiB \
-                 pages); TLB misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
-                 show up as an extra level",
-                f * 100.0
+    out.notes.extend(huge_page_note(huge_fraction));
+    out.plateaus = pl;
+    out
+}
+
+/// The latency curve as the analysis reads it: the valid points (positive
+/// size, finite positive latency) sorted by working set, with their sizes
+/// and latencies side by side.
+struct Sweep {
+    pts: Vec<RawPoint>,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+}
+
+impl Sweep {
+    fn new(curve: &RawCurve) -> Self {
+        let mut pts: Vec<RawPoint> = curve
+            .points
+            .iter()
+            .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
+            .cloned()
+            .collect();
+        pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+        let xs = pts.iter().map(|q| q.x).collect();
+        let ys = pts.iter().map(|q| q.y).collect();
+        Sweep { pts, xs, ys }
+    }
+}
+
+/// Whether the last plateau is memory rather than a cache level.
+fn ends_in_memory(pl: &[Plateau], xs: &[f64], machine: &MachineInfo) -> bool {
+    let max_x = xs.last().copied().unwrap_or(0.0);
+    let nominal_llc = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .max_by_key(|c| c.level);
+    // The last plateau is memory unless the sweep stopped short of the
+    // nominal last-level cache and the plateau is cache-fast (< 50 ns: no
+    // DRAM is that quick, hardly any cache that slow).
+    let last = pl.last().unwrap();
+    pl.len() >= 2 && (!matches!(nominal_llc, Some(c) if max_x < c.size_bytes as f64) || last.level >= 50.0)
+}
+
+/// The idle-gap latency (ns, cycles) measured within plateau `k`, if the
+/// gap chase ran at a size on it.
+fn idle_at(
+    idle: &[(f64, f64, Option<f64>)],
+    xs: &[f64],
+    pl: &[Plateau],
+    k: usize,
+) -> Option<(f64, Option<f64>)> {
+    let p = pl.get(k)?;
+    idle.iter()
+        .find(|(x, _, _)| *x >= xs[p.first] * 0.999 && *x <= xs[p.last] * 1.001)
+        .map(|&(_, ns, cy)| (ns, cy))
+}
+
+/// A level's size: the boundary to the next plateau, or the largest size
+/// measured when the plateau runs off the sweep.
+fn plateau_size(p: &Plateau, xs: &[f64]) -> f64 {
+    if p.bounded {
+        p.end_x
+    } else {
+        xs[p.last]
+    }
+}
+
+/// Cache level `k + 1` from plateau `k`: its size and latency, its replace
+/// time (the step to the next plateau with misses back to back) and miss
+/// latency (the same step on the idle-gap chase), with the nominal figures
+/// beside them. `line` holds the line sizes of tests 1 (L1) and 2 (the
+/// levels beyond).
+fn cache_level(
+    sw: &Sweep,
+    pl: &[Plateau],
+    k: usize,
+    idle: &[(f64, f64, Option<f64>)],
+    line: [Option<u64>; 2],
+    machine: &MachineInfo,
+) -> CacheLevel {
+    let p = &pl[k];
+    let level = k as u32 + 1;
+    let cy = plateau_cycles(&sw.pts, p);
+    let next = if k + 1 < pl.len() { Some(&pl[k + 1]) } else { None };
+    let replace = next.map(|n| {
+        (
+            n.level - p.level,
+            plateau_cycles(&sw.pts, n).zip(cy).map(|(a, b)| a - b),
+        )
+    });
+    let miss = match (idle_at(idle, &sw.xs, pl, k), idle_at(idle, &sw.xs, pl, k + 1)) {
+        (Some((a, ac)), Some((b, bc))) => Some((b - a, ac.zip(bc).map(|(a, b)| b - a))),
+        _ => None,
+    };
+    let nominal = machine.nominal_data_cache(level);
+    let size = plateau_size(p, &sw.xs);
+    let spread = rel_spread(&sw.ys[p.first..=p.last]);
+    CacheLevel {
+        level,
+        size_bytes: ((size / 64.0).round() * 64.0) as u64,
+        line_bytes: if level == 1 { line[0] } else { line[1] },
+        latency_ns: p.level,
+        latency_cycles: cy,
+        miss_latency_ns: miss.map(|m| m.0),
+        miss_latency_cycles: miss.and_then(|m| m.1),
+        replace_time_ns: replace.map(|r| r.0),
+        replace_time_cycles: replace.and_then(|r| r.1),
+        nominal_size_bytes: nominal.map(|c| c.size_bytes),
+        nominal_line_bytes: nominal.and_then(|c| c.line_bytes),
+        verdict: if spread > 0.05 {
+            Verdict::Noisy
+        } else {
+            Verdict::Ok
+        },
+    }
+}
+
+/// Notes on one cache level: a size that is only a lower bound (the sweep
+/// ended on its plateau), and a size or line that disagrees with the
+/// nominal one.
+fn level_notes(sw: &Sweep, p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<String> {
+    let mut notes = Vec::new();
+    let level = l.level;
+    let size = plateau_size(p, &sw.xs);
+    if !p.bounded {
+        notes.push(format!(
+            "L{level}: its plateau runs to the largest size measured ({}); its size is at least that \
+             (raise --max-size to see memory)",
+            kib(size)
+        ));
+    }
+    if let Some(n) = machine.nominal_data_cache(level) {
+        let r = size / n.size_bytes as f64;
+        if p.bounded && (r - 1.0).abs() > 0.125 {
+            notes.push(format!(
+                "L{level}: effective size {} but nominal {} ({}){}",
+                kib(size),
+                kib(n.size_bytes as f64),
+                n.source,
+                if r < 1.0 && n.shared_cpus.len() > 1 {
+                    "; a shared cache of which this CPU (or VM) gets only part"
+                } else if r < 1.0 {
+                    "; part of it is not usable by one thread"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if let (Some(nl), Some(ml)) = (n.line_bytes, l.line_bytes) {
+            if nl != ml {
+                notes.push(format!("L{level}: measured line {ml} B, nominal {nl} B"));
+            }
+        }
+    }
+    notes
+}
+
+/// Where the last cache level's plateau ends (`prev_end`) and the working
+/// set from which latency is within 10% of memory (`reach`), the memory
+/// plateau being `pl[n_cache]`.
+fn cache_reach(sw: &Sweep, pl: &[Plateau], n_cache: usize) -> (f64, f64) {
+    let mem_level = pl[n_cache].level;
+    let prev_end = if n_cache > 0 {
+        pl[n_cache - 1].end_x
+    } else {
+        sw.xs[0]
+    };
+    // Where the curve gets within 10% of memory latency: the working set
+    // the whole cache hierarchy can serve to this CPU.
+    let reach = sw
+        .pts
+        .iter()
+        .find(|q| q.x > prev_end && q.y >= 0.9 * mem_level)
+        .map_or(sw.xs[pl[n_cache].first], |q| q.x);
+    (prev_end, reach)
+}
+
+/// Nominal levels without a plateau of their own: how much capacity they
+/// add at most, from the last level's end to where memory latency is reached.
+fn missing_level_notes(machine: &MachineInfo, n_cache: usize, prev_end: f64, reach: f64) -> Vec<String> {
+    let max_nominal = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .map(|c| c.level)
+        .max()
+        .unwrap_or(0);
+    let mut notes = Vec::new();
+    for level in (n_cache as u32 + 1)..=max_nominal {
+        if let Some(n) = machine.nominal_data_cache(level) {
+            notes.push(format!(
+                "L{level} (nominal {}): no plateau of its own; past L{} ({}) latency reaches memory \
+                 level by {}, so it adds at most {} of usable capacity here{}",
+                kib(n.size_bytes as f64),
+                level - 1,
+                kib(prev_end),
+                kib(reach),
+                kib((reach - prev_end).max(0.0)),
+                if n.shared_cpus.len() > 1 {
+                    " (a cache shared beyond this CPU: a VM gets only a slice of it)"
+                } else {
+                    ""
+                }
             ));
         }
     }
-    out.plateaus = pl;
-    out
+    notes
+}
+
+/// The parallel-chase points, each with its speed-up over one chase.
+fn mlp_points(mlp: Option<&RawCurve>) -> Vec<MlpPoint> {
+    mlp.map(|c| {
+        let one = c.points.iter().find(|q| q.x == 1.0).map(|q| q.y);
+        c.points
+            .iter()
+            .map(|q| MlpPoint {
+                chains: q.x as u32,
+                ns_per_load: q.y,
+                speedup: one.map_or(f64::NAN, |o| o / q.y),
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Memory latency from its plateau `m`, with the caches' reach and the
+/// memory-level parallelism.
+fn memory_latency(
+    sw: &Sweep,
+    m: &Plateau,
+    reach: f64,
+    mlp: Option<&RawCurve>,
+    huge_fraction: Option<f64>,
+) -> MemoryLatency {
+    let huge = huge_fraction.is_some_and(|f| f >= 0.9);
+    let mlp_pts = mlp_points(mlp);
+    // Memory latency from the far end of the plateau (sizes at least 4×
+    // where it starts): its first sizes are within tolerance of memory
+    // but still get a few hits from the last cache.
+    let far: Vec<usize> = (m.first..=m.last)
+        .filter(|&i| sw.xs[i] >= 4.0 * sw.xs[m.first])
+        .collect();
+    let (mem_ns, mem_cy) = if far.len() >= 3 {
+        let ns: Vec<f64> = far.iter().map(|&i| sw.ys[i]).collect();
+        let cy: Option<Vec<f64>> = far.iter().map(|&i| point_cycles(&sw.pts[i])).collect();
+        (median(&ns), cy.map(|c| median(&c)))
+    } else {
+        (m.level, plateau_cycles(&sw.pts, m))
+    };
+    MemoryLatency {
+        latency_ns: mem_ns,
+        latency_cycles: mem_cy,
+        huge_pages: huge,
+        cache_reach_bytes: Some(reach as u64),
+        mlp: mlp_pts,
+        verdict: if rel_spread(&sw.ys[m.first..=m.last]) > 0.05 {
+            Verdict::Noisy
+        } else {
+            Verdict::Ok
+        },
+    }
+}
+
+/// The note for a chase buffer that was not all huge pages, if so.
+fn huge_page_note(huge_fraction: Option<f64>) -> Option<String> {
+    let f = huge_fraction?;
+    (f < 0.9).then(|| {
+        format!(
+            "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
+             and after the sweep (THP refused, or a hypervisor mapping or splitting them into 4 KiB \
+             pages); TLB misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
+             show up as an extra level",
+            f * 100.0
+        )
+    })
 }
 
 /// Whether the sweep ran on a busy machine. Two signs: points that did not

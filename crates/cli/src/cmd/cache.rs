@@ -12,7 +12,7 @@ use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
 use hwcal_analysis::cache as an;
-use hwcal_analysis::levels::refine_boundaries;
+use hwcal_analysis::levels::{refine_boundaries, Plateau};
 use hwcal_harness::{clockref, harness_info, Timer};
 use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
 use hwcal_probes::buffer::HUGE_PAGE;
@@ -101,6 +101,61 @@ pub fn measure(
     let watch = crate::cmd::neighbours::Watch::start(own_cpu);
     let timer = Timer::get();
     clockref::warm_up(timer, 300);
+    let (mut bench, huge, tlb_ok) = chase_bench(max_size, progress)?;
+    let cap = (bench.capacity() as f64).min(max_size as f64);
+    let t0 = std::time::Instant::now();
+
+    let mut points = coarse_sweep(&mut bench, max_size, cap)?;
+    progress.say(&format!(
+        "cache: coarse sweep of {} sizes in {:.1} s",
+        points.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+    refine(&mut bench, &mut points, machine, progress, t0)?;
+    repair(&mut bench, &mut points, t0)?;
+    let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
+    let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
+    progress.say(&format!(
+        "cache: refined to {} sizes, {} plateaus, {:.1} s",
+        lat.points.len(),
+        a.plateaus.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+
+    // Are the huge pages still huge after all the rewriting? (See
+    // `head_tlb_ratio`.) The 4 MiB head holds L1 and L2's points.
+    let still_huge = tlb_ok && bench.head_tlb_ratio(2)? <= 1.3;
+    if tlb_ok && !still_huge {
+        progress.say("cache: huge pages were split during the run (TLB sees 4 KiB pages now)");
+    }
+
+    let gap = gap_points(&mut bench, &a, &lat)?;
+    let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
+    let l1 = sizes.first().copied().unwrap_or(32768.0);
+    let last = sizes.last().copied().unwrap_or(l1);
+    let raw_lines = line_curves(&mut bench, l1, last, progress)?;
+    progress.say(&format!(
+        "cache: line sizes done, {:.1} s",
+        t0.elapsed().as_secs_f64()
+    ));
+    let mlp = mlp_points(&mut bench, last, cap)?;
+    progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
+
+    let mut out = vec![
+        watch.curve(an::NEIGHBOURS),
+        lat,
+        curve(an::GAP, "working set (bytes)", "ns per load incl. idle gap", gap),
+    ];
+    out.extend(raw_lines);
+    out.push(curve(an::MLP, "independent chains", "ns per load", mlp));
+    out.push(huge_curve(cap, huge, tlb_ok, still_huge));
+    Ok(out)
+}
+
+/// The chase bench over a huge-page buffer for working sets up to
+/// `max_size`; also returns the share of the buffer `smaps` reports as huge
+/// pages and whether the TLB sees huge pages in the buffer's head.
+fn chase_bench(max_size: u64, progress: &Progress) -> Result<(ChaseBench, f64, bool)> {
     // Huge pages keep TLB misses out of the curve; `huge_buffer` also checks
     // that the TLB really sees them (a hypervisor may back guest memory with
     // 4 KiB pages whatever the guest's smaps says) and retries otherwise.
@@ -120,11 +175,13 @@ pub fn measure(
     if tlb_ok && check.clean.len() * HUGE_PAGE >= max_size as usize / 2 {
         bench.use_huge_pages(check.clean.clone());
     }
-    let cap = (bench.capacity() as f64).min(max_size as f64);
-    let t0 = std::time::Instant::now();
+    Ok((bench, huge, tlb_ok))
+}
 
-    // 1. Coarse sweep: 3 per octave up to 32 MiB, then 1 per octave (past
-    // every effective cache seen so far the curve is flat), plus the top.
+/// Step 1, the coarse sweep: 3 sizes per octave up to 32 MiB, then 1 per
+/// octave (past every effective cache seen so far the curve is flat), plus
+/// the top.
+fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<RawPoint>> {
     let top = (max_size as f64).min(cap);
     let mut xs = sweep(4096.0, top.min(32.0 * 1048576.0), 3.0);
     if top > 32.0 * 1048576.0 {
@@ -137,14 +194,19 @@ pub fn measure(
     for &x in &xs {
         sorted_insert(&mut points, bench.point(x as usize, 0)?);
     }
-    progress.say(&format!(
-        "cache: coarse sweep of {} sizes in {:.1} s",
-        points.len(),
-        t0.elapsed().as_secs_f64()
-    ));
+    Ok(points)
+}
 
-    // 2. Refine around each boundary; again if a re-measurement moved a
-    // boundary into a coarse interval.
+/// Step 2: refine around each boundary; again if a re-measurement moved a
+/// boundary into a coarse interval. Stops early once the sweep budget
+/// (counted from `t0`) is spent.
+fn refine(
+    bench: &mut ChaseBench,
+    points: &mut Vec<RawPoint>,
+    machine: &MachineInfo,
+    progress: &Progress,
+    t0: std::time::Instant,
+) -> Result<()> {
     let analyse = |points: &[RawPoint]| {
         let lat = curve(an::LATENCY, "", "", points.to_vec());
         an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine)
@@ -154,7 +216,7 @@ pub fn measure(
             progress.say("cache: sweep budget spent; refinement stopped early");
             break;
         }
-        let a = analyse(&points);
+        let a = analyse(points);
         let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
         let mut new = Vec::new();
         for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
@@ -173,26 +235,42 @@ pub fn measure(
                 break;
             }
             for x in new {
-                sorted_insert(&mut points, bench.point(x as usize, 0)?);
+                sorted_insert(points, bench.point(x as usize, 0)?);
             }
         } else {
-            let windows: Vec<(f64, f64)> = a
-                .plateaus
-                .iter()
-                .filter_map(|p| p.cross)
-                .map(|j| (pxs[j.saturating_sub(2)], pxs[j]))
-                .collect();
-            for p in points.iter_mut() {
-                if windows.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi) {
-                    let q = bench.point(p.x as usize, 0)?;
-                    merge_point(p, q);
-                }
-            }
+            remeasure_boundaries(bench, points, &a.plateaus, &pxs)?;
         }
     }
-    // 3. Repair: a larger working set cannot be faster than a smaller one,
-    // so a point well above a larger size's latency was disturbed. Measure
-    // it again, later.
+    Ok(())
+}
+
+/// Measure again, keeping every sample, the points in the window just
+/// before each plateau's crossing (`pxs` are the points' sizes when the
+/// plateaus were found).
+fn remeasure_boundaries(
+    bench: &mut ChaseBench,
+    points: &mut [RawPoint],
+    plateaus: &[Plateau],
+    pxs: &[f64],
+) -> Result<()> {
+    let windows: Vec<(f64, f64)> = plateaus
+        .iter()
+        .filter_map(|p| p.cross)
+        .map(|j| (pxs[j.saturating_sub(2)], pxs[j]))
+        .collect();
+    for p in points.iter_mut() {
+        if windows.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi) {
+            let q = bench.point(p.x as usize, 0)?;
+            merge_point(p, q);
+        }
+    }
+    Ok(())
+}
+
+/// Step 3, repair: a larger working set cannot be faster than a smaller
+/// one, so a point well above a larger size's latency was disturbed.
+/// Measure it again, later.
+fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instant) -> Result<()> {
     for _ in 0..3 {
         if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
             break;
@@ -213,40 +291,29 @@ pub fn measure(
             merge_point(&mut points[i], q);
         }
     }
-    let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
-    let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
-    progress.say(&format!(
-        "cache: refined to {} sizes, {} plateaus, {:.1} s",
-        lat.points.len(),
-        a.plateaus.len(),
-        t0.elapsed().as_secs_f64()
-    ));
+    Ok(())
+}
 
-    // Are the huge pages still huge after all the rewriting? (See
-    // `head_tlb_ratio`.) The 4 MiB head holds L1 and L2's points.
-    let still_huge = tlb_ok && bench.head_tlb_ratio(2)? <= 1.3;
-    if tlb_ok && !still_huge {
-        progress.say("cache: huge pages were split during the run (TLB sees 4 KiB pages now)");
-    }
-
-    // 4. Idle-gap chase: an L1-resident calibration point, then the middle
-    // of each plateau.
+/// Step 4, the idle-gap chase: an L1-resident calibration point, then the
+/// middle of each plateau.
+fn gap_points(bench: &mut ChaseBench, a: &an::CacheAnalysis, lat: &RawCurve) -> Result<Vec<RawPoint>> {
     let mut gap = vec![bench.point(4096, GAP_ADDS)?];
-    for x in an::representative_sizes(&a, &lat) {
+    for x in an::representative_sizes(a, lat) {
         let x = (x / 64.0).round() * 64.0;
         if x > 4096.0 * 1.01 {
             gap.push(bench.point(x as usize, GAP_ADDS)?);
         }
     }
+    Ok(gap)
+}
 
-    // 5. Line size. The pair layout uses 3/8 of the cache sets (see
-    // `ChaseBench::pair_point`). Test 1: twice as many visits as L1 has
-    // lines, which misses L1 and fits L2; test 2: touched lines at least 4×
-    // the last cache level (and 8 MiB), which misses every cache.
+/// Step 5, line size. The pair layout uses 3/8 of the cache sets (see
+/// `ChaseBench::pair_point`). Test 1: twice as many visits as L1 has
+/// lines, which misses L1 and fits L2; test 2: touched lines at least 4×
+/// the last cache level (and 8 MiB), which misses every cache. `l1` and
+/// `last` are the sizes of the first and last levels found.
+fn line_curves(bench: &mut ChaseBench, l1: f64, last: f64, progress: &Progress) -> Result<Vec<RawCurve>> {
     const BLOCK: usize = 2048;
-    let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
-    let l1 = sizes.first().copied().unwrap_or(32768.0);
-    let last = sizes.last().copied().unwrap_or(l1);
     let mut raw_lines: Vec<RawCurve> = Vec::new();
     let tests = [
         (1u32, (2.0 * l1 / 64.0) as usize),
@@ -275,27 +342,24 @@ pub fn measure(
             ));
         }
     }
-    progress.say(&format!(
-        "cache: line sizes done, {:.1} s",
-        t0.elapsed().as_secs_f64()
-    ));
+    Ok(raw_lines)
+}
 
-    // 6. Memory-level parallelism over a memory-sized footprint.
+/// Step 6, memory-level parallelism over a memory-sized footprint (8× the
+/// last cache level, at least 64 MiB, at most the bench's `cap`).
+fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
     let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
     let mut mlp = Vec::new();
     for k in [1usize, 2, 4, 8, 16] {
         mlp.push(bench.parallel_point(mlp_size as usize, k)?);
     }
-    progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    Ok(mlp)
+}
 
-    let mut out = vec![
-        watch.curve(an::NEIGHBOURS),
-        lat,
-        curve(an::GAP, "working set (bytes)", "ns per load incl. idle gap", gap),
-    ];
-    out.extend(raw_lines);
-    out.push(curve(an::MLP, "independent chains", "ns per load", mlp));
-    out.push(curve(
+/// The huge-page curve: the share of the `cap`-byte buffer backed by huge
+/// pages, and whether the TLB saw them before and after the sweep.
+fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) -> RawCurve {
+    curve(
         an::HUGE,
         "buffer (bytes)",
         "fraction backed by huge pages (x = 0 / -1: TLB check passed before / after the sweep)",
@@ -318,8 +382,7 @@ pub fn measure(
                 ..Default::default()
             },
         ],
-    ));
-    Ok(out)
+    )
 }
 
 /// Recompute the cache sections of a profile from its raw curves.

@@ -178,29 +178,9 @@ pub fn measure(
     let t0 = std::time::Instant::now();
     let n = max_pages as usize;
     let small = Buffer::new(n * SMALL_PAGE, Backing::Small).context("allocating the 4 KiB-page buffer")?;
-    // The baseline must be free of TLB misses: huge pages the TLB really
-    // sees. Every 2 MiB page is checked (a hypervisor may back some with
-    // 4 KiB pages) and the baseline uses only those that passed; each keeps
-    // its place in the line pattern, so the cache behaviour is unchanged.
-    let need = (n * SMALL_PAGE).div_ceil(HUGE_PAGE);
-    let (base, check) = huge_buffer(n * SMALL_PAGE * 5 / 4 + HUGE_PAGE, 4, 0, true)
-        .context("allocating the huge-page baseline")?;
-    let base_ok = check.smaps_fraction >= 0.9 && check.clean.len() >= need;
-    let base_huge = if base_ok { check.smaps_fraction } else { 0.0 };
-    if !base_ok {
-        progress.say("tlb: not enough huge pages that the TLB sees for the baseline");
-    }
+    let (mut baseline, base_huge) = baseline_bench(n, progress)?;
     let fractions = [small.huge_fraction(), base_huge];
     let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
-    let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
-    if base_ok {
-        // Consecutive pages where possible (the 2 MiB TLB's sets are
-        // indexed by page number; gaps crowd some of them).
-        let run = longest_run(&check.clean);
-        let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
-        let per = HUGE_PAGE / SMALL_PAGE;
-        baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
-    }
     let mut base_pts = Vec::new();
     let small_pts = sweep(
         &mut test,
@@ -217,6 +197,64 @@ pub fn measure(
         t0.elapsed().as_secs_f64()
     ));
     let mut out = Vec::new();
+    let (huge_pts, huge_frac) = huge_page_sweep(max_huge_pages, n, &mut baseline, &mut base_pts, progress)?;
+    progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    out.push(watch.curve(an::NEIGHBOURS));
+    out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
+    out.push(curve(
+        an::BASELINE,
+        "ns per access, same lines in huge pages",
+        base_pts,
+    ));
+    if !huge_pts.is_empty() {
+        out.push(curve(
+            an::HUGE,
+            "ns per access, one line per 2 MiB page",
+            huge_pts,
+        ));
+    }
+    out.push(fraction_curve(fractions, huge_frac));
+    Ok(out)
+}
+
+/// The baseline bench for `n` 4 KiB-page lines, and the share of its buffer
+/// backed by huge pages (0 when too few of them pass the TLB check).
+fn baseline_bench(n: usize, progress: &Progress) -> Result<(PageBench, f64)> {
+    // The baseline must be free of TLB misses: huge pages the TLB really
+    // sees. Every 2 MiB page is checked (a hypervisor may back some with
+    // 4 KiB pages) and the baseline uses only those that passed; each keeps
+    // its place in the line pattern, so the cache behaviour is unchanged.
+    let need = (n * SMALL_PAGE).div_ceil(HUGE_PAGE);
+    let (base, check) = huge_buffer(n * SMALL_PAGE * 5 / 4 + HUGE_PAGE, 4, 0, true)
+        .context("allocating the huge-page baseline")?;
+    let base_ok = check.smaps_fraction >= 0.9 && check.clean.len() >= need;
+    let base_huge = if base_ok { check.smaps_fraction } else { 0.0 };
+    if !base_ok {
+        progress.say("tlb: not enough huge pages that the TLB sees for the baseline");
+    }
+    let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
+    if base_ok {
+        // Consecutive pages where possible (the 2 MiB TLB's sets are
+        // indexed by page number; gaps crowd some of them).
+        let run = longest_run(&check.clean);
+        let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
+        let per = HUGE_PAGE / SMALL_PAGE;
+        baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
+    }
+    Ok((baseline, base_huge))
+}
+
+/// The 2 MiB-page test: one line per huge page, up to `max_huge_pages`
+/// (and `n`, and what a quarter of available memory allows), against the
+/// same baseline. Returns its points (none if skipped) and the share of its
+/// buffer backed by huge pages (`None` if too little memory to try).
+fn huge_page_sweep(
+    max_huge_pages: u64,
+    n: usize,
+    baseline: &mut PageBench,
+    base_pts: &mut Vec<RawPoint>,
+    progress: &Progress,
+) -> Result<(Vec<RawPoint>, Option<f64>)> {
     let mut huge_frac = None;
     // 2 MiB pages: each touched page costs a whole huge page of memory.
     let avail = hwcal_probes::sysinfo::available_memory() as usize;
@@ -242,33 +280,17 @@ pub fn measure(
         if f >= 0.9 {
             let mut htest = PageBench::new(hb, HUGE_PAGE, 0x2b);
             htest.use_pages(pages[..usable].to_vec());
-            huge_pts = sweep(
-                &mut htest,
-                &mut baseline,
-                &mut base_pts,
-                &counts(8, usable, 4.0),
-                2,
-                1.0,
-            )?;
+            huge_pts = sweep(&mut htest, baseline, base_pts, &counts(8, usable, 4.0), 2, 1.0)?;
         } else {
             progress.say("tlb: 2 MiB pages not obtained; skipping the huge-page TLB test");
         }
     }
-    progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
-    out.push(watch.curve(an::NEIGHBOURS));
-    out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
-    out.push(curve(
-        an::BASELINE,
-        "ns per access, same lines in huge pages",
-        base_pts,
-    ));
-    if !huge_pts.is_empty() {
-        out.push(curve(
-            an::HUGE,
-            "ns per access, one line per 2 MiB page",
-            huge_pts,
-        ));
-    }
+    Ok((huge_pts, huge_frac))
+}
+
+/// The huge-page shares of the three buffers: `fractions` for the 4 KiB
+/// test and the baseline, `huge_frac` for the 2 MiB test when it was tried.
+fn fraction_curve(fractions: [f64; 2], huge_frac: Option<f64>) -> RawCurve {
     let mut fr = vec![
         RawPoint {
             x: 0.0,
@@ -288,14 +310,13 @@ pub fn measure(
             ..Default::default()
         });
     }
-    out.push(RawCurve {
+    RawCurve {
         id: an::HUGE_FRACTION.into(),
         x_label: "buffer (0: 4 KiB test, 1: baseline, 2: 2 MiB test)".into(),
         y_label: "fraction backed by huge pages (smaps; for the 2 MiB test 0 if the TLB sees 4 KiB pages)"
             .into(),
         points: fr,
-    });
-    Ok(out)
+    }
 }
 
 /// Recompute the TLB sections of a profile from its raw curves.
