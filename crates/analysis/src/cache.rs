@@ -202,8 +202,43 @@ pub fn analyze_curves(
         }
     }
     out.notes.extend(huge_page_note(huge_fraction));
+    out.notes.extend(whole_cycle_note(&out.levels));
     out.plateaus = pl;
     out
+}
+
+/// How far the first level's latency in cycles may sit from a whole number
+/// before the cycle figures are called into doubt. Quiet runs on the
+/// reference machine give L1 5.0 and L2 16.0 cycles within ±0.05.
+pub const WHOLE_CYCLE_TOLERANCE: f64 = 0.2;
+
+/// A cross-check of the clock the cycle figures were converted with. An L1
+/// hit's load-to-use latency is a fixed number of pipeline stages, hence a
+/// whole number of core cycles on every CPU. When the measured figure is
+/// not, either the add chain timed beside the loads ran at another rate
+/// than the loads saw (on a VM, another tenant on this core's SMT sibling
+/// slows the add chain while the minimum over load blocks is not slowed),
+/// or the loads themselves were slowed by the sibling. Either way the cycle
+/// figures of the run are uncertain by about that much; the ns figures are
+/// not affected.
+pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<String> {
+    let c = levels.first()?.latency_cycles?;
+    if !(c.is_finite() && c >= 1.5) {
+        return None;
+    }
+    let whole = c.round();
+    if (c - whole).abs() <= WHOLE_CYCLE_TOLERANCE {
+        return None;
+    }
+    let pct = (c / whole - 1.0) * 100.0;
+    Some(format!(
+        "cache: L1 latency is {c:.2} cycles, not a whole number (a load's latency is a whole number of core \
+         cycles): the add-chain clock beside the loads read about {:.0}% {} the rate the loads ran at, or \
+         another thread on this core slowed them; cycle figures in this run are uncertain by that much \
+         (ns figures are not affected)",
+        pct.abs(),
+        if pct < 0.0 { "below" } else { "above" }
+    ))
 }
 
 /// The latency curve as the analysis reads it: the valid points (positive
@@ -571,6 +606,36 @@ mod tests {
             points,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn whole_cycles_cross_check_the_clock() {
+        // The reference curve (2 ns at 2.5 GHz = 5 cycles): no note.
+        let none = [(None, None), (None, None)];
+        let a = analyze_curves(&vm_curve(), None, none, None, Some(1.0), &machine());
+        assert!(
+            !a.notes.iter().any(|n| n.contains("whole number")),
+            "{:?}",
+            a.notes
+        );
+        // The same loads converted with a clock that read 8% low: L1 4.6 cycles.
+        let mut c = vm_curve();
+        for p in &mut c.points {
+            p.mhz = vec![2300.0, 2300.0];
+        }
+        let a = analyze_curves(&c, None, none, None, Some(1.0), &machine());
+        let n: Vec<&String> = a.notes.iter().filter(|n| n.contains("whole number")).collect();
+        assert_eq!(n.len(), 1, "{:?}", a.notes);
+        assert!(n[0].contains("4.60 cycles") && n[0].contains("8% below"), "{n:?}");
+        // No cycle figure, or one within the tolerance: nothing to say.
+        let lvl = |cy: Option<f64>| CacheLevel {
+            latency_cycles: cy,
+            ..Default::default()
+        };
+        assert!(whole_cycle_note(&[lvl(None)]).is_none());
+        assert!(whole_cycle_note(&[lvl(Some(4.85))]).is_none());
+        assert!(whole_cycle_note(&[lvl(Some(5.3))]).unwrap().contains("6% above"));
+        assert!(whole_cycle_note(&[]).is_none());
     }
 
     #[test]

@@ -48,6 +48,12 @@ fn check_quiet_cache(name: &str) {
     );
     assert!((l1.latency_cycles.unwrap() - 5.0).abs() <= 0.5);
     assert!((l2.latency_cycles.unwrap() - 16.0).abs() <= 1.5);
+    // Quiet runs: L1 in whole cycles, so the clock cross-check stays silent.
+    assert!(
+        !a.notes.iter().any(|n| n.contains("not a whole number")),
+        "{:?}",
+        a.notes
+    );
     assert_eq!(l1.line_bytes, Some(64));
     assert_eq!(l2.line_bytes, Some(64));
     assert_eq!(l1.nominal_size_bytes, Some(49152));
