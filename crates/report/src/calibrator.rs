@@ -12,7 +12,7 @@
 use crate::svg::{Marker, Plot, Series};
 use crate::text::human_bytes;
 use hwcal_analysis::{cache as can, levels::point_cycles, tlb as tan};
-use hwcal_model::Profile;
+use hwcal_model::{Profile, RawCurve};
 use std::fmt::Write;
 
 /// One output file: path (or name) and contents.
@@ -44,149 +44,168 @@ fn gp_head(prefix: &str, what: &str, title: &str) -> String {
 pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
     let mut out = Vec::new();
     if let Some(lat) = p.raw_curve(can::LATENCY) {
-        // Miss latency: the latency curve with the levels marked.
-        let mut d = String::new();
-        let _ = writeln!(d, "# hwcal cache: random dependent chase, minimum over samples");
-        let _ = writeln!(d, "# size_bytes\tsize_KiB\tns_per_load\tcycles_per_load");
-        for q in &lat.points {
-            let _ = writeln!(
-                d,
-                "{:.0}\t{:.3}\t{:.4}\t{}",
-                q.x,
-                q.x / 1024.0,
-                q.y,
-                fmt_opt(point_cycles(q))
-            );
-        }
-        let mut g = gp_head(prefix, "cache-miss-latency", "cache latency vs working set");
-        let _ = writeln!(g, "set logscale x 2");
-        let _ = writeln!(g, "set xlabel 'working set (KiB)'");
-        let _ = writeln!(g, "set ylabel 'ns per load'");
-        let _ = writeln!(g, "set logscale y 10");
-        for c in p.caches.iter().flatten() {
-            let _ = writeln!(
-                g,
-                "set arrow from first {:.3}, graph 0 to first {:.3}, graph 1 nohead lc rgb 'gray50'",
-                c.size_bytes as f64 / 1024.0,
-                c.size_bytes as f64 / 1024.0
-            );
-            let _ = writeln!(
-                g,
-                "set label 'L{} {}' at first {:.3}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
-                c.level,
-                human_bytes(c.size_bytes),
-                c.size_bytes as f64 / 1024.0
-            );
-        }
-        let _ = writeln!(
-            g,
-            "plot '{}.cache-miss-latency.data' using 2:3 with linespoints pt 7 ps 0.6 title 'ns per load'",
-            gp_quote(prefix)
-        );
-        out.push((format!("{prefix}.cache-miss-latency.data"), d));
-        out.push((format!("{prefix}.cache-miss-latency.gp"), g));
-
-        // Replace time: back-to-back vs idle-gap misses per level.
-        let mut d = String::new();
-        let _ = writeln!(
-            d,
-            "# hwcal cache: per level, latency with misses back to back (replace time)"
-        );
-        let _ = writeln!(
-            d,
-            "# and with an idle gap of ~100 cycles between loads (miss latency)"
-        );
-        let _ = writeln!(
-            d,
-            "# level\tsize_KiB\tlatency_ns\treplace_time_ns\tmiss_latency_ns\treplace_time_cycles\tmiss_latency_cycles"
-        );
-        for c in p.caches.iter().flatten() {
-            let _ = writeln!(
-                d,
-                "{}\t{:.3}\t{:.4}\t{}\t{}\t{}\t{}",
-                c.level,
-                c.size_bytes as f64 / 1024.0,
-                c.latency_ns,
-                fmt_opt(c.replace_time_ns),
-                fmt_opt(c.miss_latency_ns),
-                fmt_opt(c.replace_time_cycles),
-                fmt_opt(c.miss_latency_cycles)
-            );
-        }
-        let mut g = gp_head(
-            prefix,
-            "cache-replace-time",
-            "cache miss costs: back to back vs idle",
-        );
-        let _ = writeln!(g, "set logscale x 2");
-        let _ = writeln!(g, "set xlabel 'level size (KiB)'");
-        let _ = writeln!(g, "set ylabel 'ns per miss'");
-        let _ = writeln!(g, "set offsets graph 0.1, graph 0.1, graph 0.1, 0");
-        let _ = writeln!(g, "set yrange [0:*]");
-        let _ = writeln!(
-            g,
-            "plot '{0}.cache-replace-time.data' using 2:4 with linespoints pt 7 title 'replace time (back to back)', \\\n     '{0}.cache-replace-time.data' using 2:5 with linespoints pt 5 title 'miss latency (idle gap)'",
-            gp_quote(prefix)
-        );
-        out.push((format!("{prefix}.cache-replace-time.data"), d));
-        out.push((format!("{prefix}.cache-replace-time.gp"), g));
+        out.extend(cache_miss_latency_files(p, prefix, lat));
+        out.extend(cache_replace_time_files(p, prefix));
     }
     if let Some(a) = tan::analyze(p) {
-        let mut d = String::new();
-        let _ = writeln!(d, "# hwcal tlb: one dependent load per page, random page order");
-        let _ = writeln!(
-            d,
-            "# penalty = pages in pages of this size - the same lines in huge pages"
-        );
-        let _ = writeln!(d, "# index 0: 4 KiB pages; index 1: 2 MiB pages");
-        let _ = writeln!(d, "# pages\ttest_ns\tbaseline_ns\tpenalty_ns\tpenalty_cycles");
-        for (i, set) in [&a.small, &a.huge].into_iter().enumerate() {
-            if i == 1 {
-                let _ = writeln!(d, "\n");
-            }
-            for q in set {
-                let _ = writeln!(
-                    d,
-                    "{:.0}\t{:.4}\t{:.4}\t{:.4}\t{}",
-                    q.pages,
-                    q.test_ns,
-                    q.base_ns,
-                    q.diff_ns,
-                    fmt_opt(q.diff_cycles)
-                );
-            }
-            if set.is_empty() {
-                // Keep the index present so the script's `index 1` is valid.
-                let _ = writeln!(d, "NaN\tNaN\tNaN\tNaN\tNaN");
-            }
-        }
-        let mut g = gp_head(prefix, "TLB-miss-latency", "TLB penalty vs pages touched");
-        let _ = writeln!(g, "set logscale x 2");
-        let _ = writeln!(g, "set xlabel 'pages touched (one load per page)'");
-        let _ = writeln!(g, "set ylabel 'ns per access over the huge-page baseline'");
-        for l in p.tlbs.iter().flatten() {
-            let _ = writeln!(
-                g,
-                "set arrow from first {0}, graph 0 to first {0}, graph 1 nohead lc rgb 'gray50'",
-                l.entries
-            );
-            let _ = writeln!(
-                g,
-                "set label '{} {} entries' at first {}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
-                if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
-                l.entries,
-                l.entries
-            );
-        }
-        let _ = writeln!(
-            g,
-            "plot '{0}.TLB-miss-latency.data' index 0 using 1:4 with linespoints pt 7 ps 0.6 title '4 KiB pages', \\\n     '{0}.TLB-miss-latency.data' index 1 using 1:4 with linespoints pt 5 ps 0.6 title '2 MiB pages'",
-            gp_quote(prefix)
-        );
-        out.push((format!("{prefix}.TLB-miss-latency.data"), d));
-        out.push((format!("{prefix}.TLB-miss-latency.gp"), g));
+        out.extend(tlb_miss_latency_files(p, prefix, &a));
     }
     out
+}
+
+/// Miss latency: the latency curve with the levels marked.
+fn cache_miss_latency_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File; 2] {
+    let mut d = String::new();
+    let _ = writeln!(d, "# hwcal cache: random dependent chase, minimum over samples");
+    let _ = writeln!(d, "# size_bytes\tsize_KiB\tns_per_load\tcycles_per_load");
+    for q in &lat.points {
+        let _ = writeln!(
+            d,
+            "{:.0}\t{:.3}\t{:.4}\t{}",
+            q.x,
+            q.x / 1024.0,
+            q.y,
+            fmt_opt(point_cycles(q))
+        );
+    }
+    let mut g = gp_head(prefix, "cache-miss-latency", "cache latency vs working set");
+    let _ = writeln!(g, "set logscale x 2");
+    let _ = writeln!(g, "set xlabel 'working set (KiB)'");
+    let _ = writeln!(g, "set ylabel 'ns per load'");
+    let _ = writeln!(g, "set logscale y 10");
+    for c in p.caches.iter().flatten() {
+        let _ = writeln!(
+            g,
+            "set arrow from first {:.3}, graph 0 to first {:.3}, graph 1 nohead lc rgb 'gray50'",
+            c.size_bytes as f64 / 1024.0,
+            c.size_bytes as f64 / 1024.0
+        );
+        let _ = writeln!(
+            g,
+            "set label 'L{} {}' at first {:.3}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
+            c.level,
+            human_bytes(c.size_bytes),
+            c.size_bytes as f64 / 1024.0
+        );
+    }
+    let _ = writeln!(
+        g,
+        "plot '{}.cache-miss-latency.data' using 2:3 with linespoints pt 7 ps 0.6 title 'ns per load'",
+        gp_quote(prefix)
+    );
+    [
+        (format!("{prefix}.cache-miss-latency.data"), d),
+        (format!("{prefix}.cache-miss-latency.gp"), g),
+    ]
+}
+
+/// Replace time: back-to-back vs idle-gap misses per level.
+fn cache_replace_time_files(p: &Profile, prefix: &str) -> [File; 2] {
+    let mut d = String::new();
+    let _ = writeln!(
+        d,
+        "# hwcal cache: per level, latency with misses back to back (replace time)"
+    );
+    let _ = writeln!(
+        d,
+        "# and with an idle gap of ~100 cycles between loads (miss latency)"
+    );
+    let _ = writeln!(
+        d,
+        "# level\tsize_KiB\tlatency_ns\treplace_time_ns\tmiss_latency_ns\treplace_time_cycles\tmiss_latency_cycles"
+    );
+    for c in p.caches.iter().flatten() {
+        let _ = writeln!(
+            d,
+            "{}\t{:.3}\t{:.4}\t{}\t{}\t{}\t{}",
+            c.level,
+            c.size_bytes as f64 / 1024.0,
+            c.latency_ns,
+            fmt_opt(c.replace_time_ns),
+            fmt_opt(c.miss_latency_ns),
+            fmt_opt(c.replace_time_cycles),
+            fmt_opt(c.miss_latency_cycles)
+        );
+    }
+    let mut g = gp_head(
+        prefix,
+        "cache-replace-time",
+        "cache miss costs: back to back vs idle",
+    );
+    let _ = writeln!(g, "set logscale x 2");
+    let _ = writeln!(g, "set xlabel 'level size (KiB)'");
+    let _ = writeln!(g, "set ylabel 'ns per miss'");
+    let _ = writeln!(g, "set offsets graph 0.1, graph 0.1, graph 0.1, 0");
+    let _ = writeln!(g, "set yrange [0:*]");
+    let _ = writeln!(
+        g,
+        "plot '{0}.cache-replace-time.data' using 2:4 with linespoints pt 7 title 'replace time (back to back)', \\\n     '{0}.cache-replace-time.data' using 2:5 with linespoints pt 5 title 'miss latency (idle gap)'",
+        gp_quote(prefix)
+    );
+    [
+        (format!("{prefix}.cache-replace-time.data"), d),
+        (format!("{prefix}.cache-replace-time.gp"), g),
+    ]
+}
+
+/// TLB miss latency: the penalty over the huge-page baseline for 4 KiB and
+/// 2 MiB pages (two gnuplot indexes), with the detected entry counts marked.
+fn tlb_miss_latency_files(p: &Profile, prefix: &str, a: &tan::TlbAnalysis) -> [File; 2] {
+    let mut d = String::new();
+    let _ = writeln!(d, "# hwcal tlb: one dependent load per page, random page order");
+    let _ = writeln!(
+        d,
+        "# penalty = pages in pages of this size - the same lines in huge pages"
+    );
+    let _ = writeln!(d, "# index 0: 4 KiB pages; index 1: 2 MiB pages");
+    let _ = writeln!(d, "# pages\ttest_ns\tbaseline_ns\tpenalty_ns\tpenalty_cycles");
+    for (i, set) in [&a.small, &a.huge].into_iter().enumerate() {
+        if i == 1 {
+            let _ = writeln!(d, "\n");
+        }
+        for q in set {
+            let _ = writeln!(
+                d,
+                "{:.0}\t{:.4}\t{:.4}\t{:.4}\t{}",
+                q.pages,
+                q.test_ns,
+                q.base_ns,
+                q.diff_ns,
+                fmt_opt(q.diff_cycles)
+            );
+        }
+        if set.is_empty() {
+            // Keep the index present so the script's `index 1` is valid.
+            let _ = writeln!(d, "NaN\tNaN\tNaN\tNaN\tNaN");
+        }
+    }
+    let mut g = gp_head(prefix, "TLB-miss-latency", "TLB penalty vs pages touched");
+    let _ = writeln!(g, "set logscale x 2");
+    let _ = writeln!(g, "set xlabel 'pages touched (one load per page)'");
+    let _ = writeln!(g, "set ylabel 'ns per access over the huge-page baseline'");
+    for l in p.tlbs.iter().flatten() {
+        let _ = writeln!(
+            g,
+            "set arrow from first {0}, graph 0 to first {0}, graph 1 nohead lc rgb 'gray50'",
+            l.entries
+        );
+        let _ = writeln!(
+            g,
+            "set label '{} {} entries' at first {}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
+            if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
+            l.entries,
+            l.entries
+        );
+    }
+    let _ = writeln!(
+        g,
+        "plot '{0}.TLB-miss-latency.data' index 0 using 1:4 with linespoints pt 7 ps 0.6 title '4 KiB pages', \\\n     '{0}.TLB-miss-latency.data' index 1 using 1:4 with linespoints pt 5 ps 0.6 title '2 MiB pages'",
+        gp_quote(prefix)
+    );
+    [
+        (format!("{prefix}.TLB-miss-latency.data"), d),
+        (format!("{prefix}.TLB-miss-latency.gp"), g),
+    ]
 }
 
 /// SVG plots (file name, contents) for the cache and TLB data of a profile.

@@ -128,371 +128,420 @@ impl Builder<'_> {
 
 /// Compare two profiles: rows for every section both hold.
 pub fn compare(a: &Profile, b: &Profile) -> Comparison {
-    let mut rows = Vec::new();
-    let mut notes = Vec::new();
-    let mut one_sided = |name: &str, ha: bool, hb: bool| {
-        if ha != hb {
-            notes.push(format!(
-                "{name}: only {} has this section; not compared",
-                if ha { "A" } else { "B" }
-            ));
-        }
-        ha && hb
-    };
-    let do_clock = one_sided("clock", a.clock.is_some(), b.clock.is_some());
-    let do_caches = one_sided("caches", a.caches.is_some(), b.caches.is_some());
-    let do_memory = one_sided("memory", a.memory.is_some(), b.memory.is_some());
-    let do_tlbs = one_sided("TLBs", a.tlbs.is_some(), b.tlbs.is_some());
-    let do_mem = one_sided("mem", a.mem.is_some(), b.mem.is_some());
-    let do_bw = one_sided("bandwidth", a.bandwidth.is_some(), b.bandwidth.is_some());
-    let do_ctx = one_sided(
-        "context switch",
-        a.context_switch.is_some(),
-        b.context_switch.is_some(),
-    );
-    let do_io = one_sided("io", a.io.is_some(), b.io.is_some());
+    let mut c = Comparison::default();
+    // Every one-sided note comes first, in section order, before any
+    // section's own notes.
+    let n = &mut c.notes;
+    let clock = both(n, "clock", &a.clock, &b.clock);
+    let caches = both(n, "caches", &a.caches, &b.caches);
+    let memory = both(n, "memory", &a.memory, &b.memory);
+    let tlbs = both(n, "TLBs", &a.tlbs, &b.tlbs);
+    let mem = both(n, "mem", &a.mem, &b.mem);
+    let bw = both(n, "bandwidth", &a.bandwidth, &b.bandwidth);
+    let ctx = both(n, "context switch", &a.context_switch, &b.context_switch);
+    let io = both(n, "io", &a.io, &b.io);
 
-    if do_clock {
-        let (x, y) = (a.clock.as_ref().unwrap(), b.clock.as_ref().unwrap());
-        let mut r = Builder {
-            section: "clock",
-            rows: &mut rows,
-        };
-        r.row(
-            "core clock",
-            Unit::Mhz,
-            Better::Higher,
-            Some(x.core_mhz),
-            Some(y.core_mhz),
-        );
-        r.row(
-            "core clock min",
-            Unit::Mhz,
-            Better::Higher,
-            Some(x.core_mhz_min),
-            Some(y.core_mhz_min),
-        );
-        r.row(
-            "core clock max",
-            Unit::Mhz,
-            Better::Higher,
-            Some(x.core_mhz_max),
-            Some(y.core_mhz_max),
-        );
-        r.row("mhz GCD", Unit::Mhz, Better::Higher, x.gcd_mhz, y.gcd_mhz);
-        r.row("TSC", Unit::Mhz, Better::Neither, x.tsc_mhz, y.tsc_mhz);
+    if let Some((x, y)) = clock {
+        compare_clock(&mut c, x, y);
     }
-    if do_caches {
-        let (x, y) = (a.caches.as_ref().unwrap(), b.caches.as_ref().unwrap());
-        let levels: BTreeSet<u32> = x.iter().chain(y).map(|c| c.level).collect();
-        let mut r = Builder {
-            section: "caches",
-            rows: &mut rows,
-        };
-        for lv in levels {
-            let ca = x.iter().find(|c| c.level == lv);
-            let cb = y.iter().find(|c| c.level == lv);
-            let f = |g: &dyn Fn(&CacheLevel) -> Option<f64>| (ca.and_then(g), cb.and_then(g));
-            let (p, q) = f(&|c| Some(c.size_bytes as f64));
-            r.row(format!("L{lv} size"), Unit::Bytes, Better::Higher, p, q);
-            let (p, q) = f(&|c| Some(c.latency_ns));
-            r.row(format!("L{lv} latency"), Unit::Ns, Better::Lower, p, q);
-            let (p, q) = f(&|c| c.latency_cycles);
-            r.row(format!("L{lv} latency"), Unit::Cycles, Better::Lower, p, q);
-            let (p, q) = f(&|c| c.miss_latency_ns);
-            r.row(format!("L{lv} miss latency"), Unit::Ns, Better::Lower, p, q);
-            let (p, q) = f(&|c| c.replace_time_ns);
-            r.row(format!("L{lv} replace time"), Unit::Ns, Better::Lower, p, q);
-        }
+    if let Some((x, y)) = caches {
+        compare_caches(&mut c, x, y);
     }
-    if do_memory {
-        let (x, y) = (a.memory.as_ref().unwrap(), b.memory.as_ref().unwrap());
-        if x.huge_pages != y.huge_pages {
-            notes.push(
-                "memory: one run used huge pages and the other did not; latencies differ for that reason too"
-                    .into(),
-            );
-        }
-        let mut r = Builder {
-            section: "memory",
-            rows: &mut rows,
-        };
+    if let Some((x, y)) = memory {
+        compare_memory(&mut c, x, y);
+    }
+    if let Some((x, y)) = tlbs {
+        compare_tlbs(&mut c, x, y);
+    }
+    if let Some((x, y)) = mem {
+        compare_mem(&mut c, x, y);
+    }
+    if let Some((x, y)) = bw {
+        compare_bandwidth(&mut c, x, y);
+    }
+    if let Some((x, y)) = ctx {
+        compare_ctx(&mut c, x, y);
+    }
+    if let Some((x, y)) = io {
+        compare_io(&mut c, x, y);
+    }
+    noisy_notes(&mut c.notes, a, b);
+    c
+}
+
+/// Both sides of a section when both hold it; when only one does, a note
+/// naming that side (a figure measured once has nothing to be compared with).
+fn both<'p, T>(
+    notes: &mut Vec<String>,
+    name: &str,
+    a: &'p Option<T>,
+    b: &'p Option<T>,
+) -> Option<(&'p T, &'p T)> {
+    let (ha, hb) = (a.is_some(), b.is_some());
+    if ha != hb {
+        notes.push(format!(
+            "{name}: only {} has this section; not compared",
+            if ha { "A" } else { "B" }
+        ));
+    }
+    a.as_ref().zip(b.as_ref())
+}
+
+/// Clock: the core clock (median and range), the GCD estimate and the TSC
+/// rate, which only describes the machine.
+fn compare_clock(out: &mut Comparison, x: &ClockResult, y: &ClockResult) {
+    let mut r = Builder {
+        section: "clock",
+        rows: &mut out.rows,
+    };
+    r.row(
+        "core clock",
+        Unit::Mhz,
+        Better::Higher,
+        Some(x.core_mhz),
+        Some(y.core_mhz),
+    );
+    r.row(
+        "core clock min",
+        Unit::Mhz,
+        Better::Higher,
+        Some(x.core_mhz_min),
+        Some(y.core_mhz_min),
+    );
+    r.row(
+        "core clock max",
+        Unit::Mhz,
+        Better::Higher,
+        Some(x.core_mhz_max),
+        Some(y.core_mhz_max),
+    );
+    r.row("mhz GCD", Unit::Mhz, Better::Higher, x.gcd_mhz, y.gcd_mhz);
+    r.row("TSC", Unit::Mhz, Better::Neither, x.tsc_mhz, y.tsc_mhz);
+}
+
+/// Caches: matched by level, so a level only one side found still shows,
+/// with the other side absent.
+fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheLevel]) {
+    let levels: BTreeSet<u32> = x.iter().chain(y).map(|c| c.level).collect();
+    let mut r = Builder {
+        section: "caches",
+        rows: &mut out.rows,
+    };
+    for lv in levels {
+        let ca = x.iter().find(|c| c.level == lv);
+        let cb = y.iter().find(|c| c.level == lv);
+        let f = |g: &dyn Fn(&CacheLevel) -> Option<f64>| (ca.and_then(g), cb.and_then(g));
+        let (p, q) = f(&|c| Some(c.size_bytes as f64));
+        r.row(format!("L{lv} size"), Unit::Bytes, Better::Higher, p, q);
+        let (p, q) = f(&|c| Some(c.latency_ns));
+        r.row(format!("L{lv} latency"), Unit::Ns, Better::Lower, p, q);
+        let (p, q) = f(&|c| c.latency_cycles);
+        r.row(format!("L{lv} latency"), Unit::Cycles, Better::Lower, p, q);
+        let (p, q) = f(&|c| c.miss_latency_ns);
+        r.row(format!("L{lv} miss latency"), Unit::Ns, Better::Lower, p, q);
+        let (p, q) = f(&|c| c.replace_time_ns);
+        r.row(format!("L{lv} replace time"), Unit::Ns, Better::Lower, p, q);
+    }
+}
+
+/// Memory latency and the MLP speed-ups, matched by chain count; huge pages
+/// on one side only are noted, as they change the latency by themselves.
+fn compare_memory(out: &mut Comparison, x: &MemoryLatency, y: &MemoryLatency) {
+    if x.huge_pages != y.huge_pages {
+        out.notes.push(
+            "memory: one run used huge pages and the other did not; latencies differ for that reason too"
+                .into(),
+        );
+    }
+    let mut r = Builder {
+        section: "memory",
+        rows: &mut out.rows,
+    };
+    r.row(
+        "memory latency",
+        Unit::Ns,
+        Better::Lower,
+        Some(x.latency_ns),
+        Some(y.latency_ns),
+    );
+    r.row(
+        "memory latency",
+        Unit::Cycles,
+        Better::Lower,
+        x.latency_cycles,
+        y.latency_cycles,
+    );
+    let chains: BTreeSet<u32> = x.mlp.iter().chain(&y.mlp).map(|m| m.chains).collect();
+    for k in chains {
+        let g = |m: &MemoryLatency| m.mlp.iter().find(|p| p.chains == k).map(|p| p.speedup);
         r.row(
-            "memory latency",
+            format!("MLP speed-up, {k} chains"),
+            Unit::Factor,
+            Better::Higher,
+            g(x),
+            g(y),
+        );
+    }
+}
+
+/// TLBs: matched by page size and level (a 4 KiB L1 DTLB is not a 2 MiB one).
+fn compare_tlbs(out: &mut Comparison, x: &[TlbLevel], y: &[TlbLevel]) {
+    let keys: BTreeSet<(u64, u32)> = x.iter().chain(y).map(|t| (t.page_bytes, t.level)).collect();
+    let mut r = Builder {
+        section: "tlbs",
+        rows: &mut out.rows,
+    };
+    for (page, lv) in keys {
+        let find = |v: &[TlbLevel]| v.iter().find(|t| t.page_bytes == page && t.level == lv).cloned();
+        let (ta, tb) = (find(x), find(y));
+        let name = format!("L{lv} TLB ({} pages)", human_bytes(page));
+        r.row(
+            format!("{name} entries"),
+            Unit::Count,
+            Better::Higher,
+            ta.as_ref().map(|t| t.entries as f64),
+            tb.as_ref().map(|t| t.entries as f64),
+        );
+        r.row(
+            format!("{name} miss latency"),
             Unit::Ns,
             Better::Lower,
-            Some(x.latency_ns),
-            Some(y.latency_ns),
+            ta.as_ref().map(|t| t.miss_latency_ns),
+            tb.as_ref().map(|t| t.miss_latency_ns),
+        );
+    }
+}
+
+/// `mem`: compared only when both ran the same benchmark (access pattern,
+/// op, threads); otherwise a note says what each side ran.
+fn compare_mem(out: &mut Comparison, x: &MemResult, y: &MemResult) {
+    let cfg = |m: &MemResult| {
+        format!(
+            "{} {} ×{} {}",
+            m.access_pattern,
+            m.op,
+            m.threads,
+            human_bytes(m.size_bytes)
+        )
+    };
+    if (&x.access_pattern, &x.op, x.threads) == (&y.access_pattern, &y.op, y.threads) {
+        let mut r = Builder {
+            section: "mem",
+            rows: &mut out.rows,
+        };
+        let c = format!("{} {} ×{}", x.access_pattern, x.op, x.threads);
+        r.row(
+            format!("{c} per op"),
+            Unit::Ns,
+            Better::Lower,
+            Some(x.ns_per_op),
+            Some(y.ns_per_op),
         );
         r.row(
-            "memory latency",
+            format!("{c} per op"),
             Unit::Cycles,
             Better::Lower,
-            x.latency_cycles,
-            y.latency_cycles,
-        );
-        let chains: BTreeSet<u32> = x.mlp.iter().chain(&y.mlp).map(|m| m.chains).collect();
-        for k in chains {
-            let g = |m: &MemoryLatency| m.mlp.iter().find(|p| p.chains == k).map(|p| p.speedup);
-            r.row(
-                format!("MLP speed-up, {k} chains"),
-                Unit::Factor,
-                Better::Higher,
-                g(x),
-                g(y),
-            );
-        }
-    }
-    if do_tlbs {
-        let (x, y) = (a.tlbs.as_ref().unwrap(), b.tlbs.as_ref().unwrap());
-        let keys: BTreeSet<(u64, u32)> = x.iter().chain(y).map(|t| (t.page_bytes, t.level)).collect();
-        let mut r = Builder {
-            section: "tlbs",
-            rows: &mut rows,
-        };
-        for (page, lv) in keys {
-            let find = |v: &[TlbLevel]| v.iter().find(|t| t.page_bytes == page && t.level == lv).cloned();
-            let (ta, tb) = (find(x), find(y));
-            let name = format!("L{lv} TLB ({} pages)", human_bytes(page));
-            r.row(
-                format!("{name} entries"),
-                Unit::Count,
-                Better::Higher,
-                ta.as_ref().map(|t| t.entries as f64),
-                tb.as_ref().map(|t| t.entries as f64),
-            );
-            r.row(
-                format!("{name} miss latency"),
-                Unit::Ns,
-                Better::Lower,
-                ta.as_ref().map(|t| t.miss_latency_ns),
-                tb.as_ref().map(|t| t.miss_latency_ns),
-            );
-        }
-    }
-    if do_mem {
-        let (x, y) = (a.mem.as_ref().unwrap(), b.mem.as_ref().unwrap());
-        let cfg = |m: &MemResult| {
-            format!(
-                "{} {} ×{} {}",
-                m.access_pattern,
-                m.op,
-                m.threads,
-                human_bytes(m.size_bytes)
-            )
-        };
-        if (&x.access_pattern, &x.op, x.threads) == (&y.access_pattern, &y.op, y.threads) {
-            let mut r = Builder {
-                section: "mem",
-                rows: &mut rows,
-            };
-            let c = format!("{} {} ×{}", x.access_pattern, x.op, x.threads);
-            r.row(
-                format!("{c} per op"),
-                Unit::Ns,
-                Better::Lower,
-                Some(x.ns_per_op),
-                Some(y.ns_per_op),
-            );
-            r.row(
-                format!("{c} per op"),
-                Unit::Cycles,
-                Better::Lower,
-                Some(x.clk_per_op),
-                Some(y.clk_per_op),
-            );
-            r.row(
-                format!("{c} throughput"),
-                Unit::BytesPerSec,
-                Better::Higher,
-                Some(x.bytes_per_sec),
-                Some(y.bytes_per_sec),
-            );
-        } else {
-            notes.push(format!(
-                "mem: different benchmarks (A: {}, B: {}); not compared",
-                cfg(x),
-                cfg(y)
-            ));
-        }
-    }
-    if do_bw {
-        let (x, y) = (a.bandwidth.as_ref().unwrap(), b.bandwidth.as_ref().unwrap());
-        let mut r = Builder {
-            section: "bandwidth",
-            rows: &mut rows,
-        };
-        r.row(
-            "read",
-            Unit::BytesPerSec,
-            Better::Higher,
-            x.read_bytes_per_sec,
-            y.read_bytes_per_sec,
+            Some(x.clk_per_op),
+            Some(y.clk_per_op),
         );
         r.row(
-            "write",
-            Unit::BytesPerSec,
-            Better::Higher,
-            x.write_bytes_per_sec,
-            y.write_bytes_per_sec,
-        );
-        r.row(
-            "copy",
-            Unit::BytesPerSec,
-            Better::Higher,
-            x.copy_bytes_per_sec,
-            y.copy_bytes_per_sec,
-        );
-        let keys: BTreeSet<(String, u32)> = x
-            .scaling
-            .iter()
-            .chain(&y.scaling)
-            .map(|p| (p.op.clone(), p.threads))
-            .collect();
-        for (op, t) in keys {
-            let g = |b: &Bandwidth| {
-                b.scaling
-                    .iter()
-                    .find(|p| p.op == op && p.threads == t)
-                    .map(|p| p.bytes_per_sec)
-            };
-            r.row(
-                format!("{op}, {t} thread(s)"),
-                Unit::BytesPerSec,
-                Better::Higher,
-                g(x),
-                g(y),
-            );
-        }
-        let keys: BTreeSet<u32> = x
-            .loaded_latency
-            .iter()
-            .chain(&y.loaded_latency)
-            .map(|l| l.streaming_threads)
-            .collect();
-        for k in keys {
-            let g = |b: &Bandwidth| {
-                b.loaded_latency
-                    .iter()
-                    .find(|l| l.streaming_threads == k)
-                    .map(|l| l.latency_ns)
-            };
-            r.row(
-                format!("latency, {k} streaming thread(s)"),
-                Unit::Ns,
-                Better::Lower,
-                g(x),
-                g(y),
-            );
-        }
-    }
-    if do_ctx {
-        let (x, y) = (
-            a.context_switch.as_ref().unwrap(),
-            b.context_switch.as_ref().unwrap(),
-        );
-        if (&x.kind, &x.placement) != (&y.kind, &y.placement) {
-            notes.push(format!(
-                "context switch: A measured {} placed {}, B {} placed {}",
-                x.kind, x.placement, y.kind, y.placement
-            ));
-        }
-        // Match ring sizes by process size (KB), whichever list they are in.
-        let all = |c: &ContextSwitch| -> Vec<(u64, f64, Vec<CtxPoint>)> {
-            std::iter::once((c.size_kb, c.overhead_us, c.points.clone()))
-                .chain(
-                    c.sizes
-                        .iter()
-                        .map(|s| (s.size_kb, s.overhead_us, s.points.clone())),
-                )
-                .collect()
-        };
-        let (sa, sb) = (all(x), all(y));
-        let sizes: BTreeSet<u64> = sa.iter().chain(&sb).map(|s| s.0).collect();
-        let mut r = Builder {
-            section: "ctx",
-            rows: &mut rows,
-        };
-        for kb in sizes {
-            let fa = sa.iter().find(|s| s.0 == kb);
-            let fb = sb.iter().find(|s| s.0 == kb);
-            r.row(
-                format!("{kb} KB: overhead"),
-                Unit::Us,
-                Better::Neither,
-                fa.map(|s| s.1),
-                fb.map(|s| s.1),
-            );
-            let procs: BTreeSet<u32> = fa
-                .iter()
-                .chain(fb.iter())
-                .flat_map(|s| s.2.iter().map(|p| p.nprocs))
-                .collect();
-            for n in procs {
-                let g = |s: Option<&(u64, f64, Vec<CtxPoint>)>| {
-                    s.and_then(|s| s.2.iter().find(|p| p.nprocs == n).map(|p| p.us_median))
-                };
-                r.row(
-                    format!("{kb} KB: {n} procs (median)"),
-                    Unit::Us,
-                    Better::Lower,
-                    g(fa),
-                    g(fb),
-                );
-            }
-        }
-    }
-    if do_io {
-        let (x, y) = (a.io.as_ref().unwrap(), b.io.as_ref().unwrap());
-        let cfg = |i: &IoResult| {
-            format!(
-                "{} bs={} {} qd={} direct={}",
-                i.rw,
-                human_bytes(i.bs_bytes),
-                i.engine,
-                i.iodepth,
-                i.direct
-            )
-        };
-        if cfg(x) != cfg(y) {
-            notes.push(format!("io: different jobs (A: {}, B: {})", cfg(x), cfg(y)));
-        }
-        let mut r = Builder {
-            section: "io",
-            rows: &mut rows,
-        };
-        r.row("IOPS", Unit::Iops, Better::Higher, Some(x.iops), Some(y.iops));
-        r.row(
-            "throughput",
+            format!("{c} throughput"),
             Unit::BytesPerSec,
             Better::Higher,
             Some(x.bytes_per_sec),
             Some(y.bytes_per_sec),
         );
+    } else {
+        out.notes.push(format!(
+            "mem: different benchmarks (A: {}, B: {}); not compared",
+            cfg(x),
+            cfg(y)
+        ));
+    }
+}
+
+/// Bandwidth: read/write/copy, the thread scaling matched by op and thread
+/// count, and the loaded latency matched by the number of streaming threads.
+fn compare_bandwidth(out: &mut Comparison, x: &Bandwidth, y: &Bandwidth) {
+    let mut r = Builder {
+        section: "bandwidth",
+        rows: &mut out.rows,
+    };
+    r.row(
+        "read",
+        Unit::BytesPerSec,
+        Better::Higher,
+        x.read_bytes_per_sec,
+        y.read_bytes_per_sec,
+    );
+    r.row(
+        "write",
+        Unit::BytesPerSec,
+        Better::Higher,
+        x.write_bytes_per_sec,
+        y.write_bytes_per_sec,
+    );
+    r.row(
+        "copy",
+        Unit::BytesPerSec,
+        Better::Higher,
+        x.copy_bytes_per_sec,
+        y.copy_bytes_per_sec,
+    );
+    let keys: BTreeSet<(String, u32)> = x
+        .scaling
+        .iter()
+        .chain(&y.scaling)
+        .map(|p| (p.op.clone(), p.threads))
+        .collect();
+    for (op, t) in keys {
+        let g = |b: &Bandwidth| {
+            b.scaling
+                .iter()
+                .find(|p| p.op == op && p.threads == t)
+                .map(|p| p.bytes_per_sec)
+        };
         r.row(
-            "latency p50",
-            Unit::Us,
-            Better::Lower,
-            Some(x.lat_p50_us),
-            Some(y.lat_p50_us),
-        );
-        r.row(
-            "latency p99",
-            Unit::Us,
-            Better::Lower,
-            Some(x.lat_p99_us),
-            Some(y.lat_p99_us),
-        );
-        r.row(
-            "latency p99.9",
-            Unit::Us,
-            Better::Lower,
-            Some(x.lat_p999_us),
-            Some(y.lat_p999_us),
+            format!("{op}, {t} thread(s)"),
+            Unit::BytesPerSec,
+            Better::Higher,
+            g(x),
+            g(y),
         );
     }
-    // A ratio of a figure the machine was too noisy to measure is no better
-    // than the figure: say which side's figures carry a noisy verdict.
+    let keys: BTreeSet<u32> = x
+        .loaded_latency
+        .iter()
+        .chain(&y.loaded_latency)
+        .map(|l| l.streaming_threads)
+        .collect();
+    for k in keys {
+        let g = |b: &Bandwidth| {
+            b.loaded_latency
+                .iter()
+                .find(|l| l.streaming_threads == k)
+                .map(|l| l.latency_ns)
+        };
+        r.row(
+            format!("latency, {k} streaming thread(s)"),
+            Unit::Ns,
+            Better::Lower,
+            g(x),
+            g(y),
+        );
+    }
+}
+
+/// Context switch: per process size, the overhead and the median per ring
+/// size; a different kind or placement is noted, as it changes what a hop is.
+fn compare_ctx(out: &mut Comparison, x: &ContextSwitch, y: &ContextSwitch) {
+    if (&x.kind, &x.placement) != (&y.kind, &y.placement) {
+        out.notes.push(format!(
+            "context switch: A measured {} placed {}, B {} placed {}",
+            x.kind, x.placement, y.kind, y.placement
+        ));
+    }
+    // Match ring sizes by process size (KB), whichever list they are in.
+    let all = |c: &ContextSwitch| -> Vec<(u64, f64, Vec<CtxPoint>)> {
+        std::iter::once((c.size_kb, c.overhead_us, c.points.clone()))
+            .chain(
+                c.sizes
+                    .iter()
+                    .map(|s| (s.size_kb, s.overhead_us, s.points.clone())),
+            )
+            .collect()
+    };
+    let (sa, sb) = (all(x), all(y));
+    let sizes: BTreeSet<u64> = sa.iter().chain(&sb).map(|s| s.0).collect();
+    let mut r = Builder {
+        section: "ctx",
+        rows: &mut out.rows,
+    };
+    for kb in sizes {
+        let fa = sa.iter().find(|s| s.0 == kb);
+        let fb = sb.iter().find(|s| s.0 == kb);
+        r.row(
+            format!("{kb} KB: overhead"),
+            Unit::Us,
+            Better::Neither,
+            fa.map(|s| s.1),
+            fb.map(|s| s.1),
+        );
+        let procs: BTreeSet<u32> = fa
+            .iter()
+            .chain(fb.iter())
+            .flat_map(|s| s.2.iter().map(|p| p.nprocs))
+            .collect();
+        for n in procs {
+            let g = |s: Option<&(u64, f64, Vec<CtxPoint>)>| {
+                s.and_then(|s| s.2.iter().find(|p| p.nprocs == n).map(|p| p.us_median))
+            };
+            r.row(
+                format!("{kb} KB: {n} procs (median)"),
+                Unit::Us,
+                Better::Lower,
+                g(fa),
+                g(fb),
+            );
+        }
+    }
+}
+
+/// I/O: IOPS, throughput and latency percentiles; different jobs are noted
+/// but still compared.
+fn compare_io(out: &mut Comparison, x: &IoResult, y: &IoResult) {
+    let cfg = |i: &IoResult| {
+        format!(
+            "{} bs={} {} qd={} direct={}",
+            i.rw,
+            human_bytes(i.bs_bytes),
+            i.engine,
+            i.iodepth,
+            i.direct
+        )
+    };
+    if cfg(x) != cfg(y) {
+        out.notes
+            .push(format!("io: different jobs (A: {}, B: {})", cfg(x), cfg(y)));
+    }
+    let mut r = Builder {
+        section: "io",
+        rows: &mut out.rows,
+    };
+    r.row("IOPS", Unit::Iops, Better::Higher, Some(x.iops), Some(y.iops));
+    r.row(
+        "throughput",
+        Unit::BytesPerSec,
+        Better::Higher,
+        Some(x.bytes_per_sec),
+        Some(y.bytes_per_sec),
+    );
+    r.row(
+        "latency p50",
+        Unit::Us,
+        Better::Lower,
+        Some(x.lat_p50_us),
+        Some(y.lat_p50_us),
+    );
+    r.row(
+        "latency p99",
+        Unit::Us,
+        Better::Lower,
+        Some(x.lat_p99_us),
+        Some(y.lat_p99_us),
+    );
+    r.row(
+        "latency p99.9",
+        Unit::Us,
+        Better::Lower,
+        Some(x.lat_p999_us),
+        Some(y.lat_p999_us),
+    );
+}
+
+/// A ratio of a figure the machine was too noisy to measure is no better
+/// than the figure: say which side's figures carry a noisy verdict.
+fn noisy_notes(notes: &mut Vec<String>, a: &Profile, b: &Profile) {
     for (name, na, nb) in [
         ("clock", noisy_clock(a), noisy_clock(b)),
         ("caches", noisy_caches(a), noisy_caches(b)),
@@ -520,7 +569,6 @@ pub fn compare(a: &Profile, b: &Profile) -> Comparison {
             "{name}: some of {who}'s figures are marked noisy; their ratios are unreliable"
         ));
     }
-    Comparison { rows, notes }
 }
 
 fn any_noisy(mut it: impl Iterator<Item = Verdict>) -> Verdict {

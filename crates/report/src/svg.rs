@@ -100,45 +100,123 @@ fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
 impl Plot {
     /// Render the plot as an SVG document.
     pub fn render(&self) -> String {
-        let w = if self.width == 0 { 720 } else { self.width } as f64;
-        let h = if self.height == 0 { 420 } else { self.height } as f64;
-        let (ml, mr, mt, mb) = (70.0, 20.0, 36.0, 52.0);
         let pts: Vec<(f64, f64)> = self
             .series
             .iter()
             .flat_map(|s| s.points.iter().copied())
-            .filter(|(x, y)| {
-                x.is_finite() && y.is_finite() && (!self.log_x || *x > 0.0) && (!self.log_y || *y > 0.0)
-            })
+            .filter(|&(x, y)| self.drawable(x, y))
             .collect();
-        let tx = |x: f64| if self.log_x { x.log2() } else { x };
-        let ty = |y: f64| if self.log_y { y.log10() } else { y };
-        let (mut x0, mut x1, mut y0, mut y1) =
-            (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
-        for &(x, y) in &pts {
-            x0 = x0.min(tx(x));
-            x1 = x1.max(tx(x));
-            y0 = y0.min(ty(y));
-            y1 = y1.max(ty(y));
-        }
-        if !x0.is_finite() {
-            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
-        }
-        if !self.log_y {
-            y0 = y0.min(0.0);
-        }
-        if x1 - x0 < 1e-12 {
-            x1 = x0 + 1.0;
-        }
-        if y1 - y0 < 1e-12 {
-            y1 = y0 + 1.0;
-        }
-        y1 += (y1 - y0) * 0.05;
-        let pw = w - ml - mr;
-        let ph = h - mt - mb;
-        let px = |x: f64| ml + (tx(x) - x0) / (x1 - x0) * pw;
-        let py = |y: f64| mt + ph - (ty(y) - y0) / (y1 - y0) * ph;
+        let f = Frame::new(self, &pts);
         let mut s = String::new();
+        f.header(&mut s);
+        f.x_grid(&mut s);
+        f.y_grid(&mut s);
+        f.axis_labels(&mut s);
+        f.markers(&mut s);
+        f.series(&mut s);
+        f.legend(&mut s, &pts);
+        s.push_str("</svg>\n");
+        s
+    }
+
+    /// A point can be drawn when it is finite and, on a log axis, positive.
+    fn drawable(&self, x: f64, y: f64) -> bool {
+        x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0)
+    }
+}
+
+/// The page layout and the data ranges the plot area maps, worked out once
+/// from the drawable points and shared by every drawing phase.
+struct Frame<'p> {
+    plot: &'p Plot,
+    /// Page size.
+    w: f64,
+    h: f64,
+    /// Left and top margins; `pw` × `ph` is the plot area.
+    ml: f64,
+    mt: f64,
+    pw: f64,
+    ph: f64,
+    /// Data ranges on the transformed (log or linear) axes.
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+}
+
+impl<'p> Frame<'p> {
+    /// Ranges covering `pts` (a unit range when there are none or they are
+    /// all equal), a linear y axis from zero, and 5% headroom on top.
+    fn new(plot: &'p Plot, pts: &[(f64, f64)]) -> Self {
+        let w = if plot.width == 0 { 720 } else { plot.width } as f64;
+        let h = if plot.height == 0 { 420 } else { plot.height } as f64;
+        let (ml, mr, mt, mb) = (70.0, 20.0, 36.0, 52.0);
+        let mut f = Frame {
+            plot,
+            w,
+            h,
+            ml,
+            mt,
+            pw: w - ml - mr,
+            ph: h - mt - mb,
+            x0: f64::INFINITY,
+            x1: f64::NEG_INFINITY,
+            y0: f64::INFINITY,
+            y1: f64::NEG_INFINITY,
+        };
+        for &(x, y) in pts {
+            f.x0 = f.x0.min(f.tx(x));
+            f.x1 = f.x1.max(f.tx(x));
+            f.y0 = f.y0.min(f.ty(y));
+            f.y1 = f.y1.max(f.ty(y));
+        }
+        if !f.x0.is_finite() {
+            (f.x0, f.x1, f.y0, f.y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if !plot.log_y {
+            f.y0 = f.y0.min(0.0);
+        }
+        if f.x1 - f.x0 < 1e-12 {
+            f.x1 = f.x0 + 1.0;
+        }
+        if f.y1 - f.y0 < 1e-12 {
+            f.y1 = f.y0 + 1.0;
+        }
+        f.y1 += (f.y1 - f.y0) * 0.05;
+        f
+    }
+
+    /// x on the axis scale (log2 or linear).
+    fn tx(&self, x: f64) -> f64 {
+        if self.plot.log_x {
+            x.log2()
+        } else {
+            x
+        }
+    }
+
+    /// y on the axis scale (log10 or linear).
+    fn ty(&self, y: f64) -> f64 {
+        if self.plot.log_y {
+            y.log10()
+        } else {
+            y
+        }
+    }
+
+    /// Data x to page x.
+    fn px(&self, x: f64) -> f64 {
+        self.ml + (self.tx(x) - self.x0) / (self.x1 - self.x0) * self.pw
+    }
+
+    /// Data y to page y (page y grows downwards).
+    fn py(&self, y: f64) -> f64 {
+        self.mt + self.ph - (self.ty(y) - self.y0) / (self.y1 - self.y0) * self.ph
+    }
+
+    /// The `<svg>` element, white background, title and plot-area frame.
+    fn header(&self, s: &mut String) {
+        let (w, h, ml, mt, pw, ph) = (self.w, self.h, self.ml, self.mt, self.pw, self.ph);
         let _ = write!(
             s,
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">"#
@@ -148,14 +226,19 @@ impl Plot {
             s,
             r#"<text x="{}" y="20" text-anchor="middle" font-size="14">{}</text>"#,
             w / 2.0,
-            esc(&self.title)
+            esc(&self.plot.title)
         );
-        // Axes and grid.
         let _ = write!(
             s,
             r##"<rect x="{ml}" y="{mt}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
         );
-        let xticks: Vec<f64> = if self.log_x {
+    }
+
+    /// Vertical grid lines with their labels: powers of two on a log axis
+    /// (at most ~10 of them), otherwise "nice" linear steps.
+    fn x_grid(&self, s: &mut String) {
+        let (x0, x1, mt, ph) = (self.x0, self.x1, self.mt, self.ph);
+        let xticks: Vec<f64> = if self.plot.log_x {
             let step = ((x1 - x0) / 10.0).ceil().max(1.0);
             let mut t = x0.ceil();
             let mut v = Vec::new();
@@ -168,8 +251,12 @@ impl Plot {
             linear_ticks(x0, x1)
         };
         for x in xticks {
-            let sx = px(x);
-            let label = if self.x_bytes { fmt_bytes(x) } else { fmt_num(x) };
+            let sx = self.px(x);
+            let label = if self.plot.x_bytes {
+                fmt_bytes(x)
+            } else {
+                fmt_num(x)
+            };
             let _ = write!(
                 s,
                 r##"<line x1="{sx:.1}" y1="{mt}" x2="{sx:.1}" y2="{}" stroke="#ddd"/><text x="{sx:.1}" y="{}" text-anchor="middle">{}</text>"##,
@@ -178,7 +265,13 @@ impl Plot {
                 esc(&label)
             );
         }
-        let yticks: Vec<f64> = if self.log_y {
+    }
+
+    /// Horizontal grid lines with their labels: powers of ten on a log axis,
+    /// otherwise "nice" linear steps; ticks outside the range are skipped.
+    fn y_grid(&self, s: &mut String) {
+        let (y0, y1, ml, pw) = (self.y0, self.y1, self.ml, self.pw);
+        let yticks: Vec<f64> = if self.plot.log_y {
             (y0.floor() as i32..=y1.ceil() as i32)
                 .map(|e| 10f64.powi(e))
                 .collect()
@@ -186,10 +279,10 @@ impl Plot {
             linear_ticks(y0, y1)
         };
         for y in yticks {
-            if ty(y) < y0 - 1e-9 || ty(y) > y1 + 1e-9 {
+            if self.ty(y) < y0 - 1e-9 || self.ty(y) > y1 + 1e-9 {
                 continue;
             }
-            let sy = py(y);
+            let sy = self.py(y);
             let _ = write!(
                 s,
                 r##"<line x1="{ml}" y1="{sy:.1}" x2="{}" y2="{sy:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
@@ -199,27 +292,38 @@ impl Plot {
                 esc(&fmt_num(y))
             );
         }
+    }
+
+    /// The x label under the plot area and the y label rotated at its left.
+    fn axis_labels(&self, s: &mut String) {
+        let (ml, mt, pw, ph) = (self.ml, self.mt, self.pw, self.ph);
         let _ = write!(
             s,
             r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
             ml + pw / 2.0,
-            h - 12.0,
-            esc(&self.x_label)
+            self.h - 12.0,
+            esc(&self.plot.x_label)
         );
         let _ = write!(
             s,
             r#"<text x="16" y="{}" text-anchor="middle" transform="rotate(-90 16 {})">{}</text>"#,
             mt + ph / 2.0,
             mt + ph / 2.0,
-            esc(&self.y_label)
+            esc(&self.plot.y_label)
         );
-        // Markers. Labels of vertical markers that would overlap go one
-        // row lower (levels close together, two runs compared).
+    }
+
+    /// Dashed marker lines with their labels; markers outside the plot area
+    /// or not drawable on a log axis are left out. Labels of vertical
+    /// markers that would overlap go one row lower (levels close together,
+    /// two runs compared).
+    fn markers(&self, s: &mut String) {
+        let (ml, mt, pw, ph) = (self.ml, self.mt, self.pw, self.ph);
         let mut label_rows: Vec<(f64, f64, usize)> = Vec::new();
-        for m in &self.markers {
+        for m in &self.plot.markers {
             match m {
-                Marker::X(x, label) if x.is_finite() && (!self.log_x || *x > 0.0) => {
-                    let sx = px(*x);
+                Marker::X(x, label) if x.is_finite() && (!self.plot.log_x || *x > 0.0) => {
+                    let sx = self.px(*x);
                     if sx < ml - 1.0 || sx > ml + pw + 1.0 {
                         continue;
                     }
@@ -241,8 +345,8 @@ impl Plot {
                         esc(label)
                     );
                 }
-                Marker::Y(y, label) if y.is_finite() && (!self.log_y || *y > 0.0) => {
-                    let sy = py(*y);
+                Marker::Y(y, label) if y.is_finite() && (!self.plot.log_y || *y > 0.0) => {
+                    let sy = self.py(*y);
                     if sy < mt - 1.0 || sy > mt + ph + 1.0 {
                         continue;
                     }
@@ -258,20 +362,24 @@ impl Plot {
                 _ => {}
             }
         }
-        // Series.
-        for (i, ser) in self.series.iter().enumerate() {
+    }
+
+    /// Each series as a line through its drawable points, with a dot on
+    /// each; a series with none is left out.
+    fn series(&self, s: &mut String) {
+        for (i, ser) in self.plot.series.iter().enumerate() {
             let c = COLORS[i % COLORS.len()];
             let mut path = String::new();
             for &(x, y) in &ser.points {
-                if !(x.is_finite() && y.is_finite()) || (self.log_x && x <= 0.0) || (self.log_y && y <= 0.0) {
+                if !self.plot.drawable(x, y) {
                     continue;
                 }
                 let _ = write!(
                     path,
                     "{}{:.1},{:.1} ",
                     if path.is_empty() { "M" } else { "L" },
-                    px(x),
-                    py(y)
+                    self.px(x),
+                    self.py(y)
                 );
             }
             if !path.is_empty() {
@@ -281,69 +389,67 @@ impl Plot {
                     path.trim()
                 );
                 for &(x, y) in &ser.points {
-                    if x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0)
-                    {
+                    if self.plot.drawable(x, y) {
                         let _ = write!(
                             s,
                             r#"<circle cx="{:.1}" cy="{:.1}" r="2" fill="{c}"/>"#,
-                            px(x),
-                            py(y)
+                            self.px(x),
+                            self.py(y)
                         );
                     }
                 }
             }
         }
-        // Legend: in the corner of the plot area that hides the fewest data
-        // points, on a translucent box so crossing curves stay readable.
-        if !self.series.is_empty() {
-            let n = self.series.len() as f64;
-            let chars = self
-                .series
-                .iter()
-                .map(|x| x.name.chars().count())
-                .max()
-                .unwrap_or(0);
-            let (bw, bh) = (30.0 + 6.5 * chars as f64, 8.0 + 14.0 * n);
-            let corners = [
-                (ml + pw - bw - 6.0, mt + 6.0),
-                (ml + pw - bw - 6.0, mt + ph - bh - 6.0),
-                (ml + 6.0, mt + 6.0),
-                (ml + 6.0, mt + ph - bh - 6.0),
-            ];
-            let hidden = |&(bx, by): &(f64, f64)| {
-                pts.iter()
-                    .filter(|&&(x, y)| {
-                        let (sx, sy) = (px(x), py(y));
-                        sx >= bx && sx <= bx + bw && sy >= by && sy <= by + bh
-                    })
-                    .count()
-            };
-            let (bx, by) = corners
-                .iter()
-                .copied()
-                .min_by_key(|c| hidden(c))
-                .unwrap_or(corners[0]);
+    }
+
+    /// The legend: in the corner of the plot area that hides the fewest data
+    /// points (`pts`), on a translucent box so crossing curves stay readable.
+    fn legend(&self, s: &mut String, pts: &[(f64, f64)]) {
+        let series = &self.plot.series;
+        if series.is_empty() {
+            return;
+        }
+        let (ml, mt, pw, ph) = (self.ml, self.mt, self.pw, self.ph);
+        let n = series.len() as f64;
+        let chars = series.iter().map(|x| x.name.chars().count()).max().unwrap_or(0);
+        let (bw, bh) = (30.0 + 6.5 * chars as f64, 8.0 + 14.0 * n);
+        let corners = [
+            (ml + pw - bw - 6.0, mt + 6.0),
+            (ml + pw - bw - 6.0, mt + ph - bh - 6.0),
+            (ml + 6.0, mt + 6.0),
+            (ml + 6.0, mt + ph - bh - 6.0),
+        ];
+        let hidden = |&(bx, by): &(f64, f64)| {
+            pts.iter()
+                .filter(|&&(x, y)| {
+                    let (sx, sy) = (self.px(x), self.py(y));
+                    sx >= bx && sx <= bx + bw && sy >= by && sy <= by + bh
+                })
+                .count()
+        };
+        let (bx, by) = corners
+            .iter()
+            .copied()
+            .min_by_key(|c| hidden(c))
+            .unwrap_or(corners[0]);
+        let _ = write!(
+            s,
+            r##"<rect x="{bx:.1}" y="{by:.1}" width="{bw:.1}" height="{bh:.1}" fill="white" fill-opacity="0.85" stroke="#ccc"/>"##
+        );
+        for (i, ser) in series.iter().enumerate() {
+            let c = COLORS[i % COLORS.len()];
+            let ly = by + 15.0 + 14.0 * i as f64;
+            let lx = bx + 6.0;
             let _ = write!(
                 s,
-                r##"<rect x="{bx:.1}" y="{by:.1}" width="{bw:.1}" height="{bh:.1}" fill="white" fill-opacity="0.85" stroke="#ccc"/>"##
+                r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{c}" stroke-width="2"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
+                ly - 4.0,
+                lx + 18.0,
+                ly - 4.0,
+                lx + 22.0,
+                esc(&ser.name)
             );
-            for (i, ser) in self.series.iter().enumerate() {
-                let c = COLORS[i % COLORS.len()];
-                let ly = by + 15.0 + 14.0 * i as f64;
-                let lx = bx + 6.0;
-                let _ = write!(
-                    s,
-                    r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{c}" stroke-width="2"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
-                    ly - 4.0,
-                    lx + 18.0,
-                    ly - 4.0,
-                    lx + 22.0,
-                    esc(&ser.name)
-                );
-            }
         }
-        s.push_str("</svg>\n");
-        s
     }
 }
 

@@ -308,6 +308,27 @@ pub fn tlb_huge_pages(c: &[TlbHugePageComparison]) -> String {
 }
 
 pub fn mem(m: &MemResult) -> String {
+    let mut s = mem_heading(m);
+    for (k, v) in mem_rows(m) {
+        let _ = writeln!(s, "  {k:<15} {v}");
+    }
+    if let Some(p) = m.preemptions {
+        if p > 0 {
+            let _ = writeln!(
+                s,
+                "  {:<15} {p}  (measuring threads descheduled by others)",
+                "preemptions"
+            );
+        }
+    }
+    mem_threads(&mut s, m);
+    mem_numa(&mut s, m);
+    s
+}
+
+/// The `mem (...)` heading line: pattern, op, threads, size, which pages
+/// backed the buffer (huge pages change the latency), and the verdict.
+fn mem_heading(m: &MemResult) -> String {
     let mut s = String::new();
     let pages = if m.use_hugepages {
         format!("{} pages", human_bytes(m.page_size_bytes))
@@ -327,6 +348,12 @@ pub fn mem(m: &MemResult) -> String {
         pages,
         noisy_mark(m.verdict)
     );
+    s
+}
+
+/// micbench's key/value block, each figure with what it was measured
+/// against (core clock, TSC rate, per-slice spread) and the kernel used.
+fn mem_rows(m: &MemResult) -> Vec<(&'static str, String)> {
     let mhz = m.core_mhz.map_or(String::new(), |c| {
         format!(
             "  core cycles; core {:.0} MHz median ({:.0}–{:.0}) measured between slices",
@@ -342,23 +369,7 @@ pub fn mem(m: &MemResult) -> String {
             sp.median, sp.min, sp.max
         )
     });
-    let kernel = if m.access_pattern == "random" && m.chains > 1 {
-        format!(
-            "{} independent chases per thread (memory-level parallelism: ns_per_op is time per load, not latency)",
-            m.chains
-        )
-    } else if m.access_pattern == "random" {
-        "dependent chase (64-byte lines, pseudo-random cycle)".to_string()
-    } else if m.op == "read" {
-        format!("{} loads", m.kernel)
-    } else {
-        format!(
-            "{} {} stores",
-            m.kernel,
-            if m.nontemporal { "non-temporal" } else { "regular" }
-        )
-    };
-    let rows: Vec<(&str, String)> = vec![
+    vec![
         ("access_pattern", m.access_pattern.clone()),
         ("multiplicity", m.threads.to_string()),
         ("local", m.local.to_string()),
@@ -384,7 +395,7 @@ pub fn mem(m: &MemResult) -> String {
                 m.bytes_per_op
             ),
         ),
-        ("kernel", kernel),
+        ("kernel", mem_kernel(m)),
         (
             "setup_time",
             format!(
@@ -398,19 +409,33 @@ pub fn mem(m: &MemResult) -> String {
             ),
         ),
         ("total_exec_time", format!("{:.6}", m.total_exec_time_s)),
-    ];
-    for (k, v) in rows {
-        let _ = writeln!(s, "  {k:<15} {v}");
+    ]
+}
+
+/// What the timed loop did: a dependent chase (or several independent ones,
+/// whose time per load is not a latency), loads, or which kind of stores.
+fn mem_kernel(m: &MemResult) -> String {
+    if m.access_pattern == "random" && m.chains > 1 {
+        format!(
+            "{} independent chases per thread (memory-level parallelism: ns_per_op is time per load, not latency)",
+            m.chains
+        )
+    } else if m.access_pattern == "random" {
+        "dependent chase (64-byte lines, pseudo-random cycle)".to_string()
+    } else if m.op == "read" {
+        format!("{} loads", m.kernel)
+    } else {
+        format!(
+            "{} {} stores",
+            m.kernel,
+            if m.nontemporal { "non-temporal" } else { "regular" }
+        )
     }
-    if let Some(p) = m.preemptions {
-        if p > 0 {
-            let _ = writeln!(
-                s,
-                "  {:<15} {p}  (measuring threads descheduled by others)",
-                "preemptions"
-            );
-        }
-    }
+}
+
+/// One line per thread, when there are several or any was placed on a NUMA
+/// node: a slow thread or a remote node shows here, not in the mean.
+fn mem_threads(s: &mut String, m: &MemResult) {
     if m.per_thread.len() > 1 || m.per_thread.iter().any(|t| t.node.is_some()) {
         for t in &m.per_thread {
             let _ = writeln!(
@@ -427,39 +452,44 @@ pub fn mem(m: &MemResult) -> String {
             );
         }
     }
-    if !m.numa_matrix.is_empty() {
-        let mut mem_nodes: Vec<u32> = m.numa_matrix.iter().map(|c| c.mem_node).collect();
-        mem_nodes.sort_unstable();
-        mem_nodes.dedup();
-        let mut cpu_nodes: Vec<(u32, usize)> = m.numa_matrix.iter().map(|c| (c.cpu_node, c.cpu)).collect();
-        cpu_nodes.sort_unstable();
-        cpu_nodes.dedup();
-        let _ = writeln!(
-            s,
-            "  NUMA latency, ns (cycles): rows = CPU node, columns = memory node"
-        );
-        let mut head = format!("  {:>14}", "");
-        for n in &mem_nodes {
-            let _ = write!(head, " {:>18}", format!("mem {n}"));
-        }
-        let _ = writeln!(s, "{head}");
-        for (cn, cpu) in cpu_nodes {
-            let mut row = format!("  {:>14}", format!("node {cn} (cpu {cpu})"));
-            for n in &mem_nodes {
-                let cell = m
-                    .numa_matrix
-                    .iter()
-                    .find(|c| c.cpu_node == cn && c.mem_node == *n)
-                    .map_or("-".into(), |c| match c.clk_per_op {
-                        Some(cy) => format!("{:.1} ({:.0})", c.ns_per_op, cy),
-                        None => format!("{:.1}", c.ns_per_op),
-                    });
-                let _ = write!(row, " {cell:>18}");
-            }
-            let _ = writeln!(s, "{row}");
-        }
+}
+
+/// The NUMA latency matrix, when measured: one row per CPU node, one column
+/// per memory node, `-` where a pair was not measured.
+fn mem_numa(s: &mut String, m: &MemResult) {
+    if m.numa_matrix.is_empty() {
+        return;
     }
-    s
+    let mut mem_nodes: Vec<u32> = m.numa_matrix.iter().map(|c| c.mem_node).collect();
+    mem_nodes.sort_unstable();
+    mem_nodes.dedup();
+    let mut cpu_nodes: Vec<(u32, usize)> = m.numa_matrix.iter().map(|c| (c.cpu_node, c.cpu)).collect();
+    cpu_nodes.sort_unstable();
+    cpu_nodes.dedup();
+    let _ = writeln!(
+        s,
+        "  NUMA latency, ns (cycles): rows = CPU node, columns = memory node"
+    );
+    let mut head = format!("  {:>14}", "");
+    for n in &mem_nodes {
+        let _ = write!(head, " {:>18}", format!("mem {n}"));
+    }
+    let _ = writeln!(s, "{head}");
+    for (cn, cpu) in cpu_nodes {
+        let mut row = format!("  {:>14}", format!("node {cn} (cpu {cpu})"));
+        for n in &mem_nodes {
+            let cell = m
+                .numa_matrix
+                .iter()
+                .find(|c| c.cpu_node == cn && c.mem_node == *n)
+                .map_or("-".into(), |c| match c.clk_per_op {
+                    Some(cy) => format!("{:.1} ({:.0})", c.ns_per_op, cy),
+                    None => format!("{:.1}", c.ns_per_op),
+                });
+            let _ = write!(row, " {cell:>18}");
+        }
+        let _ = writeln!(s, "{row}");
+    }
 }
 
 pub fn bandwidth(b: &Bandwidth) -> String {
