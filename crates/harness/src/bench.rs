@@ -419,18 +419,31 @@ mod tests {
             budget_ns: 3e8,
             ..Policy::default()
         };
-        let e1 = measure(&p, &mut |n| spin(n * 100));
-        let e2 = measure(&p, &mut |n| spin(n * 400));
-        assert!(e1.ns() > 0.0 && e2.ns() > 0.0);
-        assert!(e1.samples.len() >= p.min_samples.min(e1.samples.len()));
-        // 4× the work never takes less time. Only the direction is asserted:
-        // on a loaded 2-core VM every sample of one point can be preempted.
-        let r = e2.ns() / e1.ns();
-        assert!(r > 1.0, "ratio {r}");
-        if clockref::chain_supported() {
-            let c = e1.cycles().unwrap();
-            assert!(c > 0.0 && c.is_finite());
+        // 4× the work never takes less time. Only the direction is asserted,
+        // on the fastest sample of each (noise only adds time), with both
+        // sampled interleaved so a burst of load hits both alike; and, since
+        // on a loaded 2-core VM every sample of one point can still be
+        // preempted, a later attempt may show it (regression: 0.87× seen
+        // once with the points measured one after the other under load 3.6).
+        let fastest = |e: &Estimate| e.ns_samples().into_iter().fold(f64::INFINITY, f64::min);
+        let mut ratios = Vec::new();
+        for _ in 0..3 {
+            let mut a = |n: u64| spin(n * 100);
+            let mut b = |n: u64| spin(n * 400);
+            let est = measure_interleaved(&p, &mut [&mut a, &mut b]);
+            let (e1, e2) = (&est[0], &est[1]);
+            assert!(e1.ns() > 0.0 && e2.ns() > 0.0);
+            assert!(!e1.samples.is_empty() && !e2.samples.is_empty());
+            if clockref::chain_supported() {
+                let c = e1.cycles().unwrap();
+                assert!(c > 0.0 && c.is_finite());
+            }
+            ratios.push(fastest(e2) / fastest(e1));
+            if ratios.last() > Some(&1.0) {
+                break;
+            }
         }
+        assert!(ratios.iter().any(|&r| r > 1.0), "ratios {ratios:?}");
     }
 
     #[test]
