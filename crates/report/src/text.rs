@@ -440,14 +440,15 @@ fn mem_threads(s: &mut String, m: &MemResult) {
         for t in &m.per_thread {
             let _ = writeln!(
                 s,
-                "  thread {:>2} {:<5} cpu {:>3} node {:>2}: {:9.3} ns/op {:9.3} clk/op {:8.3} tsc/op {:7.2} GB/s",
+                "  thread {:>2} {:<5} cpu {:>3} node {:>2}: {:9.3} ns/op {:9.3} clk/op {:>8} tsc/op {:7.2} GB/s",
                 t.tid,
                 t.work,
                 t.cpu.map_or("-".into(), |c| c.to_string()),
                 t.node.map_or("-".into(), |c| c.to_string()),
                 t.ns_per_op,
                 t.clk_per_op,
-                t.tsc_per_op.unwrap_or(f64::NAN),
+                // Not recorded (no TSC, or an older profile): a dash, not NaN.
+                t.tsc_per_op.map_or("-".into(), |v| format!("{v:.3}")),
                 t.bytes_per_sec / 1e9
             );
         }
@@ -742,6 +743,16 @@ mod tests {
         assert_eq!(human_bytes(1280 * 1024), "1.25 MiB");
         assert_eq!(human_bytes(105 << 20), "105 MiB");
         assert_eq!(human_bytes(100), "100 B");
+    }
+
+    #[test]
+    fn figures_not_recorded_print_as_dashes_not_nan() {
+        // The synthetic profiles leave optional figures (per-thread TSC
+        // ticks among them) unset; the summary must not print NaN for them.
+        for v in 0..3 {
+            let t = summary(&hwcal_model::sample::full_profile(v));
+            assert!(!t.contains("NaN"), "variant {v}:\n{t}");
+        }
     }
 
     #[test]
