@@ -235,31 +235,45 @@ pub fn assemble(cs: &mut ContextSwitch, sizes: Vec<CtxSize>) {
     cs.sizes = it.collect();
 }
 
-/// Human-readable warnings about a section (flagged and noisy points).
-pub fn notes(cs: &ContextSwitch) -> Vec<String> {
-    let mut v = Vec::new();
-    for z in cs.all_sizes() {
-        let (size, ovr) = (z.size_kb, z.overhead_us);
-        let extra: Vec<String> = z
-            .points
-            .iter()
-            .filter_map(|p| {
+/// One note for the whole section naming the points whose hops were more
+/// than one switch, with the cost of one switch for each.
+fn extra_switches_note(cs: &ContextSwitch) -> Option<String> {
+    let sizes = cs.all_sizes();
+    let several = sizes.len() > 1;
+    let extra: Vec<String> = sizes
+        .iter()
+        .flat_map(|z| {
+            z.points.iter().filter_map(move |p| {
                 let sw = p.switches_per_hop.filter(|&s| s > EXTRA_SWITCHES)?;
+                let size = if several {
+                    format!("{} KB, ", z.size_kb)
+                } else {
+                    String::new()
+                };
                 Some(format!(
-                    "{} procs {sw:.2} ({:.2} µs per switch)",
+                    "{size}{} procs {sw:.2} ({:.2} µs per switch)",
                     p.nprocs,
                     p.us_per_switch.unwrap_or(f64::NAN)
                 ))
             })
-            .collect();
-        if !extra.is_empty() {
-            v.push(format!(
-                "ctx: size {size} KB: the kernel counted more than one switch per hop ({}): waking the next \
-                 member often preempted the writer, which then ran again only to block; lat_ctx's figure \
-                 (µs per hop) counts that as one switch",
-                extra.join(", ")
-            ));
-        }
+        })
+        .collect();
+    (!extra.is_empty()).then(|| {
+        format!(
+            "ctx: the kernel counted more than one switch per hop ({}): waking the next member often \
+             preempted the writer, which then ran again only to block; lat_ctx's figure (µs per hop) \
+             counts that as one switch",
+            extra.join("; ")
+        )
+    })
+}
+
+/// Human-readable warnings about a section (flagged and noisy points).
+pub fn notes(cs: &ContextSwitch) -> Vec<String> {
+    let mut v = Vec::new();
+    v.extend(extra_switches_note(cs));
+    for z in cs.all_sizes() {
+        let (size, ovr) = (z.size_kb, z.overhead_us);
         for p in &z.points {
             if p.overhead_exceeds {
                 v.push(format!(
@@ -401,11 +415,21 @@ mod tests {
         assert_eq!((p8.switches_per_hop, p8.us_per_switch), (None, None));
         // Only the point with extra switches is named in the note.
         let mut cs = ContextSwitch::default();
-        assemble(&mut cs, vec![z]);
+        let mut z64 = z.clone();
+        z64.size_kb = 64;
+        assemble(&mut cs, vec![z.clone()]);
         let n = notes(&cs);
         assert_eq!(n.len(), 1, "{n:?}");
         assert!(
-            n[0].contains("4 procs 1.50") && !n[0].contains("2 procs"),
+            n[0].contains("(4 procs 1.50") && !n[0].contains("2 procs"),
+            "{n:?}"
+        );
+        // Several sizes: still one note, each point named with its size.
+        assemble(&mut cs, vec![z, z64]);
+        let n = notes(&cs);
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert!(
+            n[0].contains("0 KB, 4 procs 1.50") && n[0].contains("64 KB, 4 procs"),
             "{n:?}"
         );
     }
