@@ -778,7 +778,7 @@ fn ctx_plot(sides: &[Side]) -> Option<Plot> {
     let mut plot = Plot {
         title: "Context switch time vs processes in the ring".into(),
         x_label: "processes".into(),
-        y_label: "µs per switch (median)".into(),
+        y_label: "µs (median): per hop, and per switch where counted".into(),
         log_x: true,
         ..Default::default()
     };
@@ -791,9 +791,21 @@ fn ctx_plot(sides: &[Side]) -> Option<Plot> {
                 continue;
             }
             plot.series.push(Series {
-                name: s.name(&format!("{kb} KB")),
+                name: s.name(&format!("{kb} KB, per hop (lat_ctx)")),
                 points: points.iter().map(|p| (p.nprocs as f64, p.us_median)).collect(),
             });
+            // Per real switch (kernel-counted switches per hop): where a hop
+            // is more than one switch the two curves part.
+            let per_switch: Vec<(f64, f64)> = points
+                .iter()
+                .filter_map(|p| Some((p.nprocs as f64, p.us_per_switch?)))
+                .collect();
+            if !per_switch.is_empty() {
+                plot.series.push(Series {
+                    name: s.name(&format!("{kb} KB, per switch")),
+                    points: per_switch,
+                });
+            }
         }
     }
     (!plot.series.is_empty()).then_some(plot)
