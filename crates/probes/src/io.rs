@@ -365,51 +365,8 @@ impl TestFile {
         stop: &AtomicBool,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Result<TestFile, IoError> {
-        if let Some(free) = free_bytes(dir) {
-            // Keep 1% + 64 MiB of slack: filling a filesystem to the brim
-            // hurts the other users of the machine, and metadata needs room.
-            let need = size + size / 100 + (64 << 20);
-            if need > free {
-                return Err(IoError::Refused(format!(
-                    "no space left: a {} MiB test file needs {} MiB free in {}, {} MiB available",
-                    size >> 20,
-                    need >> 20,
-                    dir.display(),
-                    free >> 20
-                )));
-            }
-        }
-        let stamp = seed_from_time();
-        let mut attempt = 0u64;
-        let (file, path) = loop {
-            let name = format!(
-                ".hwcal-io-{}-{:x}.tmp",
-                std::process::id(),
-                stamp.wrapping_add(attempt)
-            );
-            let p = dir.join(name);
-            match OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(&p)
-            {
-                Ok(f) => break (f, p),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
-                Err(e)
-                    if matches!(
-                        e.raw_os_error(),
-                        Some(libc::EACCES) | Some(libc::EROFS) | Some(libc::EPERM)
-                    ) =>
-                {
-                    return Err(IoError::Refused(format!(
-                        "cannot create a test file in {}: {e}",
-                        dir.display()
-                    )))
-                }
-                Err(e) => return Err(os(format!("creating a test file in {}", dir.display()), e)),
-            }
-        };
+        check_free_space(dir, size)?;
+        let (file, path) = create_unique(dir)?;
         // From here on the guard removes the file on every path.
         let tf = TestFile {
             path,
@@ -420,54 +377,133 @@ impl TestFile {
         if direct {
             drop(open_target(&tf.path, false, true)?);
         }
-        let nospace = |e: &std::io::Error| {
-            matches!(
-                e.raw_os_error(),
-                Some(libc::ENOSPC) | Some(libc::EFBIG) | Some(libc::EDQUOT)
-            )
-        };
-        // Reserve the space up front: an out-of-space error comes at once
-        // instead of after minutes of writing, and the extents are contiguous.
-        // SAFETY: fallocate on a valid descriptor opened for writing.
-        let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) };
-        if r != 0 {
-            let e = std::io::Error::last_os_error();
-            if nospace(&e) {
-                return Err(IoError::Refused(format!(
-                    "no space left for a {} MiB test file in {}: {e}",
-                    size >> 20,
-                    tf.path.parent().unwrap_or(dir).display()
-                )));
-            }
-            // EOPNOTSUPP and friends: the filesystem cannot preallocate; the
-            // writes below allocate instead.
-        }
-        let chunk = 1usize << 20;
-        let mut buf = vec![0u8; chunk];
-        let mut rng = Rng::new(seed_from_time());
-        let mut off = 0u64;
-        while off < size {
-            if stop.load(Ordering::Relaxed) {
-                return Err(IoError::Interrupted);
-            }
-            let n = chunk.min((size - off) as usize);
-            rng.fill(&mut buf[..n]);
-            write_all_at(&file, &buf[..n], off).map_err(|e| {
-                if nospace(&e) {
-                    IoError::Refused(format!("no space left while filling the test file: {e}"))
-                } else {
-                    os("filling the test file", e)
-                }
-            })?;
-            off += n as u64;
-            if off.is_multiple_of(64 << 20) || off == size {
-                progress(off, size);
-            }
-        }
+        preallocate(&file, size, tf.path.parent().unwrap_or(dir))?;
+        fill_file(&file, size, stop, progress)?;
         file.sync_all().map_err(|e| os("flushing the test file", e))?;
         invalidate(&file);
         Ok(tf)
     }
+}
+
+/// Refuse a test file of `size` bytes that would not fit in `dir` with
+/// slack to spare; no check when the free space cannot be read.
+fn check_free_space(dir: &Path, size: u64) -> Result<(), IoError> {
+    if let Some(free) = free_bytes(dir) {
+        // Keep 1% + 64 MiB of slack: filling a filesystem to the brim
+        // hurts the other users of the machine, and metadata needs room.
+        let need = size + size / 100 + (64 << 20);
+        if need > free {
+            return Err(IoError::Refused(format!(
+                "no space left: a {} MiB test file needs {} MiB free in {}, {} MiB available",
+                size >> 20,
+                need >> 20,
+                dir.display(),
+                free >> 20
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Create a new, uniquely named hidden file in `dir` (`create_new`, so an
+/// existing file is never opened, let alone overwritten), trying up to 100
+/// other names if one is taken. The caller owns its removal.
+fn create_unique(dir: &Path) -> Result<(File, PathBuf), IoError> {
+    let stamp = seed_from_time();
+    let mut attempt = 0u64;
+    loop {
+        let name = format!(
+            ".hwcal-io-{}-{:x}.tmp",
+            std::process::id(),
+            stamp.wrapping_add(attempt)
+        );
+        let p = dir.join(name);
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
+            Ok(f) => return Ok((f, p)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EACCES) | Some(libc::EROFS) | Some(libc::EPERM)
+                ) =>
+            {
+                return Err(IoError::Refused(format!(
+                    "cannot create a test file in {}: {e}",
+                    dir.display()
+                )))
+            }
+            Err(e) => return Err(os(format!("creating a test file in {}", dir.display()), e)),
+        }
+    }
+}
+
+/// Out of space, or over a file-size limit or quota: a refusal, not a
+/// failure of the machine.
+fn no_space(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENOSPC) | Some(libc::EFBIG) | Some(libc::EDQUOT)
+    )
+}
+
+/// Reserve the space up front: an out-of-space error comes at once
+/// instead of after minutes of writing, and the extents are contiguous.
+/// `shown_dir` is the directory named in the refusal.
+fn preallocate(file: &File, size: u64, shown_dir: &Path) -> Result<(), IoError> {
+    // SAFETY: fallocate on a valid descriptor opened for writing.
+    let r = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        if no_space(&e) {
+            return Err(IoError::Refused(format!(
+                "no space left for a {} MiB test file in {}: {e}",
+                size >> 20,
+                shown_dir.display()
+            )));
+        }
+        // EOPNOTSUPP and friends: the filesystem cannot preallocate; the
+        // writes below allocate instead.
+    }
+    Ok(())
+}
+
+/// Write `size` bytes of incompressible data into `file` in 1 MiB chunks,
+/// checking `stop` before each and calling `progress(done, total)` every
+/// 64 MiB and at the end.
+fn fill_file(
+    file: &File,
+    size: u64,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(), IoError> {
+    let chunk = 1usize << 20;
+    let mut buf = vec![0u8; chunk];
+    let mut rng = Rng::new(seed_from_time());
+    let mut off = 0u64;
+    while off < size {
+        if stop.load(Ordering::Relaxed) {
+            return Err(IoError::Interrupted);
+        }
+        let n = chunk.min((size - off) as usize);
+        rng.fill(&mut buf[..n]);
+        write_all_at(file, &buf[..n], off).map_err(|e| {
+            if no_space(&e) {
+                IoError::Refused(format!("no space left while filling the test file: {e}"))
+            } else {
+                os("filling the test file", e)
+            }
+        })?;
+        off += n as u64;
+        if off.is_multiple_of(64 << 20) || off == size {
+            progress(off, size);
+        }
+    }
+    Ok(())
 }
 
 fn write_all_at(f: &File, mut buf: &[u8], mut off: u64) -> std::io::Result<()> {

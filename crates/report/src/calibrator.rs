@@ -212,93 +212,111 @@ fn tlb_miss_latency_files(p: &Profile, prefix: &str, a: &tan::TlbAnalysis) -> [F
 pub fn svg_plots(p: &Profile) -> Vec<File> {
     let mut out = Vec::new();
     if let Some(lat) = p.raw_curve(can::LATENCY) {
-        let mut plot = Plot {
-            title: "Cache latency vs working set (random dependent chase)".into(),
-            x_label: "working set".into(),
-            y_label: "ns per load".into(),
-            log_x: true,
-            log_y: true,
-            x_bytes: true,
-            ..Default::default()
-        };
-        plot.series.push(Series {
-            name: "ns per load".into(),
-            points: lat.points.iter().map(|q| (q.x, q.y)).collect(),
-        });
-        for c in p.caches.iter().flatten() {
-            plot.markers.push(Marker::X(
-                c.size_bytes as f64,
-                format!("L{} {}", c.level, human_bytes(c.size_bytes)),
-            ));
-            plot.markers.push(Marker::Y(
-                c.latency_ns,
-                format!("L{} {:.2} ns", c.level, c.latency_ns),
-            ));
-        }
-        if let Some(m) = &p.memory {
-            plot.markers
-                .push(Marker::Y(m.latency_ns, format!("memory {:.1} ns", m.latency_ns)));
-        }
-        out.push(("cache-latency.svg".into(), plot.render()));
-
-        let mut lines = Plot {
-            title: "Line size: dependent pair of loads d bytes apart".into(),
-            x_label: "|d| (bytes)".into(),
-            y_label: "ns per pair".into(),
-            log_x: true,
-            log_y: true,
-            ..Default::default()
-        };
-        for t in [1, 2] {
-            for fwd in [true, false] {
-                if let Some(c) = p.raw_curve(&can::line_id(t, fwd)) {
-                    lines.series.push(Series {
-                        name: format!(
-                            "{} {}",
-                            if t == 1 { "misses L1" } else { "misses all caches" },
-                            if fwd { "+d" } else { "-d" }
-                        ),
-                        points: c.points.iter().map(|q| (q.x.abs(), q.y)).collect(),
-                    });
-                }
-            }
-        }
-        if !lines.series.is_empty() {
-            out.push(("cache-line-size.svg".into(), lines.render()));
+        out.push(("cache-latency.svg".into(), cache_latency_svg(p, lat)));
+        if let Some(svg) = line_size_svg(p) {
+            out.push(("cache-line-size.svg".into(), svg));
         }
     }
     if let Some(a) = tan::analyze(p) {
-        let mut plot = Plot {
-            title: "TLB penalty: pages of each size minus the same lines in huge pages".into(),
-            x_label: "pages touched".into(),
-            y_label: "ns per access".into(),
-            log_x: true,
-            ..Default::default()
-        };
-        plot.series.push(Series {
-            name: "4 KiB pages".into(),
-            points: a.small.iter().map(|q| (q.pages, q.diff_ns)).collect(),
-        });
-        if !a.huge.is_empty() {
-            plot.series.push(Series {
-                name: "2 MiB pages".into(),
-                points: a.huge.iter().map(|q| (q.pages, q.diff_ns)).collect(),
-            });
-        }
-        for l in p.tlbs.iter().flatten() {
-            plot.markers.push(Marker::X(
-                l.entries as f64,
-                format!(
-                    "{} L{} {}",
-                    if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
-                    l.level,
-                    l.entries
-                ),
-            ));
-        }
-        out.push(("tlb-penalty.svg".into(), plot.render()));
+        out.push(("tlb-penalty.svg".into(), tlb_penalty_svg(p, &a)));
     }
     out
+}
+
+/// The latency curve on log-log axes, with each cache level's size and
+/// latency (and memory's latency) marked, so the plateaus can be checked
+/// against the levels the analysis reported.
+fn cache_latency_svg(p: &Profile, lat: &RawCurve) -> String {
+    let mut plot = Plot {
+        title: "Cache latency vs working set (random dependent chase)".into(),
+        x_label: "working set".into(),
+        y_label: "ns per load".into(),
+        log_x: true,
+        log_y: true,
+        x_bytes: true,
+        ..Default::default()
+    };
+    plot.series.push(Series {
+        name: "ns per load".into(),
+        points: lat.points.iter().map(|q| (q.x, q.y)).collect(),
+    });
+    for c in p.caches.iter().flatten() {
+        plot.markers.push(Marker::X(
+            c.size_bytes as f64,
+            format!("L{} {}", c.level, human_bytes(c.size_bytes)),
+        ));
+        plot.markers.push(Marker::Y(
+            c.latency_ns,
+            format!("L{} {:.2} ns", c.level, c.latency_ns),
+        ));
+    }
+    if let Some(m) = &p.memory {
+        plot.markers
+            .push(Marker::Y(m.latency_ns, format!("memory {:.1} ns", m.latency_ns)));
+    }
+    plot.render()
+}
+
+/// The line-size test's curves (pair of loads |d| bytes apart, missing L1
+/// or all caches, forward and backward); None when none was recorded.
+fn line_size_svg(p: &Profile) -> Option<String> {
+    let mut lines = Plot {
+        title: "Line size: dependent pair of loads d bytes apart".into(),
+        x_label: "|d| (bytes)".into(),
+        y_label: "ns per pair".into(),
+        log_x: true,
+        log_y: true,
+        ..Default::default()
+    };
+    for t in [1, 2] {
+        for fwd in [true, false] {
+            if let Some(c) = p.raw_curve(&can::line_id(t, fwd)) {
+                lines.series.push(Series {
+                    name: format!(
+                        "{} {}",
+                        if t == 1 { "misses L1" } else { "misses all caches" },
+                        if fwd { "+d" } else { "-d" }
+                    ),
+                    points: c.points.iter().map(|q| (q.x.abs(), q.y)).collect(),
+                });
+            }
+        }
+    }
+    (!lines.series.is_empty()).then(|| lines.render())
+}
+
+/// The TLB penalty (pages of each size minus the same lines in huge pages)
+/// against pages touched, with each TLB level's entry count marked.
+fn tlb_penalty_svg(p: &Profile, a: &tan::TlbAnalysis) -> String {
+    let mut plot = Plot {
+        title: "TLB penalty: pages of each size minus the same lines in huge pages".into(),
+        x_label: "pages touched".into(),
+        y_label: "ns per access".into(),
+        log_x: true,
+        ..Default::default()
+    };
+    plot.series.push(Series {
+        name: "4 KiB pages".into(),
+        points: a.small.iter().map(|q| (q.pages, q.diff_ns)).collect(),
+    });
+    if !a.huge.is_empty() {
+        plot.series.push(Series {
+            name: "2 MiB pages".into(),
+            points: a.huge.iter().map(|q| (q.pages, q.diff_ns)).collect(),
+        });
+    }
+    for l in p.tlbs.iter().flatten() {
+        plot.markers.push(Marker::X(
+            l.entries as f64,
+            format!(
+                "{} L{} {}",
+                if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
+                l.level,
+                l.entries
+            ),
+        ));
+    }
+    plot.render()
 }
 
 #[cfg(test)]

@@ -188,14 +188,22 @@ fn figure(plot: &Plot, caption: &str) -> String {
 
 // ---------------------------------------------------------------- tables
 
+/// The machine section: identity rows, then the nominal caches.
 fn machine_table(m: &MachineInfo) -> String {
+    machine_kv(m) + &nominal_caches_table(&m.nominal_caches)
+}
+
+/// The machine's identity as key/value rows: CPU, kernel, hypervisor,
+/// memory, huge pages, NUMA and TSC, each of which bears on how the
+/// measured figures should be read.
+fn machine_kv(m: &MachineInfo) -> String {
     let opt = |v: Option<u32>| v.map_or("?".into(), |v| v.to_string());
     let nodes: Vec<String> = m
         .numa_nodes
         .iter()
         .map(|n| format!("node {}: CPUs {:?}", n.node, n.cpus))
         .collect();
-    let mut s = kv(&[
+    kv(&[
         ("host", esc(&m.hostname)),
         ("CPU", esc(&m.cpu_model_name)),
         (
@@ -248,33 +256,36 @@ fn machine_table(m: &MachineInfo) -> String {
             "invariant TSC",
             (if m.invariant_tsc { "yes" } else { "no" }).into(),
         ),
-    ]);
-    if !m.nominal_caches.is_empty() {
-        let _ = writeln!(
-            s,
-            "<h3>Nominal caches ({})</h3>",
-            esc(&m.nominal_caches[0].source)
-        );
-        let rows: Vec<Vec<String>> = m
-            .nominal_caches
-            .iter()
-            .map(|c| {
-                vec![
-                    format!("L{}", c.level),
-                    esc(&c.cache_type),
-                    human_bytes(c.size_bytes),
-                    c.line_bytes.map_or("?".into(), |v| format!("{v} B")),
-                    c.ways.map_or("?".into(), |v| v.to_string()),
-                    esc(&format!("{:?}", c.shared_cpus)),
-                ]
-            })
-            .collect();
-        s += &table_l(
-            &["level", "type", "size", "line", "ways", "shared by CPUs"],
-            &rows,
-            2,
-        );
+    ])
+}
+
+/// The caches the system reports (not measured), headed by where the
+/// figures came from, to set beside the levels the probes found; nothing
+/// when the system reported none.
+fn nominal_caches_table(caches: &[NominalCache]) -> String {
+    let mut s = String::new();
+    if caches.is_empty() {
+        return s;
     }
+    let _ = writeln!(s, "<h3>Nominal caches ({})</h3>", esc(&caches[0].source));
+    let rows: Vec<Vec<String>> = caches
+        .iter()
+        .map(|c| {
+            vec![
+                format!("L{}", c.level),
+                esc(&c.cache_type),
+                human_bytes(c.size_bytes),
+                c.line_bytes.map_or("?".into(), |v| format!("{v} B")),
+                c.ways.map_or("?".into(), |v| v.to_string()),
+                esc(&format!("{:?}", c.shared_cpus)),
+            ]
+        })
+        .collect();
+    s += &table_l(
+        &["level", "type", "size", "line", "ways", "shared by CPUs"],
+        &rows,
+        2,
+    );
     s
 }
 

@@ -494,8 +494,19 @@ fn mem_numa(s: &mut String, m: &MemResult) {
 }
 
 pub fn bandwidth(b: &Bandwidth) -> String {
-    let gbs = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{:.2} GB/s", v / 1e9));
     let mut s = String::new();
+    bandwidth_headline(&mut s, b);
+    bandwidth_scaling(&mut s, b);
+    bandwidth_mlp(&mut s, b);
+    bandwidth_loaded_latency(&mut s, b);
+    s
+}
+
+/// The headline figures with the setup they were measured with (threads,
+/// size per thread, kernel and kind of stores), and what a copy figure
+/// counts, since it is half the memory traffic.
+fn bandwidth_headline(s: &mut String, b: &Bandwidth) {
+    let gbs = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{:.2} GB/s", v / 1e9));
     let _ = writeln!(
         s,
         "bandwidth ({} thread{}, {} per thread{}):\n  read {}, write {}, copy {}",
@@ -521,34 +532,44 @@ pub fn bandwidth(b: &Bandwidth) -> String {
             "  (copy counts bytes copied, as lmbench bw_mem cp; the memory traffic is twice that)"
         );
     }
-    if b.scaling.len() > 1 {
-        let mut ops: Vec<&str> = Vec::new();
-        for p in &b.scaling {
-            if !ops.contains(&p.op.as_str()) {
-                ops.push(&p.op);
-            }
-        }
-        let mut threads: Vec<u32> = b.scaling.iter().map(|p| p.threads).collect();
-        threads.sort_unstable();
-        threads.dedup();
-        let mut head = format!("  {:>8}", "threads");
-        for o in &ops {
-            let _ = write!(head, " {:>12}", format!("{o} GB/s"));
-        }
-        let _ = writeln!(s, "{head}");
-        for t in threads {
-            let mut row = format!("  {t:>8}");
-            for o in &ops {
-                let v = b
-                    .scaling
-                    .iter()
-                    .find(|p| p.threads == t && p.op == *o)
-                    .map_or("-".into(), |p| format!("{:.2}", p.bytes_per_sec / 1e9));
-                let _ = write!(row, " {v:>12}");
-            }
-            let _ = writeln!(s, "{row}");
+}
+
+/// GB/s by thread count, one column per operation in the order first
+/// measured; written only when more than one point was measured.
+fn bandwidth_scaling(s: &mut String, b: &Bandwidth) {
+    if b.scaling.len() <= 1 {
+        return;
+    }
+    let mut ops: Vec<&str> = Vec::new();
+    for p in &b.scaling {
+        if !ops.contains(&p.op.as_str()) {
+            ops.push(&p.op);
         }
     }
+    let mut threads: Vec<u32> = b.scaling.iter().map(|p| p.threads).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    let mut head = format!("  {:>8}", "threads");
+    for o in &ops {
+        let _ = write!(head, " {:>12}", format!("{o} GB/s"));
+    }
+    let _ = writeln!(s, "{head}");
+    for t in threads {
+        let mut row = format!("  {t:>8}");
+        for o in &ops {
+            let v = b
+                .scaling
+                .iter()
+                .find(|p| p.threads == t && p.op == *o)
+                .map_or("-".into(), |p| format!("{:.2}", p.bytes_per_sec / 1e9));
+            let _ = write!(row, " {v:>12}");
+        }
+        let _ = writeln!(s, "{row}");
+    }
+}
+
+/// Memory-level parallelism: ns per load with k independent chases.
+fn bandwidth_mlp(s: &mut String, b: &Bandwidth) {
     if !b.mlp.is_empty() {
         let pts: Vec<String> = b
             .mlp
@@ -557,6 +578,11 @@ pub fn bandwidth(b: &Bandwidth) -> String {
             .collect();
         let _ = writeln!(s, "  parallel chases, ns per load: {}", pts.join(", "));
     }
+}
+
+/// Latency of a chasing thread while others stream, one line per number
+/// of streaming threads (0 is the idle memory system).
+fn bandwidth_loaded_latency(s: &mut String, b: &Bandwidth) {
     for l in &b.loaded_latency {
         let _ = writeln!(
             s,
@@ -575,7 +601,6 @@ pub fn bandwidth(b: &Bandwidth) -> String {
             }
         );
     }
-    s
 }
 
 /// How the ring was placed, for humans.

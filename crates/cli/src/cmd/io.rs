@@ -11,7 +11,8 @@ use anyhow::{anyhow, Context, Result};
 use hwcal_harness::harness_info;
 use hwcal_model::{IoResult, IoThread, Profile};
 use hwcal_probes::io::{self as probe, Engine, IoError, IoJob, IoRun, Pattern, TestFile};
-use std::path::PathBuf;
+use std::fs::Metadata;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,6 +135,68 @@ pub struct Measured {
 /// Validate the request, create (or open) the target, run the job and
 /// remove what was created; every path out of here leaves nothing behind.
 pub fn measure(a: &IoArgs, progress: &Progress) -> Result<Measured> {
+    let req = validate(a)?;
+    let path: PathBuf = a.path.clone().unwrap_or_else(|| PathBuf::from("."));
+    let md = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            usage!("{}: no such file or directory", path.display())
+        }
+        Err(e) => usage!("{}: {e}", path.display()),
+    };
+    let cpus = worker_cpus(&a.common)?;
+    let signals = StopOnSignal::install()?;
+    let stop = &*signals.stop;
+
+    let target = open_target(a, &req, &path, &md, stop, progress)?;
+    let size = job_size(req.size, &target, &path, req.bs)?;
+    let eng = req.engine;
+    let job = IoJob {
+        pattern: req.pattern,
+        rwmix_read: a.rwmix_read.unwrap_or(50),
+        bs: req.bs,
+        size,
+        direct: a.direct,
+        engine: eng,
+        iodepth: if eng == Engine::IoUring { a.iodepth } else { 1 },
+        threads: a.threads,
+        time_limit: a.time.map(Duration::from_secs_f64),
+        cpus: cpus.clone(),
+    };
+    announce(progress, a, &job, &target);
+    let mut last = 0u64;
+    let mut tick = |ios: u64, t: f64| {
+        progress.say(&format!("io: {t:.0} s, {} IOPS in the last second", ios - last));
+        last = ios;
+    };
+    let result = probe::run(&job, &target, stop, &mut tick);
+    let created = target.created();
+    let shown_path = target.path().display().to_string();
+    // Remove the test file before anything else can fail.
+    drop(target);
+    let r = result.map_err(|e| io_err(e, created))?;
+    Ok(Measured {
+        io: io_result(&job, &r, created, &shown_path, a.time),
+        notes: notes(&job, &r),
+        pinned_cpu: cpus.first().copied(),
+    })
+}
+
+/// The job's parameters as the flags give them, checked before anything
+/// touches the filesystem.
+struct Request {
+    pattern: Pattern,
+    engine: Engine,
+    bs: u64,
+    /// --size, if given (> 0, not yet rounded to whole blocks).
+    size: Option<u64>,
+}
+
+/// Check the flags that need no filesystem: block size (O_DIRECT needs
+/// 512-byte multiples), --size, --time, and the options that only some
+/// engines or patterns honour, so a request is refused rather than
+/// silently run as something else.
+fn validate(a: &IoArgs) -> Result<Request> {
     let pat = pattern(a.rw);
     let eng = engine(a.engine);
     let bs = parse_size(&a.bs).map_err(|e| UsageError(format!("--bs {e}")))?;
@@ -170,51 +233,79 @@ pub fn measure(a: &IoArgs, progress: &Progress) -> Result<Measured> {
     if a.rwmix_read.is_some() && !pat.mixed() {
         usage!("--rwmix-read only applies to --rw rw or randrw");
     }
-    let path: PathBuf = a.path.clone().unwrap_or_else(|| PathBuf::from("."));
-    let md = match std::fs::metadata(&path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            usage!("{}: no such file or directory", path.display())
-        }
-        Err(e) => usage!("{}: {e}", path.display()),
-    };
-    let cpus = worker_cpus(&a.common)?;
-    let signals = StopOnSignal::install()?;
-    let stop = &*signals.stop;
+    Ok(Request {
+        pattern: pat,
+        engine: eng,
+        bs,
+        size,
+    })
+}
 
-    // The target: a new file in a directory, or an existing file/device.
-    let target = if md.is_dir() {
-        let size = size.unwrap_or(DEFAULT_SIZE) / bs * bs;
-        if size == 0 {
-            usage!("--size must hold at least one block of --bs {bs}");
-        }
-        progress.say(&format!(
-            "io: creating a {} test file in {}",
-            hwcal_report::text::human_bytes(size),
-            path.display()
-        ));
-        // The probe reports every 64 MiB; a line per 256 MiB is enough.
-        let mut say = |done: u64, total: u64| {
-            if done.is_multiple_of(256 << 20) || done == total {
-                progress.say(&format!("io: filled {} MiB of {} MiB", done >> 20, total >> 20))
-            }
-        };
-        TestFile::create(&path, size, a.direct, stop, &mut say).map_err(|e| io_err(e, true))?
+/// The target: a new file in a directory, or an existing file/device.
+fn open_target(
+    a: &IoArgs,
+    req: &Request,
+    path: &Path,
+    md: &Metadata,
+    stop: &AtomicBool,
+    progress: &Progress,
+) -> Result<TestFile> {
+    if md.is_dir() {
+        create_test_file(a, req, path, stop, progress)
     } else {
-        if pat.writes() && !a.force {
-            let what = if md.file_type().is_file() {
-                "an existing file"
-            } else {
-                "a device"
-            };
-            usage!(
-                "{}: refusing to write into {what} (its data would be overwritten); point PATH at a directory, \
-                 or add --force",
-                path.display()
-            );
+        existing_target(a, req.pattern, path, md)
+    }
+}
+
+/// Create and fill a test file of --size (default 1 GiB, whole blocks) in
+/// the directory `dir`; the probe removes it again on failure or a signal.
+fn create_test_file(
+    a: &IoArgs,
+    req: &Request,
+    dir: &Path,
+    stop: &AtomicBool,
+    progress: &Progress,
+) -> Result<TestFile> {
+    let bs = req.bs;
+    let size = req.size.unwrap_or(DEFAULT_SIZE) / bs * bs;
+    if size == 0 {
+        usage!("--size must hold at least one block of --bs {bs}");
+    }
+    progress.say(&format!(
+        "io: creating a {} test file in {}",
+        hwcal_report::text::human_bytes(size),
+        dir.display()
+    ));
+    // The probe reports every 64 MiB; a line per 256 MiB is enough.
+    let mut say = |done: u64, total: u64| {
+        if done.is_multiple_of(256 << 20) || done == total {
+            progress.say(&format!("io: filled {} MiB of {} MiB", done >> 20, total >> 20))
         }
-        TestFile::existing(&path).map_err(|e| io_err(e, false))?
     };
+    TestFile::create(dir, size, a.direct, stop, &mut say).map_err(|e| io_err(e, true))
+}
+
+/// An existing file or device, used in place. A writing job would destroy
+/// its data, so that needs --force.
+fn existing_target(a: &IoArgs, pat: Pattern, path: &Path, md: &Metadata) -> Result<TestFile> {
+    if pat.writes() && !a.force {
+        let what = if md.file_type().is_file() {
+            "an existing file"
+        } else {
+            "a device"
+        };
+        usage!(
+            "{}: refusing to write into {what} (its data would be overwritten); point PATH at a directory, \
+             or add --force",
+            path.display()
+        );
+    }
+    TestFile::existing(path).map_err(|e| io_err(e, false))
+}
+
+/// Bytes the job covers: --size (at most the target's size) or the whole
+/// target, in whole blocks of `bs`; at least one block.
+fn job_size(size: Option<u64>, target: &TestFile, path: &Path, bs: u64) -> Result<u64> {
     let size = match size {
         Some(s) if s > target.size() => usage!(
             "--size {s}: {} holds only {} bytes",
@@ -227,48 +318,25 @@ pub fn measure(a: &IoArgs, progress: &Progress) -> Result<Measured> {
     if size == 0 {
         usage!("{}: smaller than one block of --bs {bs}", path.display());
     }
-    let job = IoJob {
-        pattern: pat,
-        rwmix_read: a.rwmix_read.unwrap_or(50),
-        bs,
-        size,
-        direct: a.direct,
-        engine: eng,
-        iodepth: if eng == Engine::IoUring { a.iodepth } else { 1 },
-        threads: a.threads,
-        time_limit: a.time.map(Duration::from_secs_f64),
-        cpus: cpus.clone(),
-    };
+    Ok(size)
+}
+
+/// One progress line saying what is about to run and for how long.
+fn announce(progress: &Progress, a: &IoArgs, job: &IoJob, target: &TestFile) {
     progress.say(&format!(
         "io: {} bs={} {} iodepth={} threads={}{} on {}, {}",
-        pat.name(),
-        hwcal_report::text::human_bytes(bs),
-        eng.name(),
+        job.pattern.name(),
+        hwcal_report::text::human_bytes(job.bs),
+        job.engine.name(),
         job.iodepth,
         job.threads,
         if a.direct { " O_DIRECT" } else { "" },
         target.path().display(),
         match a.time {
             Some(t) => format!("for {t} s"),
-            None => format!("one pass over {}", hwcal_report::text::human_bytes(size)),
+            None => format!("one pass over {}", hwcal_report::text::human_bytes(job.size)),
         }
     ));
-    let mut last = 0u64;
-    let mut tick = |ios: u64, t: f64| {
-        progress.say(&format!("io: {t:.0} s, {} IOPS in the last second", ios - last));
-        last = ios;
-    };
-    let result = probe::run(&job, &target, stop, &mut tick);
-    let created = target.created();
-    let shown_path = target.path().display().to_string();
-    // Remove the test file before anything else can fail.
-    drop(target);
-    let r = result.map_err(|e| io_err(e, created))?;
-    Ok(Measured {
-        io: io_result(&job, &r, created, &shown_path, a.time),
-        notes: notes(&job, &r),
-        pinned_cpu: cpus.first().copied(),
-    })
 }
 
 fn us(ns: Option<f64>) -> f64 {
