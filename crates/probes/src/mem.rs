@@ -875,28 +875,108 @@ impl Cursor {
     }
 }
 
+/// First chunk size: loads for a chase (over all its chains), bytes for a
+/// stream; the timed loop doubles it until a chunk takes long enough.
+fn first_chunk(work: &Work) -> usize {
+    match work {
+        Work::Chase { .. } | Work::Chains { .. } => 1024,
+        _ => 16 * 1024,
+    }
+}
+
+impl Cursor {
+    /// A cursor at the start of `work`: the chase at its ring entry, the
+    /// chains at theirs, streams at offset 0 on their first pass.
+    fn new(work: &Work) -> Cursor {
+        Cursor {
+            pos: 0,
+            chunk: first_chunk(work),
+            p: match *work {
+                Work::Chase { start, .. } => start,
+                _ => 0,
+            },
+            ps: match *work {
+                Work::Chains { starts, .. } => starts,
+                _ => [0; MAX_CHAINS],
+            },
+            sink: 0,
+            pass: 1,
+        }
+    }
+}
+
+/// One job's thread: pin, warm up, wait for the others at the barrier,
+/// then measure, counting the preemptions around the measurement.
 fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun, ProbeError> {
     let timer = Timer::get();
     let isa = isa();
-    let mut cur = Cursor {
-        pos: 0,
-        chunk: match job.work {
-            Work::Chase { .. } | Work::Chains { .. } => 1024,
-            _ => 16 * 1024,
-        },
-        p: match job.work {
-            Work::Chase { start, .. } => start,
-            _ => 0,
-        },
-        ps: match job.work {
-            Work::Chains { starts, .. } => starts,
-            _ => [0; MAX_CHAINS],
-        },
-        sink: 0,
-        pass: 1,
-    };
+    let mut cur = Cursor::new(&job.work);
     let ns_per_tick = timer.ns_per_tick();
     let to_ticks = |ns: f64| (ns / ns_per_tick).max(1.0) as u64;
+    let pinned = match job.cpu {
+        Some(c) => pin::pin_to(c).map_err(ProbeError::from),
+        None => Ok(()),
+    };
+    if pinned.is_ok() {
+        warm_up(job, plan, &mut cur, isa, timer, to_ticks);
+    }
+    // Everyone waits here, even a thread that failed to pin, so no thread
+    // is left waiting forever.
+    barrier.wait();
+    pinned?;
+    let sw0 = preemptions_now();
+    let slices = timed_slices(job, plan, cur, isa, timer, to_ticks);
+    let preemptions = match (sw0, preemptions_now()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        _ => None,
+    };
+    Ok(ThreadRun {
+        cpu: job.cpu,
+        work: job.work.name(),
+        slices,
+        preemptions,
+    })
+}
+
+/// Before the barrier, on the pinned CPU: let the core clock settle, then
+/// make one pass over the region, and restart the chunk size.
+fn warm_up(
+    job: &Job,
+    plan: &RunPlan,
+    cur: &mut Cursor,
+    isa: Isa,
+    timer: &Timer,
+    to_ticks: impl Fn(f64) -> u64,
+) {
+    clockref::warm_up(timer, plan.warm_up_ms);
+    // Warm the caches and TLB with one pass over the region, at most
+    // ~20 ms: a cache-sized buffer evicted since it was prepared would
+    // otherwise make the first slices of a short run read DRAM; for a
+    // DRAM-sized buffer a partial pass changes nothing.
+    let region = match job.work {
+        Work::Chase { buf, .. } | Work::Chains { buf, .. } => buf.len(),
+        Work::Read { len, .. } | Work::Write { len, .. } | Work::Copy { len, .. } => len,
+    };
+    let until = timer.now() + to_ticks(20e6);
+    let mut done = 0usize;
+    while done < region && timer.now() < until {
+        done += cur.step(&job.work, isa) as usize * LINE;
+    }
+    cur.chunk = first_chunk(&job.work);
+}
+
+/// The measurement proper: slices of `plan.slice_ns` until
+/// `plan.duration_ns` has passed, each with its op count, wall and CPU
+/// time and the core clock around it. The cursor is owned here so the
+/// timed loop works on a local, as it always has.
+fn timed_slices(
+    job: &Job,
+    plan: &RunPlan,
+    mut cur: Cursor,
+    isa: Isa,
+    timer: &Timer,
+    to_ticks: impl Fn(f64) -> u64,
+) -> Vec<Slice> {
     // A chunk should take >= 50 µs so the timer read between chunks costs
     // < 0.1%, and <= ~1 ms so the run ends close to its deadline.
     let chunk_target = to_ticks(50e3);
@@ -904,36 +984,7 @@ fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun,
         Work::Chase { .. } | Work::Chains { .. } => 1 << 20,
         _ => 4 << 20,
     };
-    let pinned = match job.cpu {
-        Some(c) => pin::pin_to(c).map_err(ProbeError::from),
-        None => Ok(()),
-    };
-    if pinned.is_ok() {
-        clockref::warm_up(timer, plan.warm_up_ms);
-        // Warm the caches and TLB with one pass over the region, at most
-        // ~20 ms: a cache-sized buffer evicted since it was prepared would
-        // otherwise make the first slices of a short run read DRAM; for a
-        // DRAM-sized buffer a partial pass changes nothing.
-        let region = match job.work {
-            Work::Chase { buf, .. } | Work::Chains { buf, .. } => buf.len(),
-            Work::Read { len, .. } | Work::Write { len, .. } | Work::Copy { len, .. } => len,
-        };
-        let until = timer.now() + to_ticks(20e6);
-        let mut done = 0usize;
-        while done < region && timer.now() < until {
-            done += cur.step(&job.work, isa) as usize * LINE;
-        }
-        cur.chunk = match job.work {
-            Work::Chase { .. } | Work::Chains { .. } => 1024,
-            _ => 16 * 1024,
-        };
-    }
-    // Everyone waits here, even a thread that failed to pin, so no thread
-    // is left waiting forever.
-    barrier.wait();
-    pinned?;
     let mut slices = Vec::new();
-    let sw0 = preemptions_now();
     let mut mhz_prev = clockref::core_mhz_now(timer);
     let start = timer.now();
     let end = start + to_ticks(plan.duration_ns);
@@ -975,16 +1026,7 @@ fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun,
         }
     }
     std::hint::black_box((cur.sink, cur.p, cur.ps));
-    let preemptions = match (sw0, preemptions_now()) {
-        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-        _ => None,
-    };
-    Ok(ThreadRun {
-        cpu: job.cpu,
-        work: job.work.name(),
-        slices,
-        preemptions,
-    })
+    slices
 }
 
 /// Run every job on its own thread for `plan.duration_ns`, all starting

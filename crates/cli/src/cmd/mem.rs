@@ -147,6 +147,40 @@ fn hugetlb_dir(path: &std::path::Path) -> Result<std::path::PathBuf> {
 
 fn configure(a: &MemArgs) -> Result<Config> {
     let allowed = hwcal_harness::pin::allowed_cpus();
+    let (threads, secs, size) = parse_scalars(a, &allowed)?;
+    let backing = match (&a.hugetlbfile, a.hugepages) {
+        (Some(p), _) => Backing::HugetlbFile(hugetlb_dir(p)?),
+        (None, true) => Backing::Thp,
+        (None, false) => Backing::Small,
+    };
+    let nodes = numa::nodes();
+    let mem_nodes: Vec<u32> = nodes.iter().filter(|n| n.has_memory).map(|n| n.id).collect();
+    let all_nodes: Vec<u32> = nodes.iter().map(|n| n.id).collect();
+    let mut places = default_places(a, &allowed, threads)?;
+    apply_affinity(a, threads, &allowed, &all_nodes, &mem_nodes, &mut places)?;
+    let cfg = Config {
+        threads,
+        secs,
+        size: size as usize,
+        random: a.random,
+        op: a.op,
+        local: a.local || a.sweep,
+        backing,
+        nontemporal: a.nontemporal,
+        chains: a.chains,
+        places,
+        mem_nodes,
+        allowed,
+    };
+    check_memory(a, &cfg, size)?;
+    check_split(a, &cfg)?;
+    Ok(cfg)
+}
+
+/// The plain numbers of the command line (thread count, seconds, size,
+/// chains), each checked in turn so the first bad one is the one reported.
+/// A sweep defaults to one thread per allowed CPU, anything else to one.
+fn parse_scalars(a: &MemArgs, allowed: &[usize]) -> Result<(usize, f64, u64)> {
     let threads = match a.threads {
         Some(0) => usage!("--threads 0: at least one thread is needed"),
         Some(n) if n > 4096 => usage!("--threads {n}: at most 4096"),
@@ -168,17 +202,15 @@ fn configure(a: &MemArgs) -> Result<Config> {
     if ![1, 2, 4, 8, 16].contains(&a.chains) {
         usage!("--chains {}: use 1, 2, 4, 8 or 16", a.chains);
     }
-    let backing = match (&a.hugetlbfile, a.hugepages) {
-        (Some(p), _) => Backing::HugetlbFile(hugetlb_dir(p)?),
-        (None, true) => Backing::Thp,
-        (None, false) => Backing::Small,
-    };
-    let nodes = numa::nodes();
-    let mem_nodes: Vec<u32> = nodes.iter().filter(|n| n.has_memory).map(|n| n.id).collect();
-    let all_nodes: Vec<u32> = nodes.iter().map(|n| n.id).collect();
-    // Default placement: thread 0 on --cpu or the highest allowed CPU (the
-    // one hwcal pins to everywhere), the others on the next ones down.
-    let mut desc = allowed.clone();
+    Ok((threads, secs, size))
+}
+
+/// Placement before `-a`: no node binding, and unless `--no-pin`, thread 0
+/// on --cpu or the highest allowed CPU (the one hwcal pins to everywhere),
+/// the others on the next ones down, wrapping round when threads outnumber
+/// CPUs.
+fn default_places(a: &MemArgs, allowed: &[usize], threads: usize) -> Result<Vec<Place>> {
+    let mut desc = allowed.to_vec();
     desc.reverse();
     if let Some(c) = a.common.cpu {
         if !allowed.contains(&c) {
@@ -187,7 +219,7 @@ fn configure(a: &MemArgs) -> Result<Config> {
         desc.retain(|&x| x != c);
         desc.insert(0, c);
     }
-    let mut places: Vec<Place> = (0..threads)
+    Ok((0..threads)
         .map(|i| Place {
             cpu: if a.common.no_pin || desc.is_empty() {
                 None
@@ -196,7 +228,20 @@ fn configure(a: &MemArgs) -> Result<Config> {
             },
             node: None,
         })
-        .collect();
+        .collect())
+}
+
+/// Apply the `-a TID:cCPU:NODE` settings over the default placement: each
+/// names an existing thread at most once, an allowed CPU and a NUMA node
+/// that has memory (binding to a memory-less node would silently fall back).
+fn apply_affinity(
+    a: &MemArgs,
+    threads: usize,
+    allowed: &[usize],
+    all_nodes: &[u32],
+    mem_nodes: &[u32],
+    places: &mut [Place],
+) -> Result<()> {
     let mut seen = Vec::new();
     for s in &a.affinity {
         let af = match parse_affinity(s) {
@@ -237,22 +282,14 @@ fn configure(a: &MemArgs) -> Result<Config> {
             node: Some(af.node),
         };
     }
-    let cfg = Config {
-        threads,
-        secs,
-        size: size as usize,
-        random: a.random,
-        op: a.op,
-        local: a.local || a.sweep,
-        backing,
-        nontemporal: a.nontemporal,
-        chains: a.chains,
-        places,
-        mem_nodes,
-        allowed,
-    };
-    // Memory: every buffer must fit in what the kernel says is available
-    // (the random cycle lives inside the buffer; no side table).
+    Ok(())
+}
+
+/// Memory: every buffer must fit in what the kernel says is available
+/// (the random cycle lives inside the buffer; no side table). `size` is the
+/// size asked for, before rounding to whole pages.
+fn check_memory(a: &MemArgs, cfg: &Config, size: u64) -> Result<()> {
+    let threads = cfg.threads;
     let one = round_size(size, &cfg.backing);
     let buffers = if a.sweep {
         threads as u64 + 1
@@ -274,6 +311,14 @@ fn configure(a: &MemArgs) -> Result<Config> {
             avail >> 20
         );
     }
+    Ok(())
+}
+
+/// The buffer must hold the work it is split into: at least two lines per
+/// chase on a ring, and on a shared buffer at least one grain per thread
+/// (two for copy: source and destination halves).
+fn check_split(a: &MemArgs, cfg: &Config) -> Result<()> {
+    let threads = cfg.threads;
     if cfg.random {
         let lines = cfg.size / LINE;
         let chains = cfg.chains * if cfg.local { 1 } else { threads };
@@ -291,7 +336,7 @@ fn configure(a: &MemArgs) -> Result<Config> {
             usage!("size {}: too small to split among {threads} threads", a.size);
         }
     }
-    Ok(cfg)
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -420,7 +465,32 @@ fn stores(nt: bool) -> String {
 
 /// The default run: one micbench-style measurement.
 fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
-    let preps: Vec<Prep> = if cfg.local {
+    let preps = basic_preps(cfg);
+    let (bufs, setup_s) = prepare_timed(progress, &preps, "buffer(s)", cfg.size)?;
+    let jobs = basic_jobs(cfg, &bufs);
+    let plan = RunPlan {
+        duration_ns: cfg.secs * 1e9,
+        ..RunPlan::default()
+    };
+    progress.say(&format!("mem: measuring for {} s", cfg.secs));
+    let op = basic_op(cfg);
+    let tpl = basic_template(cfg, &bufs, op, setup_s);
+    let mut res = measure("mem", &jobs, &plan, tpl, &mut p.raw)?;
+    if !cfg.random {
+        p.bandwidth = Some(basic_bandwidth(cfg, op, res.bytes_per_sec));
+    }
+    placement_notes(cfg, &bufs, p);
+    res.setup_s = setup_s;
+    drop(jobs);
+    drop(bufs);
+    p.mem = Some(res);
+    Ok(())
+}
+
+/// The buffers of a basic run: with `-L` one per thread, prepared on that
+/// thread's CPU and node; otherwise one shared buffer on thread 0's.
+fn basic_preps(cfg: &Config) -> Vec<Prep> {
+    if cfg.local {
         (0..cfg.threads)
             .map(|t| Prep {
                 cpu: cfg.places[t].cpu,
@@ -447,15 +517,32 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
             },
             seed: 1,
         }]
-    };
+    }
+}
+
+/// Prepare `preps` (saying so first) and time it: the setup time is
+/// reported apart from the measurement. `noun` and `size` only word the
+/// progress line.
+fn prepare_timed(
+    progress: &Progress,
+    preps: &[Prep],
+    noun: &str,
+    size: usize,
+) -> Result<(Vec<Prepared>, f64)> {
     progress.say(&format!(
-        "mem: preparing {} buffer(s) of {}",
+        "mem: preparing {} {noun} of {}",
         preps.len(),
-        hwcal_report::text::human_bytes(cfg.size as u64)
+        hwcal_report::text::human_bytes(size as u64)
     ));
     let t0 = Instant::now();
-    let bufs = prepared(pm::prepare_all(&preps))?;
-    let setup_s = t0.elapsed().as_secs_f64();
+    let bufs = prepared(pm::prepare_all(preps))?;
+    Ok((bufs, t0.elapsed().as_secs_f64()))
+}
+
+/// One job per thread of a basic run: a chase (or k chains) from this
+/// thread's entry points of the ring, or a stream over its own buffer or its
+/// piece of the shared one.
+fn basic_jobs<'a>(cfg: &Config, bufs: &'a [Prepared]) -> Vec<Job<'a>> {
     let mut jobs = Vec::with_capacity(cfg.threads);
     let shared_pieces = pm::split(
         bufs[0].buf.len().min(cfg.size.div_ceil(GRAIN) * GRAIN),
@@ -479,7 +566,7 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
                 start: if cfg.local { b.entries[0] } else { b.entries[t] },
             }
         } else if cfg.local {
-            stream_work(&b.buf, 0, cfg.size.min(b.buf.len()), cfg.op, cfg.nontemporal)
+            own_stream(cfg, b, cfg.op, cfg.nontemporal)
         } else {
             let (off, len) = shared_pieces[t];
             stream_work(&b.buf, off, len, cfg.op, cfg.nontemporal)
@@ -489,19 +576,31 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
             work,
         });
     }
-    let plan = RunPlan {
-        duration_ns: cfg.secs * 1e9,
-        ..RunPlan::default()
-    };
-    progress.say(&format!("mem: measuring for {} s", cfg.secs));
-    let pattern = if cfg.random { "random" } else { "sequential" };
-    let op = if cfg.random && cfg.chains > 1 {
+    jobs
+}
+
+/// A stream over the whole of a thread's own buffer (its first `cfg.size`
+/// bytes: the buffer may be rounded up to whole pages).
+fn own_stream<'a>(cfg: &Config, b: &'a Prepared, op: MemOp, nontemporal: bool) -> Work<'a> {
+    stream_work(&b.buf, 0, cfg.size.min(b.buf.len()), op, nontemporal)
+}
+
+/// The `op` field of a basic run: the chase kind for random access, the
+/// stream op otherwise.
+fn basic_op(cfg: &Config) -> &'static str {
+    if cfg.random && cfg.chains > 1 {
         "chains"
     } else if cfg.random {
         "chase"
     } else {
         op_name(cfg.op)
-    };
+    }
+}
+
+/// The configuration half of a basic run's result: pattern, pages as
+/// verified on the prepared buffers, placement of every thread.
+fn basic_template(cfg: &Config, bufs: &[Prepared], op: &str, setup_s: f64) -> MemResult {
+    let pattern = if cfg.random { "random" } else { "sequential" };
     let mut tpl = template(pattern, op, cfg.size, cfg.local, cfg.threads);
     let refs: Vec<&Prepared> = bufs.iter().collect();
     let (page, huge, frac) = pages(&cfg.backing, &refs);
@@ -519,33 +618,36 @@ fn run_basic(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
             ..Default::default()
         })
         .collect();
-    let mut res = measure("mem", &jobs, &plan, tpl, &mut p.raw)?;
-    if !cfg.random {
-        let mut bw = Bandwidth {
+    tpl
+}
+
+/// The bandwidth section of a sequential basic run: its one point, which is
+/// also the headline figure of its op.
+fn basic_bandwidth(cfg: &Config, op: &str, bytes_per_sec: f64) -> Bandwidth {
+    let mut bw = Bandwidth {
+        threads: cfg.threads as u32,
+        size_bytes: cfg.size as u64,
+        kernel: pm::isa().name().into(),
+        stores: stores(cfg.nontemporal),
+        scaling: vec![BandwidthPoint {
             threads: cfg.threads as u32,
-            size_bytes: cfg.size as u64,
-            kernel: pm::isa().name().into(),
-            stores: stores(cfg.nontemporal),
-            scaling: vec![BandwidthPoint {
-                threads: cfg.threads as u32,
-                op: op.into(),
-                bytes_per_sec: res.bytes_per_sec,
-            }],
-            ..Default::default()
-        };
-        match cfg.op {
-            MemOp::Read => bw.read_bytes_per_sec = Some(res.bytes_per_sec),
-            MemOp::Write => bw.write_bytes_per_sec = Some(res.bytes_per_sec),
-            MemOp::Copy => bw.copy_bytes_per_sec = Some(res.bytes_per_sec),
-        }
-        p.bandwidth = Some(bw);
+            op: op.into(),
+            bytes_per_sec,
+        }],
+        ..Default::default()
+    };
+    set_headline(&mut bw, cfg.op, bytes_per_sec);
+    bw
+}
+
+/// Set the headline bandwidth figure of `op`.
+fn set_headline(bw: &mut Bandwidth, op: MemOp, bytes_per_sec: f64) {
+    let v = Some(bytes_per_sec);
+    match op {
+        MemOp::Read => bw.read_bytes_per_sec = v,
+        MemOp::Write => bw.write_bytes_per_sec = v,
+        MemOp::Copy => bw.copy_bytes_per_sec = v,
     }
-    placement_notes(cfg, &bufs, p);
-    res.setup_s = setup_s;
-    drop(jobs);
-    drop(bufs);
-    p.mem = Some(res);
-    Ok(())
 }
 
 /// Notes on huge pages, TLB reach, NUMA placement.
@@ -586,12 +688,61 @@ fn numa_note(mem_nodes: usize, p: &mut Profile) {
     }
 }
 
+/// Chain counts of a sweep's memory-level-parallelism points.
+const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
+
+/// What every step of a sweep shares: the configuration, the buffers (one
+/// stream buffer per thread, then the chaser's ring) and the plan of one
+/// point.
+struct Sweep<'a> {
+    cfg: &'a Config,
+    bufs: &'a [Prepared],
+    plan: RunPlan,
+    progress: &'a Progress,
+}
+
 /// `--sweep`: read, write, copy at 1..N threads, then loaded latency.
 fn run_sweep(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
     let n = cfg.threads;
-    // One stream buffer per thread (prepared on its own CPU), plus the
-    // chaser's ring on thread 0's CPU.
-    let mut preps: Vec<Prep> = (0..n)
+    let preps = sweep_preps(cfg);
+    let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", cfg.size)?;
+    let points = 3 * n + n + MLP_CHAINS.len();
+    let sw = Sweep {
+        cfg,
+        bufs: &bufs,
+        plan: RunPlan {
+            duration_ns: cfg.secs * 1e9 / points as f64,
+            slice_ns: (cfg.secs * 1e9 / points as f64 / 10.0).clamp(1e6, 20e6),
+            warm_up_ms: 20,
+        },
+        progress,
+    };
+    let refs: Vec<&Prepared> = bufs.iter().collect();
+    let (page, huge, frac) = pages(&cfg.backing, &refs);
+    let mut bw = Bandwidth {
+        threads: n as u32,
+        size_bytes: cfg.size as u64,
+        kernel: pm::isa().name().into(),
+        stores: stores(cfg.nontemporal),
+        ..Default::default()
+    };
+    sw.scaling(&mut bw, p)?;
+    let latency = sw.loaded_latency((page, huge, frac), &mut bw, p)?;
+    sw.mlp(&mut bw, p)?;
+    if let Some(mut l) = latency {
+        l.setup_s = setup_s;
+        l.numa_nodes = cfg.mem_nodes.len() as u32;
+        p.mem = Some(l);
+    }
+    p.bandwidth = Some(bw);
+    placement_notes(&as_random(cfg), &bufs, p);
+    Ok(())
+}
+
+/// A sweep's buffers: one stream buffer per thread (prepared on its own
+/// CPU), plus the chaser's ring on thread 0's CPU.
+fn sweep_preps(cfg: &Config) -> Vec<Prep> {
+    let mut preps: Vec<Prep> = (0..cfg.threads)
         .map(|t| Prep {
             cpu: cfg.places[t].cpu,
             node: cfg.places[t].node,
@@ -607,133 +758,118 @@ fn run_sweep(cfg: &Config, progress: &Progress, p: &mut Profile) -> Result<()> {
         seed: 1,
         ..preps[0].clone()
     });
-    progress.say(&format!(
-        "mem: preparing {} buffers of {}",
-        preps.len(),
-        hwcal_report::text::human_bytes(cfg.size as u64)
-    ));
-    let t0 = Instant::now();
-    let bufs = prepared(pm::prepare_all(&preps))?;
-    let setup_s = t0.elapsed().as_secs_f64();
-    const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
-    let points = 3 * n + n + MLP_CHAINS.len();
-    let plan = RunPlan {
-        duration_ns: cfg.secs * 1e9 / points as f64,
-        slice_ns: (cfg.secs * 1e9 / points as f64 / 10.0).clamp(1e6, 20e6),
-        warm_up_ms: 20,
-    };
-    let refs: Vec<&Prepared> = bufs.iter().collect();
-    let (page, huge, frac) = pages(&cfg.backing, &refs);
-    let mut bw = Bandwidth {
-        threads: n as u32,
-        size_bytes: cfg.size as u64,
-        kernel: pm::isa().name().into(),
-        stores: stores(cfg.nontemporal),
-        ..Default::default()
-    };
-    for op in [MemOp::Read, MemOp::Write, MemOp::Copy] {
-        for k in 1..=n {
-            progress.say(&format!("mem: {} with {k} thread(s)", op_name(op)));
-            let jobs: Vec<Job> = (0..k)
-                .map(|t| Job {
-                    cpu: cfg.places[t].cpu,
-                    work: stream_work(
-                        &bufs[t].buf,
-                        0,
-                        cfg.size.min(bufs[t].buf.len()),
-                        op,
-                        cfg.nontemporal,
-                    ),
-                })
-                .collect();
-            let tpl = template("sequential", op_name(op), cfg.size, true, k);
-            let label = format!("bw.{}.{k}t", op_name(op));
-            let r = measure(&label, &jobs, &plan, tpl, &mut p.raw)?;
-            bw.scaling.push(BandwidthPoint {
-                threads: k as u32,
-                op: op_name(op).into(),
-                bytes_per_sec: r.bytes_per_sec,
-            });
-            if k == n {
-                let v = Some(r.bytes_per_sec);
-                match op {
-                    MemOp::Read => bw.read_bytes_per_sec = v,
-                    MemOp::Write => bw.write_bytes_per_sec = v,
-                    MemOp::Copy => bw.copy_bytes_per_sec = v,
+    preps
+}
+
+impl Sweep<'_> {
+    /// The chaser's ring, after the stream buffers.
+    fn ring(&self) -> &Prepared {
+        &self.bufs[self.cfg.threads]
+    }
+
+    /// Stream job `t`: its own CPU, over its own buffer.
+    fn stream_job(&self, t: usize, op: MemOp, nontemporal: bool) -> Job<'_> {
+        Job {
+            cpu: self.cfg.places[t].cpu,
+            work: own_stream(self.cfg, &self.bufs[t], op, nontemporal),
+        }
+    }
+
+    /// Bandwidth scaling: every op at 1..N threads, each on its own buffer;
+    /// the N-thread figure of each op is its headline.
+    fn scaling(&self, bw: &mut Bandwidth, p: &mut Profile) -> Result<()> {
+        let (cfg, n) = (self.cfg, self.cfg.threads);
+        for op in [MemOp::Read, MemOp::Write, MemOp::Copy] {
+            for k in 1..=n {
+                self.progress
+                    .say(&format!("mem: {} with {k} thread(s)", op_name(op)));
+                let jobs: Vec<Job> = (0..k).map(|t| self.stream_job(t, op, cfg.nontemporal)).collect();
+                let tpl = template("sequential", op_name(op), cfg.size, true, k);
+                let label = format!("bw.{}.{k}t", op_name(op));
+                let r = measure(&label, &jobs, &self.plan, tpl, &mut p.raw)?;
+                bw.scaling.push(BandwidthPoint {
+                    threads: k as u32,
+                    op: op_name(op).into(),
+                    bytes_per_sec: r.bytes_per_sec,
+                });
+                if k == n {
+                    set_headline(bw, op, r.bytes_per_sec);
                 }
             }
         }
+        Ok(())
     }
-    // Loaded latency: thread 0 chases its ring while s threads read.
-    let ring = &bufs[n];
-    let mut latency = None;
-    for s in 0..n {
-        progress.say(&format!("mem: latency with {s} streaming thread(s)"));
-        let mut jobs = vec![Job {
-            cpu: cfg.places[0].cpu,
-            work: Work::Chase {
-                buf: &ring.buf,
-                start: ring.entries[0],
-            },
-        }];
-        jobs.extend((1..=s).map(|t| Job {
-            cpu: cfg.places[t].cpu,
-            work: stream_work(
-                &bufs[t].buf,
-                0,
-                cfg.size.min(bufs[t].buf.len()),
-                MemOp::Read,
-                false,
-            ),
-        }));
-        let mut tpl = template("random", "chase", cfg.size, true, jobs.len());
-        tpl.page_size_bytes = page;
-        tpl.use_hugepages = huge;
-        tpl.huge_fraction = frac;
-        let r = measure(&format!("loaded.{s}"), &jobs, &plan, tpl, &mut p.raw)?;
-        let chaser = &r.per_thread[0];
-        bw.loaded_latency.push(LoadedLatencyPoint {
-            streaming_threads: s as u32,
-            latency_ns: chaser.ns_per_op,
-            latency_cycles: chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op),
-            stream_bytes_per_sec: r.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec),
-        });
-        if s == 0 {
-            latency = Some(r);
+
+    /// Loaded latency: thread 0 chases its ring while s = 0..N-1 threads
+    /// read. Returns the unloaded (s = 0) result, the sweep's latency.
+    fn loaded_latency(
+        &self,
+        (page, huge, frac): (u64, bool, f64),
+        bw: &mut Bandwidth,
+        p: &mut Profile,
+    ) -> Result<Option<MemResult>> {
+        let (cfg, n) = (self.cfg, self.cfg.threads);
+        let ring = self.ring();
+        let mut latency = None;
+        for s in 0..n {
+            self.progress
+                .say(&format!("mem: latency with {s} streaming thread(s)"));
+            let mut jobs = vec![Job {
+                cpu: cfg.places[0].cpu,
+                work: Work::Chase {
+                    buf: &ring.buf,
+                    start: ring.entries[0],
+                },
+            }];
+            jobs.extend((1..=s).map(|t| self.stream_job(t, MemOp::Read, false)));
+            let mut tpl = template("random", "chase", cfg.size, true, jobs.len());
+            tpl.page_size_bytes = page;
+            tpl.use_hugepages = huge;
+            tpl.huge_fraction = frac;
+            let r = measure(&format!("loaded.{s}"), &jobs, &self.plan, tpl, &mut p.raw)?;
+            let chaser = &r.per_thread[0];
+            bw.loaded_latency.push(LoadedLatencyPoint {
+                streaming_threads: s as u32,
+                latency_ns: chaser.ns_per_op,
+                latency_cycles: chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op),
+                stream_bytes_per_sec: r.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec),
+            });
+            if s == 0 {
+                latency = Some(r);
+            }
         }
+        Ok(latency)
     }
-    // Memory-level parallelism: thread 0 alone, k chains around the ring.
-    for k in MLP_CHAINS {
-        progress.say(&format!("mem: {k} parallel chase(s)"));
-        let mut starts = [0; pm::MAX_CHAINS];
-        for (j, s) in starts.iter_mut().take(k).enumerate() {
-            *s = ring.entries[j * pm::MAX_CHAINS / k];
+
+    /// Memory-level parallelism: thread 0 alone, k chains around the ring,
+    /// each speedup relative to the single chain.
+    fn mlp(&self, bw: &mut Bandwidth, p: &mut Profile) -> Result<()> {
+        let ring = self.ring();
+        for k in MLP_CHAINS {
+            self.progress.say(&format!("mem: {k} parallel chase(s)"));
+            let mut starts = [0; pm::MAX_CHAINS];
+            for (j, s) in starts.iter_mut().take(k).enumerate() {
+                *s = ring.entries[j * pm::MAX_CHAINS / k];
+            }
+            let jobs = [Job {
+                cpu: self.cfg.places[0].cpu,
+                work: Work::Chains {
+                    buf: &ring.buf,
+                    starts,
+                    k,
+                },
+            }];
+            let tpl = template("random", "chains", self.cfg.size, true, 1);
+            let r = measure(&format!("mlp.{k}"), &jobs, &self.plan, tpl, &mut p.raw)?;
+            let base = bw.mlp.first().map_or(r.ns_per_op, |m| m.ns_per_load);
+            bw.mlp.push(MlpPoint {
+                chains: k as u32,
+                ns_per_load: r.ns_per_op,
+                speedup: base / r.ns_per_op,
+            });
         }
-        let jobs = [Job {
-            cpu: cfg.places[0].cpu,
-            work: Work::Chains {
-                buf: &ring.buf,
-                starts,
-                k,
-            },
-        }];
-        let tpl = template("random", "chains", cfg.size, true, 1);
-        let r = measure(&format!("mlp.{k}"), &jobs, &plan, tpl, &mut p.raw)?;
-        let base = bw.mlp.first().map_or(r.ns_per_op, |m| m.ns_per_load);
-        bw.mlp.push(MlpPoint {
-            chains: k as u32,
-            ns_per_load: r.ns_per_op,
-            speedup: base / r.ns_per_op,
-        });
+        Ok(())
     }
-    if let Some(mut l) = latency {
-        l.setup_s = setup_s;
-        l.numa_nodes = cfg.mem_nodes.len() as u32;
-        p.mem = Some(l);
-    }
-    p.bandwidth = Some(bw);
-    placement_notes(&as_random(cfg), &bufs, p);
-    Ok(())
 }
 
 /// `--numa-matrix`: chase latency from one CPU of every node to memory
@@ -858,27 +994,78 @@ pub fn run(a: MemArgs) -> Result<()> {
 
 const SHORT_SIZE: usize = 256 << 20;
 
+/// `hwcal run`'s memory section: chase latency on a THP buffer, then read
+/// bandwidth with one thread and with every pinnable CPU.
 fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut Profile) -> Result<()> {
     let start = Instant::now();
-    // Only CPUs a thread can really be pinned to (a cpuset may hide some
-    // online ones).
-    let cpus: Vec<usize> = cpus
-        .iter()
+    let cpus = pinnable(cpus);
+    let first = pinned.or_else(|| cpus.last().copied());
+    // CPUs for the all-thread run: the pinned one first, then the others.
+    let mut order: Vec<Option<usize>> = vec![first];
+    order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
+    let n = order.len();
+    let (stream, chase_size) = short_sizes(n);
+    let preps = short_preps(&order, stream, chase_size);
+    let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", stream)?;
+    let plan = RunPlan {
+        duration_ns: 0.3e9,
+        slice_ns: 10e6,
+        warm_up_ms: 50,
+    };
+    let refs: Vec<&Prepared> = bufs.iter().collect();
+    let (page, huge, frac) = pages(&Backing::Thp, &refs);
+    let mut tpl = template("random", "chase", chase_size, true, 1);
+    tpl.page_size_bytes = page;
+    tpl.use_hugepages = huge;
+    tpl.huge_fraction = frac;
+    tpl.setup_s = setup_s;
+    tpl.numa_nodes = numa::nodes().iter().filter(|n| n.has_memory).count() as u32;
+    let lat_plan = RunPlan {
+        duration_ns: 0.4e9,
+        ..plan
+    };
+    let ring = &bufs[n];
+    let jobs = [Job {
+        cpu: first,
+        work: Work::Chase {
+            buf: &ring.buf,
+            start: ring.entries[0],
+        },
+    }];
+    let lat = measure("mem.latency", &jobs, &lat_plan, tpl, &mut p.raw)?;
+    let bw = short_bandwidth(&order, &bufs, stream, &plan, p)?;
+    if !huge {
+        p.notes.push(format!(
+            "mem: only {:.0}% of the latency buffer got huge pages: the latency includes TLB misses",
+            frac * 100.0
+        ));
+    }
+    let mut lat = lat;
+    lat.total_exec_time_s = start.elapsed().as_secs_f64();
+    p.notes.extend(noisy_note(&lat));
+    p.mem = Some(lat);
+    p.bandwidth = Some(bw);
+    Ok(())
+}
+
+/// Only CPUs a thread can really be pinned to (a cpuset may hide some
+/// online ones).
+fn pinnable(cpus: &[usize]) -> Vec<usize> {
+    cpus.iter()
         .copied()
         .filter(|&c| {
             std::thread::spawn(move || hwcal_harness::pin::pin_to(c).is_ok())
                 .join()
                 .unwrap_or(false)
         })
-        .collect();
-    let first = pinned.or_else(|| cpus.last().copied());
-    // CPUs for the all-thread run: the pinned one first, then the others.
-    let mut order: Vec<Option<usize>> = vec![first];
-    order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
-    let n = order.len();
-    // Stream buffers: 256 MiB each (2.5× the nominal L3 of the reference
-    // machine), less with many CPUs (1 GiB in all, 64 MiB at least), and all
-    // of it within half the available memory.
+        .collect()
+}
+
+/// Sizes of the stream buffers and of the chase buffer for `n` threads:
+/// 256 MiB each (2.5× the nominal L3 of the reference machine), less with
+/// many CPUs (1 GiB in all, 64 MiB at least), and all of it within half the
+/// available memory.
+fn short_sizes(n: usize) -> (usize, usize) {
     let avail = hwcal_probes::sysinfo::available_memory() as usize;
     let mut stream = SHORT_SIZE.min((1usize << 30) / n).max(64 << 20);
     let mut chase_size = SHORT_SIZE;
@@ -887,6 +1074,12 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
         chase_size = stream.max(HUGE_PAGE);
         stream = stream.max(HUGE_PAGE);
     }
+    (stream, chase_size)
+}
+
+/// One THP stream buffer per CPU of `order`, each prepared on its CPU, then
+/// the chase ring on the first CPU.
+fn short_preps(order: &[Option<usize>], stream: usize, chase_size: usize) -> Vec<Prep> {
     let mut preps: Vec<Prep> = order
         .iter()
         .map(|&cpu| Prep {
@@ -905,40 +1098,19 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
         size: chase_size,
         ..preps[0].clone()
     });
-    progress.say(&format!(
-        "mem: preparing {} buffers of {}",
-        preps.len(),
-        hwcal_report::text::human_bytes(stream as u64)
-    ));
-    let t0 = Instant::now();
-    let bufs = prepared(pm::prepare_all(&preps))?;
-    let setup_s = t0.elapsed().as_secs_f64();
-    let plan = RunPlan {
-        duration_ns: 0.3e9,
-        slice_ns: 10e6,
-        warm_up_ms: 50,
-    };
-    let ring = &bufs[n];
-    let refs: Vec<&Prepared> = bufs.iter().collect();
-    let (page, huge, frac) = pages(&Backing::Thp, &refs);
-    let mut tpl = template("random", "chase", chase_size, true, 1);
-    tpl.page_size_bytes = page;
-    tpl.use_hugepages = huge;
-    tpl.huge_fraction = frac;
-    tpl.setup_s = setup_s;
-    tpl.numa_nodes = numa::nodes().iter().filter(|n| n.has_memory).count() as u32;
-    let lat_plan = RunPlan {
-        duration_ns: 0.4e9,
-        ..plan
-    };
-    let jobs = [Job {
-        cpu: first,
-        work: Work::Chase {
-            buf: &ring.buf,
-            start: ring.entries[0],
-        },
-    }];
-    let lat = measure("mem.latency", &jobs, &lat_plan, tpl, &mut p.raw)?;
+    preps
+}
+
+/// Read bandwidth with one thread and, if there are more CPUs, with all of
+/// them, each thread on its own buffer; the last is the headline.
+fn short_bandwidth(
+    order: &[Option<usize>],
+    bufs: &[Prepared],
+    stream: usize,
+    plan: &RunPlan,
+    p: &mut Profile,
+) -> Result<Bandwidth> {
+    let n = order.len();
     let mut bw = Bandwidth {
         threads: n as u32,
         size_bytes: stream as u64,
@@ -957,7 +1129,7 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
         let r = measure(
             &format!("mem.read.{k}t"),
             &jobs,
-            &plan,
+            plan,
             template("sequential", "read", stream, true, k),
             &mut p.raw,
         )?;
@@ -968,18 +1140,7 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &Progress, p: &mut
         });
         bw.read_bytes_per_sec = Some(r.bytes_per_sec);
     }
-    if !huge {
-        p.notes.push(format!(
-            "mem: only {:.0}% of the latency buffer got huge pages: the latency includes TLB misses",
-            frac * 100.0
-        ));
-    }
-    let mut lat = lat;
-    lat.total_exec_time_s = start.elapsed().as_secs_f64();
-    p.notes.extend(noisy_note(&lat));
-    p.mem = Some(lat);
-    p.bandwidth = Some(bw);
-    Ok(())
+    Ok(bw)
 }
 
 /// The raw curves `{prefix}.t0`, `{prefix}.t1`, … in thread order.
@@ -1002,92 +1163,133 @@ fn reanalyze(p: &mut Profile) -> bool {
     let tsc = p.harness.as_ref().and_then(|h| h.tsc_mhz);
     let mut any = false;
     if let Some(m) = p.mem.clone() {
-        let prefix = ["mem.latency", "mem", "loaded.0"]
-            .into_iter()
-            .find(|pre| !thread_curves(p, pre).is_empty());
-        if let Some(pre) = prefix {
-            let curves = thread_curves(p, pre);
-            let r: Vec<&RawCurve> = curves.iter().collect();
-            let mut new = summarize(&m, &r, tsc);
-            new.preemptions = m.preemptions;
-            new.numa_matrix = m.numa_matrix.clone();
-            p.mem = Some(new);
-            any = true;
-        }
+        any |= reanalyze_mem(p, &m, tsc);
         let mut matrix = m.numa_matrix.clone();
-        {
-            for cell in matrix.iter_mut() {
-                let curves = thread_curves(p, &format!("numa.c{}.n{}", cell.cpu_node, cell.mem_node));
-                if curves.is_empty() {
-                    continue;
-                }
-                let r: Vec<&RawCurve> = curves.iter().collect();
-                let tpl = template("random", "chase", m.size_bytes as usize, true, 1);
-                let x = summarize(&tpl, &r, tsc);
-                cell.ns_per_op = x.ns_per_op;
-                cell.clk_per_op = x.clk_per_op.is_finite().then_some(x.clk_per_op);
-                any = true;
-            }
-        }
+        any |= reanalyze_matrix(p, &m, &mut matrix, tsc);
         if let Some(mm) = &mut p.mem {
             mm.numa_matrix = matrix;
         }
     }
     if let Some(mut bw) = p.bandwidth.clone() {
-        let basic = p.mem.as_ref().filter(|m| m.access_pattern == "sequential");
-        for pt in bw.scaling.iter_mut() {
-            let mut curves = thread_curves(p, &format!("mem.{}.{}t", pt.op, pt.threads));
-            if curves.is_empty() {
-                curves = thread_curves(p, &format!("bw.{}.{}t", pt.op, pt.threads));
-            }
-            if !curves.is_empty() {
-                let r: Vec<&RawCurve> = curves.iter().collect();
-                let tpl = template("sequential", &pt.op, bw.size_bytes as usize, true, curves.len());
-                pt.bytes_per_sec = summarize(&tpl, &r, tsc).bytes_per_sec;
-                any = true;
-            } else if let Some(m) = basic.filter(|m| m.op == pt.op && m.threads == pt.threads) {
-                pt.bytes_per_sec = m.bytes_per_sec;
-            }
-        }
-        // The headline figures: each op at the largest thread count measured.
-        for op in ["read", "write", "copy"] {
-            if let Some(best) = bw.scaling.iter().filter(|s| s.op == op).max_by_key(|s| s.threads) {
-                let v = Some(best.bytes_per_sec);
-                match op {
-                    "read" => bw.read_bytes_per_sec = v,
-                    "write" => bw.write_bytes_per_sec = v,
-                    _ => bw.copy_bytes_per_sec = v,
-                }
-            }
-        }
-        let mut base = None;
-        for m in bw.mlp.iter_mut() {
-            let curves = thread_curves(p, &format!("mlp.{}", m.chains));
-            if curves.is_empty() {
-                continue;
-            }
-            let r: Vec<&RawCurve> = curves.iter().collect();
-            let tpl = template("random", "chains", bw.size_bytes as usize, true, 1);
-            m.ns_per_load = summarize(&tpl, &r, tsc).ns_per_op;
-            let b = *base.get_or_insert(m.ns_per_load);
-            m.speedup = b / m.ns_per_load;
-            any = true;
-        }
-        for l in bw.loaded_latency.iter_mut() {
-            let curves = thread_curves(p, &format!("loaded.{}", l.streaming_threads));
-            if curves.is_empty() {
-                continue;
-            }
-            let r: Vec<&RawCurve> = curves.iter().collect();
-            let tpl = template("random", "chase", bw.size_bytes as usize, true, curves.len());
-            let x = summarize(&tpl, &r, tsc);
-            let chaser = &x.per_thread[0];
-            l.latency_ns = chaser.ns_per_op;
-            l.latency_cycles = chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op);
-            l.stream_bytes_per_sec = x.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec);
-            any = true;
-        }
+        any |= reanalyze_scaling(p, &mut bw, tsc);
+        set_headlines(&mut bw);
+        any |= reanalyze_mlp(p, &mut bw, tsc);
+        any |= reanalyze_loaded(p, &mut bw, tsc);
         p.bandwidth = Some(bw);
+    }
+    any
+}
+
+/// The `mem` section from the first set of per-thread curves found (a run's
+/// latency, a basic run, a sweep's unloaded latency), over the stored `m`.
+fn reanalyze_mem(p: &mut Profile, m: &MemResult, tsc: Option<f64>) -> bool {
+    let prefix = ["mem.latency", "mem", "loaded.0"]
+        .into_iter()
+        .find(|pre| !thread_curves(p, pre).is_empty());
+    let Some(pre) = prefix else {
+        return false;
+    };
+    let curves = thread_curves(p, pre);
+    let r: Vec<&RawCurve> = curves.iter().collect();
+    let mut new = summarize(m, &r, tsc);
+    new.preemptions = m.preemptions;
+    new.numa_matrix = m.numa_matrix.clone();
+    p.mem = Some(new);
+    true
+}
+
+/// Every NUMA matrix cell that has its raw curve (`numa.c{cpu}.n{mem}`).
+fn reanalyze_matrix(p: &Profile, m: &MemResult, matrix: &mut [NumaLatency], tsc: Option<f64>) -> bool {
+    let mut any = false;
+    for cell in matrix.iter_mut() {
+        let curves = thread_curves(p, &format!("numa.c{}.n{}", cell.cpu_node, cell.mem_node));
+        if curves.is_empty() {
+            continue;
+        }
+        let r: Vec<&RawCurve> = curves.iter().collect();
+        let tpl = template("random", "chase", m.size_bytes as usize, true, 1);
+        let x = summarize(&tpl, &r, tsc);
+        cell.ns_per_op = x.ns_per_op;
+        cell.clk_per_op = x.clk_per_op.is_finite().then_some(x.clk_per_op);
+        any = true;
+    }
+    any
+}
+
+/// Every bandwidth point from its curves (`hwcal run`'s `mem.*` or a sweep's
+/// `bw.*`); a basic sequential run's one point has no curves of its own and
+/// takes the recomputed `mem` figure.
+fn reanalyze_scaling(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
+    let mut any = false;
+    let basic = p.mem.as_ref().filter(|m| m.access_pattern == "sequential");
+    for pt in bw.scaling.iter_mut() {
+        let mut curves = thread_curves(p, &format!("mem.{}.{}t", pt.op, pt.threads));
+        if curves.is_empty() {
+            curves = thread_curves(p, &format!("bw.{}.{}t", pt.op, pt.threads));
+        }
+        if !curves.is_empty() {
+            let r: Vec<&RawCurve> = curves.iter().collect();
+            let tpl = template("sequential", &pt.op, bw.size_bytes as usize, true, curves.len());
+            pt.bytes_per_sec = summarize(&tpl, &r, tsc).bytes_per_sec;
+            any = true;
+        } else if let Some(m) = basic.filter(|m| m.op == pt.op && m.threads == pt.threads) {
+            pt.bytes_per_sec = m.bytes_per_sec;
+        }
+    }
+    any
+}
+
+/// The headline figures: each op at the largest thread count measured.
+fn set_headlines(bw: &mut Bandwidth) {
+    for op in ["read", "write", "copy"] {
+        if let Some(best) = bw.scaling.iter().filter(|s| s.op == op).max_by_key(|s| s.threads) {
+            let v = Some(best.bytes_per_sec);
+            match op {
+                "read" => bw.read_bytes_per_sec = v,
+                "write" => bw.write_bytes_per_sec = v,
+                _ => bw.copy_bytes_per_sec = v,
+            }
+        }
+    }
+}
+
+/// The memory-level-parallelism points (`mlp.{k}`), speedups relative to
+/// the first point recomputed.
+fn reanalyze_mlp(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
+    let mut any = false;
+    let mut base = None;
+    for m in bw.mlp.iter_mut() {
+        let curves = thread_curves(p, &format!("mlp.{}", m.chains));
+        if curves.is_empty() {
+            continue;
+        }
+        let r: Vec<&RawCurve> = curves.iter().collect();
+        let tpl = template("random", "chains", bw.size_bytes as usize, true, 1);
+        m.ns_per_load = summarize(&tpl, &r, tsc).ns_per_op;
+        let b = *base.get_or_insert(m.ns_per_load);
+        m.speedup = b / m.ns_per_load;
+        any = true;
+    }
+    any
+}
+
+/// The loaded-latency points (`loaded.{s}`): thread 0 is the chaser, the
+/// others the streams whose bandwidth is summed.
+fn reanalyze_loaded(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
+    let mut any = false;
+    for l in bw.loaded_latency.iter_mut() {
+        let curves = thread_curves(p, &format!("loaded.{}", l.streaming_threads));
+        if curves.is_empty() {
+            continue;
+        }
+        let r: Vec<&RawCurve> = curves.iter().collect();
+        let tpl = template("random", "chase", bw.size_bytes as usize, true, curves.len());
+        let x = summarize(&tpl, &r, tsc);
+        let chaser = &x.per_thread[0];
+        l.latency_ns = chaser.ns_per_op;
+        l.latency_cycles = chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op);
+        l.stream_bytes_per_sec = x.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec);
+        any = true;
     }
     any
 }
