@@ -178,9 +178,13 @@ pub fn analyze_curves(
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
     let idle = gap.map(|g| idle_points(g, &sw.pts)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
+    let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     for k in 0..n_cache {
-        let level = cache_level(&sw, &pl, k, &idle, line, machine);
+        let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&sw, &pl[k], &level, machine));
+        if private_shortfall(&level, &pl[k], machine, huge) {
+            level.verdict = Verdict::Noisy;
+        }
         out.levels.push(level);
     }
     if last_is_memory {
@@ -379,7 +383,10 @@ fn level_notes(sw: &Sweep, p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -
                 if r < 1.0 && n.shared_cpus.len() > 1 {
                     "; a shared cache of which this CPU (or VM) gets only part"
                 } else if r < 1.0 {
-                    "; part of it is not usable by one thread"
+                    "; the cache is private to this CPU, so another thread on the same physical core held part \
+                     of it during the sweep (on a VM possibly the host's other hyperthread, which /proc/stat \
+                     cannot show) or, on 4 KiB pages, physical pages collided in its sets; re-run to see the \
+                     full size"
                 } else {
                     ""
                 }
@@ -392,6 +399,23 @@ fn level_notes(sw: &Sweep, p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -
         }
     }
     notes
+}
+
+/// Whether a level reads well below the nominal size of a cache private to
+/// this CPU. One thread alone fills a private cache completely (L1 is
+/// virtually indexed, and on huge pages a physically indexed L2 sees no
+/// page-colour conflicts either), so a shortfall means the run was
+/// disturbed — typically by an SMT sibling this guest cannot see — and the
+/// level is marked noisy rather than reported as the hardware's size. On 4
+/// KiB pages only L1 is judged: there a physically indexed level can lose
+/// capacity to page colouring without any disturbance.
+fn private_shortfall(l: &CacheLevel, p: &Plateau, machine: &MachineInfo, huge_pages: bool) -> bool {
+    let Some(n) = machine.nominal_data_cache(l.level) else {
+        return false;
+    };
+    let private = n.shared_cpus.len() <= 1;
+    let judged = l.level == 1 || huge_pages;
+    private && judged && p.bounded && (l.size_bytes as f64) < 0.875 * n.size_bytes as f64
 }
 
 /// Where the last cache level's plateau ends (`prev_end`) and the working
@@ -606,6 +630,58 @@ mod tests {
             points,
             ..Default::default()
         }
+    }
+
+    /// The reference-like curve with L1 and L2 ending at `l1` and `l2` bytes.
+    fn curve_with_levels(l1: f64, l2: f64) -> RawCurve {
+        let mut c = vm_curve();
+        for p in &mut c.points {
+            let y = if p.x <= l1 {
+                2.0
+            } else if p.x <= l2 {
+                6.4
+            } else if p.x <= 2097152.0 {
+                // Past the shortened L2, latency climbs towards the ramp.
+                30.0
+            } else {
+                p.y
+            };
+            p.y = y;
+            p.samples = vec![y, y * 1.01];
+        }
+        c
+    }
+
+    #[test]
+    fn private_level_short_of_nominal_is_noisy() {
+        let none = [(None, None), (None, None)];
+        let quiet = analyze_curves(&vm_curve(), None, none, None, Some(1.0), &machine());
+        assert!(
+            quiet.levels.iter().all(|l| l.verdict == Verdict::Ok),
+            "{:?}",
+            quiet.levels
+        );
+        // L1 ends at 36 KiB, L2 at 1.5 MiB, on huge pages: a sibling held
+        // part of both private caches; both are flagged, with the reason.
+        let c = curve_with_levels(36.0 * 1024.0, 1.5 * 1048576.0);
+        let a = analyze_curves(&c, None, none, None, Some(1.0), &machine());
+        assert_eq!(a.levels.len(), 2, "{:?}", a.levels);
+        assert!(
+            a.levels.iter().all(|l| l.verdict == Verdict::Noisy),
+            "{:?}",
+            a.levels
+        );
+        assert!(
+            a.notes
+                .iter()
+                .any(|n| n.starts_with("L1: effective size") && n.contains("private")),
+            "{:?}",
+            a.notes
+        );
+        // On 4 KiB pages a short L2 may be page colouring: only L1 is judged.
+        let a = analyze_curves(&c, None, none, None, Some(0.0), &machine());
+        assert_eq!(a.levels[0].verdict, Verdict::Noisy);
+        assert_eq!(a.levels[1].verdict, Verdict::Ok);
     }
 
     #[test]
