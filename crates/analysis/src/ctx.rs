@@ -12,7 +12,7 @@
 //! the overhead's own noise: it is clamped to 0 and flagged, never reported
 //! negative.
 
-use hwcal_model::{ContextSwitch, CtxPoint, CtxSize, Profile, RawCurve, RawPoint, Verdict};
+use hwcal_model::{ContextSwitch, CtxPoint, CtxSize, Profile, RawCurve, RawPoint, SwitchCount, Verdict};
 use hwcal_stats as stats;
 
 /// Relative MAD above which a point is marked noisy. Pinned rings on a quiet
@@ -117,14 +117,6 @@ fn raw_point(x: f64, s: Samples) -> RawPoint {
     }
 }
 
-/// Kernel-counted switches per ring member per round trip (see
-/// `hwcal_probes::ctx::Switches`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SwitchCount {
-    pub voluntary: f64,
-    pub involuntary: f64,
-}
-
 /// The switch-count curve of one size: x = ring size, y = switches per hop,
 /// `samples` = [voluntary, involuntary] per member per trip. Ring sizes
 /// whose counters could not be read are left out.
@@ -135,7 +127,7 @@ pub fn switches_curve(size_kb: u64, counts: &[(u32, Option<SwitchCount>)]) -> Op
             let c = (*c)?;
             Some(RawPoint {
                 x: *n as f64,
-                y: c.voluntary + c.involuntary,
+                y: c.per_hop(),
                 samples: vec![c.voluntary, c.involuntary],
                 mhz: Vec::new(),
             })
@@ -154,7 +146,7 @@ fn with_switches(mut p: CtxPoint, c: Option<SwitchCount>) -> CtxPoint {
     let Some(c) = c else {
         return p;
     };
-    let per_hop = c.voluntary + c.involuntary;
+    let per_hop = c.per_hop();
     if !(per_hop.is_finite() && per_hop > 0.0) {
         return p;
     }

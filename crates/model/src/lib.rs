@@ -563,6 +563,28 @@ pub struct CtxSize {
     pub points: Vec<CtxPoint>,
 }
 
+/// Context switches per ring member per round trip, counted by the kernel
+/// (`voluntary_ctxt_switches` / `nonvoluntary_ctxt_switches` in
+/// `/proc/<pid>/status`) over the timed samples. A member that blocks in
+/// `read` switches out once per trip (voluntary). When waking the next
+/// member preempts the writer before it reaches its own `read`, the writer
+/// switches out once more (involuntary) and later runs again only to block:
+/// that hop costs two switches where lat_ctx assumes one. The probe counts
+/// them; the analysis turns them into [`CtxPoint::switches_per_hop`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwitchCount {
+    pub voluntary: f64,
+    pub involuntary: f64,
+}
+
+impl SwitchCount {
+    /// Switches per hop: every hop enters one member, and each member
+    /// leaves the CPU this many times per trip.
+    pub fn per_hop(&self) -> f64 {
+        self.voluntary + self.involuntary
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CtxPoint {
     pub nprocs: u32,

@@ -33,7 +33,7 @@
 //! on, waking the next member can preempt the writer before it blocks in
 //! its own `read` (EEVDF on Linux 6.x does so on 20–40% of the hops on the
 //! reference VM), and the writer then runs again only to block: two
-//! switches for that hop. [`Switches`] carries the counts so the analysis
+//! switches for that hop. [`SwitchCount`] carries the counts so the analysis
 //! can give the cost of one switch beside lat_ctx's cost of one hop.
 //!
 //! Children are forked after every buffer is allocated; after `fork` a child
@@ -47,6 +47,7 @@
 use crate::ProbeError;
 use hwcal_harness::bench::{measure_interleaved, Overhead, Policy, Stat};
 use hwcal_harness::Timer;
+use hwcal_model::SwitchCount;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -156,27 +157,6 @@ pub struct Series {
     pub mhz: Vec<f64>,
 }
 
-/// Context switches per ring member per round trip, counted by the kernel
-/// (`voluntary_ctxt_switches` / `nonvoluntary_ctxt_switches` in
-/// `/proc/<pid>/status`) over the timed samples. A member that blocks in
-/// `read` switches out once per trip (voluntary). When waking the next
-/// member preempts the writer before it reaches its own `read`, the writer
-/// switches out once more (involuntary) and later runs again only to block:
-/// that hop costs two switches where lat_ctx assumes one.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Switches {
-    pub voluntary: f64,
-    pub involuntary: f64,
-}
-
-impl Switches {
-    /// Switches per hop: every hop enters one member, and each member
-    /// leaves the CPU this many times per trip.
-    pub fn per_hop(&self) -> f64 {
-        self.voluntary + self.involuntary
-    }
-}
-
 /// Raw timings of one array size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SizeRaw {
@@ -188,7 +168,7 @@ pub struct SizeRaw {
     pub hops: Vec<(u32, Series)>,
     /// Per ring size (same order as `hops`): the members' switches per
     /// trip, `None` where the kernel's counters could not be read.
-    pub switches: Vec<Option<Switches>>,
+    pub switches: Vec<Option<SwitchCount>>,
 }
 
 /// Sum of the array — the "work" each member does per hop. Eight
@@ -578,7 +558,7 @@ fn parse_switches(status: &str) -> Option<(u64, u64)> {
 }
 
 /// Switches per member per trip between two snapshots of a ring.
-fn switches_between(ring: &Ring, before: Option<(u64, u64)>, trips_before: u64) -> Option<Switches> {
+fn switches_between(ring: &Ring, before: Option<(u64, u64)>, trips_before: u64) -> Option<SwitchCount> {
     let (v0, i0) = before?;
     let (v1, i1) = ring.switch_counts()?;
     let trips = ring.trips_done.get().checked_sub(trips_before)?;
@@ -587,7 +567,7 @@ fn switches_between(ring: &Ring, before: Option<(u64, u64)>, trips_before: u64) 
         return None;
     }
     let per = (trips * members as u64) as f64;
-    Some(Switches {
+    Some(SwitchCount {
         voluntary: (v1 - v0) as f64 / per,
         involuntary: (i1 - i0) as f64 / per,
     })
@@ -650,7 +630,7 @@ fn policy(samples: u32, enough_ns: f64) -> Policy {
 struct Sampled {
     overhead: Series,
     hops: Vec<Series>,
-    switches: Vec<Option<Switches>>,
+    switches: Vec<Option<SwitchCount>>,
 }
 
 /// Warm up, then sample the overhead and every timed ring interleaved.

@@ -5,9 +5,9 @@ use crate::cli::{CtxArgs, CtxCpus};
 use crate::common::{check_dest, command_line, now_unix, write_output, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
-use hwcal_analysis::ctx::{Samples, SwitchCount};
+use hwcal_analysis::ctx::Samples;
 use hwcal_harness::{harness_info, pin, Timer};
-use hwcal_model::{ContextSwitch, Profile, RawCurve};
+use hwcal_model::{ContextSwitch, Profile, RawCurve, SwitchCount};
 use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
 
 /// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
@@ -57,14 +57,8 @@ pub fn measure(sizes: &[u64], plan: &CtxPlan, progress: &Progress) -> Result<(Co
         let counts: Vec<(u32, Option<SwitchCount>)> = r
             .hops
             .iter()
-            .zip(&r.switches)
-            .map(|((n, _), c)| {
-                let c = c.map(|c| SwitchCount {
-                    voluntary: c.voluntary,
-                    involuntary: c.involuntary,
-                });
-                (*n, c)
-            })
+            .map(|(n, _)| *n)
+            .zip(r.switches.iter().copied())
             .collect();
         curves.extend(hwcal_analysis::ctx::switches_curve(kb, &counts));
         figs.push(hwcal_analysis::ctx::size_from_raw(kb, &curves).context("raw curves of a measured size")?);
