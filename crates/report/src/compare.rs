@@ -442,39 +442,30 @@ fn compare_ctx(out: &mut Comparison, x: &ContextSwitch, y: &ContextSwitch) {
         ));
     }
     // Match ring sizes by process size (KB), whichever list they are in.
-    let all = |c: &ContextSwitch| -> Vec<(u64, f64, Vec<CtxPoint>)> {
-        std::iter::once((c.size_kb, c.overhead_us, c.points.clone()))
-            .chain(
-                c.sizes
-                    .iter()
-                    .map(|s| (s.size_kb, s.overhead_us, s.points.clone())),
-            )
-            .collect()
-    };
-    let (sa, sb) = (all(x), all(y));
-    let sizes: BTreeSet<u64> = sa.iter().chain(&sb).map(|s| s.0).collect();
+    let (sa, sb) = (x.all_sizes(), y.all_sizes());
+    let sizes: BTreeSet<u64> = sa.iter().chain(&sb).map(|z| z.size_kb).collect();
     let mut r = Builder {
         section: "ctx",
         rows: &mut out.rows,
     };
     for kb in sizes {
-        let fa = sa.iter().find(|s| s.0 == kb);
-        let fb = sb.iter().find(|s| s.0 == kb);
+        let fa = sa.iter().find(|z| z.size_kb == kb);
+        let fb = sb.iter().find(|z| z.size_kb == kb);
         r.row(
             format!("{kb} KB: overhead"),
             Unit::Us,
             Better::Neither,
-            fa.map(|s| s.1),
-            fb.map(|s| s.1),
+            fa.map(|z| z.overhead_us),
+            fb.map(|z| z.overhead_us),
         );
         let procs: BTreeSet<u32> = fa
             .iter()
             .chain(fb.iter())
-            .flat_map(|s| s.2.iter().map(|p| p.nprocs))
+            .flat_map(|z| z.points.iter().map(|p| p.nprocs))
             .collect();
         for n in procs {
-            let g = |s: Option<&(u64, f64, Vec<CtxPoint>)>| {
-                s.and_then(|s| s.2.iter().find(|p| p.nprocs == n).map(|p| p.us_median))
+            let g = |z: Option<&CtxSize>| {
+                z.and_then(|z| z.points.iter().find(|p| p.nprocs == n).map(|p| p.us_median))
             };
             r.row(
                 format!("{kb} KB: {n} procs (median)"),
@@ -592,14 +583,9 @@ fn noisy_tlbs(p: &Profile) -> Option<Verdict> {
 }
 
 fn noisy_ctx(p: &Profile) -> Option<Verdict> {
-    p.context_switch.as_ref().map(|c| {
-        any_noisy(
-            c.points
-                .iter()
-                .chain(c.sizes.iter().flat_map(|z| &z.points))
-                .map(|q| q.verdict),
-        )
-    })
+    p.context_switch
+        .as_ref()
+        .map(|c| any_noisy(c.all_sizes().iter().flat_map(|z| &z.points).map(|q| q.verdict)))
 }
 
 /// `Xeon Foo (host)`: how a side is named in headers.

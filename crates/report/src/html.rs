@@ -570,13 +570,7 @@ fn ctx_table(c: &ContextSwitch) -> String {
         ("placement", esc(&c.placement)),
         ("parallel rings", c.parallel.to_string()),
     ]);
-    let _ = writeln!(
-        s,
-        "<h3>Process size {} KB (overhead {:.2} µs subtracted)</h3>",
-        c.size_kb, c.overhead_us
-    );
-    s += &ctx_points_table(&c.points);
-    for z in &c.sizes {
+    for z in c.all_sizes() {
         let _ = writeln!(
             s,
             "<h3>Process size {} KB (overhead {:.2} µs subtracted)</h3>",
@@ -795,9 +789,8 @@ fn ctx_plot(sides: &[Side]) -> Option<Plot> {
     };
     for s in sides {
         let Some(c) = &s.p.context_switch else { continue };
-        let all =
-            std::iter::once((c.size_kb, &c.points)).chain(c.sizes.iter().map(|z| (z.size_kb, &z.points)));
-        for (kb, points) in all {
+        for z in c.all_sizes() {
+            let (kb, points) = (z.size_kb, &z.points);
             if points.is_empty() {
                 continue;
             }
