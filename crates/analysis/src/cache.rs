@@ -181,7 +181,7 @@ pub fn analyze_curves(
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
-        out.notes.extend(level_notes(&sw, &pl[k], &level, machine));
+        out.notes.extend(level_notes(&pl[k], &level, machine));
         if private_shortfall(&level, &pl[k], machine, huge) {
             level.verdict = Verdict::Noisy;
         }
@@ -361,10 +361,11 @@ fn cache_level(
 /// Notes on one cache level: a size that is only a lower bound (the sweep
 /// ended on its plateau), and a size or line that disagrees with the
 /// nominal one.
-fn level_notes(sw: &Sweep, p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<String> {
+fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<String> {
     let mut notes = Vec::new();
     let level = l.level;
-    let size = plateau_size(p, &sw.xs);
+    // The reported size, so the notes and `private_shortfall` judge alike.
+    let size = l.size_bytes as f64;
     if !p.bounded {
         notes.push(format!(
             "L{level}: its plateau runs to the largest size measured ({}); its size is at least that \
@@ -374,7 +375,7 @@ fn level_notes(sw: &Sweep, p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -
     }
     if let Some(n) = machine.nominal_data_cache(level) {
         let r = size / n.size_bytes as f64;
-        if p.bounded && (r - 1.0).abs() > 0.125 {
+        if p.bounded && (r - 1.0).abs() > NOMINAL_SIZE_TOLERANCE {
             notes.push(format!(
                 "L{level}: effective size {} but nominal {} ({}){}",
                 kib(size),
@@ -401,6 +402,11 @@ fn level_notes(sw: &Sweep, p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -
     notes
 }
 
+/// How far a level's effective size may stray from its nominal one before a
+/// note (and, for a private cache read short, a noisy verdict) says so: the
+/// refined sweep resolves sizes to about 4%.
+pub const NOMINAL_SIZE_TOLERANCE: f64 = 0.125;
+
 /// Whether a level reads well below the nominal size of a cache private to
 /// this CPU. One thread alone fills a private cache completely (L1 is
 /// virtually indexed, and on huge pages a physically indexed L2 sees no
@@ -415,7 +421,10 @@ fn private_shortfall(l: &CacheLevel, p: &Plateau, machine: &MachineInfo, huge_pa
     };
     let private = n.shared_cpus.len() <= 1;
     let judged = l.level == 1 || huge_pages;
-    private && judged && p.bounded && (l.size_bytes as f64) < 0.875 * n.size_bytes as f64
+    // The same size and margin as the "effective size" note of
+    // `level_notes`, so a flagged level always carries that note.
+    let size = l.size_bytes as f64;
+    private && judged && p.bounded && size < (1.0 - NOMINAL_SIZE_TOLERANCE) * n.size_bytes as f64
 }
 
 /// Where the last cache level's plateau ends (`prev_end`) and the working
