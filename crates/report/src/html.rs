@@ -344,7 +344,7 @@ fn caches_table(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String
         .map(|c| {
             vec![
                 format!("L{}", c.level),
-                human_bytes(c.size_bytes),
+                crate::text::measured_bytes(c.size_bytes),
                 c.nominal_size_bytes.map_or("?".into(), human_bytes),
                 c.line_bytes.map_or("?".into(), |l| format!("{l} B")),
                 f2(c.latency_ns),

@@ -5,6 +5,27 @@
 use hwcal_model::*;
 use std::fmt::Write;
 
+/// A size found by a sweep, to three significant figures (`38.2 KiB`,
+/// `2.03 MiB`): the refined cache sweep steps by about 4%, so a fourth
+/// digit would claim a precision the measurement does not have.
+pub fn measured_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    let decimals = if u == 0 || v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$} {}", UNITS[u])
+}
+
 /// Human size with binary units: `48 KiB`, `1.25 MiB`.
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -229,7 +250,7 @@ pub fn caches(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
             s,
             "  {:>5} {:>9}  ({:>9})  {:>4}  {}  {}  {}{}",
             c.level,
-            human_bytes(c.size_bytes),
+            measured_bytes(c.size_bytes),
             c.nominal_size_bytes.map_or("?".into(), human_bytes),
             c.line_bytes.map_or("?".into(), |l| format!("{l} B")),
             ns_cy(c.latency_ns, c.latency_cycles),
@@ -761,6 +782,15 @@ pub fn io_section(io: &IoResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measured_sizes_keep_three_figures() {
+        assert_eq!(measured_bytes(39107), "38.2 KiB");
+        assert_eq!(measured_bytes(2_128_609), "2.03 MiB");
+        assert_eq!(measured_bytes(49152), "48.0 KiB");
+        assert_eq!(measured_bytes(110_100_480), "105 MiB");
+        assert_eq!(measured_bytes(640), "640 B");
+    }
 
     #[test]
     fn sizes() {
