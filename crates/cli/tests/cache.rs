@@ -125,11 +125,13 @@ fn tlb_smoke_with_small_bound() {
     let p = json_of(&["tlb", "--max-pages", "256", "--max-huge-pages", "0"]);
     assert!(p["tlbs"].is_array());
     let raw = p["raw"].as_array().unwrap();
-    for id in ["tlb.4k", "tlb.baseline"] {
-        let c = raw
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap_or_else(|| panic!("{id}"));
+    // The dense baseline always; the huge-page one only where the TLB
+    // sees huge pages.
+    for id in ["tlb.4k", "tlb.dense", "tlb.baseline"] {
+        let Some(c) = raw.iter().find(|c| c["id"] == id) else {
+            assert_eq!(id, "tlb.baseline", "{id} missing");
+            continue;
+        };
         let pts = c["points"].as_array().unwrap();
         assert!(pts.len() >= 5);
         for q in pts {
@@ -140,5 +142,7 @@ fn tlb_smoke_with_small_bound() {
     for l in p["tlbs"].as_array().unwrap() {
         assert!(l["entries"].as_u64().unwrap() >= 8);
         assert_eq!(l["page_bytes"], 4096);
+        let base = l["baseline"].as_str().unwrap();
+        assert!(base == "dense" || base == "huge_pages", "{base}");
     }
 }

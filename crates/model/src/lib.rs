@@ -162,6 +162,9 @@ pub struct MachineInfo {
     pub invariant_tsc: bool,
     pub cpu_flags: Vec<String>,
     pub nominal_caches: Vec<NominalCache>,
+    /// Data TLBs as CPUID describes them (absent in older profiles).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nominal_tlbs: Vec<NominalTlb>,
 }
 
 impl MachineInfo {
@@ -194,6 +197,19 @@ pub struct NominalCache {
     /// CPUs sharing this cache (from `shared_cpu_list`).
     pub shared_cpus: Vec<usize>,
     /// `sysfs` or `cpuid`.
+    pub source: String,
+}
+
+/// A data TLB as CPUID describes it (Intel leaf 0x18, AMD leaves
+/// 0x8000_0005/6), or as a per-core table corrects it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NominalTlb {
+    pub level: u32,
+    pub page_bytes: u64,
+    pub entries: u64,
+    /// Associativity; `None` for fully associative or unknown.
+    pub ways: Option<u64>,
+    /// `cpuid`, or `table` where a known core's CPUID understates.
     pub source: String,
 }
 
@@ -324,10 +340,26 @@ pub struct MlpPoint {
 pub struct TlbLevel {
     pub level: u32,
     pub page_bytes: u64,
+    /// Pages the level maps: where a quarter (first level) or half (later
+    /// levels) of the accesses miss it; see `hwcal_analysis::tlb::levels`.
     pub entries: u64,
     pub miss_latency_ns: f64,
     pub miss_latency_cycles: Option<f64>,
     pub verdict: Verdict,
+    /// The page counts where the step is 10% and 75% of the way up (how
+    /// wide the transition is; absent in older profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries_low: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries_high: Option<u64>,
+    /// Which baseline the step was measured against: `huge_pages` (the
+    /// same lines in 2 MiB pages the TLB sees) or `dense` (as many lines
+    /// packed side by side). Absent in older profiles (huge pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// What CPUID (or the per-core table) says this level holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nominal_entries: Option<u64>,
 }
 
 /// One access per page over `pages` pages in random order, timed with 4 KiB

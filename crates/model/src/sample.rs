@@ -45,6 +45,7 @@ pub fn full_profile(variant: u32) -> Profile {
             nominal(2, "Unified", 2 << 20),
             nominal(3, "Unified", 105 << 20),
         ],
+        nominal_tlbs: vec![],
     });
     p.harness = Some(HarnessInfo {
         timer: "tsc".into(),
@@ -120,6 +121,7 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 3.0 * f,
             miss_latency_cycles: cy(3.0 * f),
             verdict: Verdict::Ok,
+            ..Default::default()
         },
         TlbLevel {
             level: 2,
@@ -128,6 +130,7 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 20.0 * f,
             miss_latency_cycles: cy(20.0 * f),
             verdict: Verdict::Ok,
+            ..Default::default()
         },
         TlbLevel {
             level: 1,
@@ -136,6 +139,7 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 3.5 * f,
             miss_latency_cycles: cy(3.5 * f),
             verdict: Verdict::Ok,
+            ..Default::default()
         },
     ]);
     p.mem = Some(MemResult {
