@@ -185,6 +185,9 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
 /// Everything `hwcal tlb` reports.
 #[derive(Debug, Clone, Default)]
 pub struct TlbAnalysis {
+    /// Whether the 4 KiB levels were measured against a baseline free of
+    /// TLB misses (the dense one, or huge pages the TLB sees).
+    pub baseline_ok: bool,
     pub levels: Vec<TlbLevel>,
     pub comparison: Vec<TlbHugePageComparison>,
     pub notes: Vec<String>,
@@ -316,6 +319,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         }
         (None, None) => return None,
     };
+    a.baseline_ok = huge_ok || dense.is_some();
     let (d, lv, pl) = small_levels(small, base, label);
     a.small = d;
     if label == "huge_pages" {

@@ -303,6 +303,17 @@ pub struct CacheLevel {
     pub nominal_size_bytes: Option<u64>,
     pub nominal_line_bytes: Option<u64>,
     pub verdict: Verdict,
+    /// The working sets at which 10% and 90% of the loads miss this level:
+    /// how wide its edge is (page colouring on 4 KiB pages, a shared
+    /// level's varying share). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_start_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_end_bytes: Option<u64>,
+    /// How the line size was measured: `clflush` (the granule a flush
+    /// evicts) or `pairs` (dependent pairs of loads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_method: Option<String>,
 }
 
 /// Latency of main memory (the plateau past the last cache).
@@ -322,6 +333,14 @@ pub struct MemoryLatency {
     #[serde(default)]
     pub mlp: Vec<MlpPoint>,
     pub verdict: Verdict,
+    /// On 4 KiB pages: the part of `latency_ns` that is TLB misses (from
+    /// the measured TLB levels at the same page count), so that
+    /// `latency_ns - tlb_share_ns` is the memory's own latency. Absent with
+    /// huge pages the TLB sees, and in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlb_share_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlb_share_cycles: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -91,6 +91,7 @@ pub fn full_profile(variant: u32) -> Profile {
                     nominal_size_bytes: Some([48 << 10, 2 << 20, 105 << 20][i]),
                     nominal_line_bytes: Some(64),
                     verdict: if i == 2 { Verdict::Noisy } else { Verdict::Ok },
+                    ..Default::default()
                 }
             })
             .collect(),
@@ -112,6 +113,7 @@ pub fn full_profile(variant: u32) -> Profile {
             })
             .collect(),
         verdict: Verdict::Ok,
+        ..Default::default()
     });
     p.tlbs = Some(vec![
         TlbLevel {
