@@ -89,7 +89,7 @@ pub struct RunArgs {
     /// List the registered probes and exit.
     #[arg(long)]
     pub list: bool,
-    /// Do not store this run in the results database.
+    /// Do not store this run in the results database (`--save`, the default, is accepted).
     #[arg(long, conflicts_with = "save")]
     pub no_save: bool,
     /// Also write the HTML report of this run to FILE.
@@ -235,8 +235,29 @@ pub struct ValidateArgs {
     /// Length of each long reference measurement, ms.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub reference_ms: u64,
-    #[command(flatten)]
-    pub common: CommonArgs,
+    /// Pin the measuring thread to this CPU (default: the highest allowed CPU).
+    #[arg(long, value_name = "N", conflicts_with = "no_pin")]
+    pub cpu: Option<usize>,
+    /// Do not pin the measuring thread.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// No progress messages on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl ValidateArgs {
+    /// The pinning options as the measuring commands take them (validate
+    /// prints a table: it writes no profile and stores nothing, so it
+    /// offers neither --json nor --save).
+    pub fn common(&self) -> CommonArgs {
+        CommonArgs {
+            cpu: self.cpu,
+            no_pin: self.no_pin,
+            quiet: self.quiet,
+            ..CommonArgs::default()
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -165,21 +165,64 @@ pub fn set_db_override(path: Option<PathBuf>) {
 }
 
 /// The results database file: `--db`, else `$HWCAL_DB`, else the XDG data
-/// directory (see `hwcal_db::default_path`).
+/// directory (see `hwcal_db::default_path`). A URL of a scheme hwcal does
+/// not support, or an empty path, is a usage error.
 pub fn db_path() -> Result<PathBuf> {
-    if let Some(Some(p)) = DB_OVERRIDE.get() {
-        return Ok(p.clone());
+    let path = match DB_OVERRIDE.get() {
+        Some(Some(p)) => p.clone(),
+        _ => hwcal_db::default_path().map_err(|e| anyhow::Error::new(UsageError(e.to_string())))?,
+    };
+    if path.as_os_str().is_empty() {
+        usage!("--db: empty path");
     }
-    hwcal_db::default_path().map_err(|e| anyhow::Error::new(UsageError(e.to_string())))
+    if let Some(s) = path.to_str() {
+        hwcal_db::check_location(s).map_err(|e| anyhow::Error::new(UsageError(e.to_string())))?;
+    }
+    Ok(path)
 }
 
-/// Open (creating if needed) the results database.
+/// Database errors the user can fix by pointing `--db` elsewhere (another
+/// program's file, a URL, nothing there) are usage errors (exit 2).
+pub fn db_error(e: hwcal_db::DbError) -> anyhow::Error {
+    use hwcal_db::DbError as E;
+    match e {
+        E::NotOurs { .. } | E::UnsupportedScheme(..) | E::Missing { .. } | E::TooNew { .. } | E::NoPath => {
+            anyhow::Error::new(UsageError(e.to_string()))
+        }
+        e => anyhow::Error::new(e),
+    }
+}
+
+/// Open (creating if needed) the results database: commands that store.
 pub fn open_db() -> Result<Db> {
+    open_db_with(hwcal_db::OpenMode::Create)
+}
+
+/// Open the results database only if it exists (creating nothing):
+/// commands that read. A missing database is a usage error.
+pub fn open_db_existing() -> Result<Db> {
+    open_db_with(hwcal_db::OpenMode::Existing)
+}
+
+/// [`open_db_existing`], with a missing database as `None`.
+pub fn open_db_if_exists() -> Result<Option<Db>> {
     let path = db_path()?;
     if path.is_dir() {
         usage!("--db {}: is a directory", path.display());
     }
-    Db::open(&path).context("opening the results database")
+    match Db::open_with(&path, hwcal_db::OpenMode::Existing) {
+        Ok(db) => Ok(Some(db)),
+        Err(hwcal_db::DbError::Missing { .. }) => Ok(None),
+        Err(e) => Err(db_error(e)),
+    }
+}
+
+fn open_db_with(mode: hwcal_db::OpenMode) -> Result<Db> {
+    let path = db_path()?;
+    if path.is_dir() {
+        usage!("--db {}: is a directory", path.display());
+    }
+    Db::open_with(&path, mode).map_err(db_error)
 }
 
 /// Check before measuring that the database a command will save to opens

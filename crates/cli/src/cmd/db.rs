@@ -3,7 +3,7 @@
 //! export and import profiles, remove runs.
 
 use crate::cli::{DbArgs, DbCommand};
-use crate::common::{check_dest, db_path, open_db, write_output, UsageError};
+use crate::common::{check_dest, db_path, open_db, open_db_existing, open_db_if_exists, write_output, UsageError};
 use anyhow::{Context, Result};
 use hwcal_db::{Db, DbError, Origin};
 use hwcal_model::Profile;
@@ -138,18 +138,17 @@ pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
 
 /// Open the database and resolve an id in it.
 fn open_with(id: &str) -> Result<(Db, i64)> {
-    let db = open_db()?;
+    let db = open_db_existing()?;
     let id = parse_id(&db, id)?;
     Ok((db, id))
 }
 
 fn list() -> Result<()> {
     let path = db_path()?;
-    if !path.exists() {
+    let Some(db) = open_db_if_exists()? else {
         crate::outln!("no runs stored yet ({} does not exist)", path.display());
         return Ok(());
-    }
-    let db = open_db()?;
+    };
     let rows = db.list()?;
     if rows.is_empty() {
         crate::outln!("no runs stored in {}", path.display());

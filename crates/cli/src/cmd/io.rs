@@ -5,7 +5,9 @@
 //! the end, on error and on SIGINT/SIGTERM/SIGHUP) and builds the profile.
 
 use crate::cli::{CommonArgs, IoArgs, IoEngineArg, IoRw};
-use crate::common::{check_dest, command_line, emit, now_unix, parse_size, Progress, UsageError};
+use crate::common::{
+    check_db, check_dest, command_line, emit, now_unix, parse_size, save_if_requested, Progress, UsageError,
+};
 use crate::usage;
 use anyhow::{anyhow, Context, Result};
 use hwcal_harness::harness_info;
@@ -115,13 +117,15 @@ impl Drop for StopOnSignal {
 
 pub fn run(a: IoArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let m = measure(&a, &progress)?;
     let mut p = Profile::new(command_line(), now_unix());
     p.harness = Some(harness_info(m.pinned_cpu));
     p.io = Some(m.io);
     p.notes.extend(m.notes);
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save).map(drop)
 }
 
 /// What one I/O job measured, for `hwcal io` or a caller such as `hwcal run`.

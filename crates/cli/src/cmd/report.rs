@@ -3,7 +3,7 @@
 
 use crate::cli::ReportArgs;
 use crate::cmd::db::{get, parse_id, run_label};
-use crate::common::{check_out, open_db, write_output, UsageError};
+use crate::common::{check_out, open_db_existing, write_output, UsageError};
 use anyhow::Result;
 use hwcal_db::Db;
 use hwcal_model::Profile;
@@ -46,7 +46,7 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
         crate::usage!("'{s}' is neither a run id (a number, `latest`, `host:NAME`) nor a profile file");
     }
     if db.is_none() {
-        *db = Some(open_db()?);
+        *db = Some(open_db_existing()?);
     }
     let db = db.as_ref().expect("opened above");
     let id = parse_id(db, s)?;
