@@ -456,4 +456,9 @@ pub struct IoArgs {
     /// Allow writing into an existing file or block device (destroys its data).
     #[arg(long)]
     pub force: bool,
+    /// With --force: allow writing into a block device that is mounted, used as swap or held
+    /// by another device, or whose partitions are (destroys the filesystem; fio's
+    /// allow_mounted_write).
+    #[arg(long, requires = "force")]
+    pub allow_mounted_write: bool,
 }

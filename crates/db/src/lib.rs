@@ -79,7 +79,10 @@ pub fn url_scheme(location: &str) -> Option<&str> {
 pub fn check_location(location: &str) -> Result<(), DbError> {
     match url_scheme(location) {
         None => Ok(()),
-        Some(scheme) => Err(DbError::UnsupportedScheme(location.to_string(), scheme.to_string())),
+        Some(scheme) => Err(DbError::UnsupportedScheme(
+            location.to_string(),
+            scheme.to_string(),
+        )),
     }
 }
 
@@ -97,7 +100,7 @@ pub enum DbError {
     PermissionDenied { path: PathBuf, write: bool },
     #[error("{path}: cannot read it: {err}")]
     Unreadable { path: PathBuf, err: std::io::Error },
-    #[error("{path}: no such database (nothing stored yet; `hwcal run` or `hwcal db import` creates it)")]
+    #[error("{path}: no run yet (no database there; `hwcal run` or `hwcal db import` creates it)")]
     Missing { path: PathBuf },
     #[error("{path}: {why}; hwcal opens only its own databases and leaves this file untouched")]
     NotOurs { path: PathBuf, why: String },
@@ -345,7 +348,9 @@ impl Db {
                 },
             })?;
         }
-        let name = path.file_name().map_or("hwcal.db".into(), |n| n.to_string_lossy().into_owned());
+        let name = path
+            .file_name()
+            .map_or("hwcal.db".into(), |n| n.to_string_lossy().into_owned());
         let tmp = dir.join(format!(
             ".{name}.new-{}-{}",
             std::process::id(),
@@ -376,9 +381,10 @@ impl Db {
             db.conn
                 .execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
                 .map_err(db.err())?;
-            db.conn
-                .close()
-                .map_err(|(_, err)| DbError::Sqlite { path: tmp.clone(), err })?;
+            db.conn.close().map_err(|(_, err)| DbError::Sqlite {
+                path: tmp.clone(),
+                err,
+            })?;
         }
         match std::fs::hard_link(&tmp, path) {
             Ok(()) => Ok(true),
@@ -936,7 +942,9 @@ mod tests {
         let path = dir.path().join("new.db");
         Connection::open(&path)
             .unwrap()
-            .execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 99"))
+            .execute_batch(&format!(
+                "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 99"
+            ))
             .unwrap();
         let e = Db::open(&path).err().expect("must refuse");
         assert!(matches!(e, DbError::TooNew { found: 99, .. }), "{e}");
@@ -976,9 +984,18 @@ mod tests {
     fn another_programs_database_is_not_touched() {
         let dir = tempfile::tempdir().unwrap();
         let cases: [(&str, &str); 3] = [
-            ("other.db", "CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('x');"),
-            ("appid.db", "PRAGMA application_id = 1234; CREATE TABLE profiles (id INTEGER);"),
-            ("mixed.db", "CREATE TABLE profiles (id INTEGER); CREATE TABLE mine (x);"),
+            (
+                "other.db",
+                "CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('x');",
+            ),
+            (
+                "appid.db",
+                "PRAGMA application_id = 1234; CREATE TABLE profiles (id INTEGER);",
+            ),
+            (
+                "mixed.db",
+                "CREATE TABLE profiles (id INTEGER); CREATE TABLE mine (x);",
+            ),
         ];
         for (name, sql) in cases {
             let path = dir.path().join(name);
@@ -987,7 +1004,10 @@ mod tests {
             for mode in [OpenMode::Create, OpenMode::Existing] {
                 let e = Db::open_with(&path, mode).err().expect("must refuse");
                 assert!(matches!(e, DbError::NotOurs { .. }), "{name}: {e}");
-                assert!(e.to_string().contains("another program") || e.to_string().contains("hwcal's tables"), "{e}");
+                assert!(
+                    e.to_string().contains("another program") || e.to_string().contains("hwcal's tables"),
+                    "{e}"
+                );
             }
             assert_eq!(std::fs::read(&path).unwrap(), before, "{name} changed");
             let mut wal = path.clone().into_os_string();

@@ -2,7 +2,9 @@
 //! and pipes (seed 001), with lat_ctx's options and output format.
 
 use crate::cli::{CtxArgs, CtxCpus};
-use crate::common::{check_db, check_dest, command_line, now_unix, save_if_requested, write_output, Progress};
+use crate::common::{
+    check_db, check_dest, command_line, now_unix, save_if_requested, write_output, Progress,
+};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
 use hwcal_analysis::ctx::Samples;

@@ -148,6 +148,14 @@ pub fn measure(a: &IoArgs, progress: &Progress) -> Result<Measured> {
         }
         Err(e) => usage!("{}: {e}", path.display()),
     };
+    // fio's rules: no kernel pseudo files, no mounted block device, no
+    // O_DIRECT on a memory filesystem (exit 2).
+    let intent = hwcal_probes::target::Intent {
+        writes: req.pattern.writes(),
+        direct: a.direct,
+        allow_mounted_write: a.allow_mounted_write,
+    };
+    hwcal_probes::target::check(&path, intent).map_err(|e| UsageError(e.to_string()))?;
     let cpus = worker_cpus(&a.common)?;
     let signals = StopOnSignal::install()?;
     let stop = &*signals.stop;
@@ -304,7 +312,16 @@ fn existing_target(a: &IoArgs, pat: Pattern, path: &Path, md: &Metadata) -> Resu
             path.display()
         );
     }
-    TestFile::existing(path).map_err(|e| io_err(e, false))
+    let target = TestFile::existing(path).map_err(|e| io_err(e, false))?;
+    if pat.writes() {
+        // Said whatever --quiet: this overwrites data that was there.
+        let what = match hwcal_probes::target::check(path, hwcal_probes::target::Intent::default()) {
+            Ok(t) => t.describe(),
+            Err(_) => path.display().to_string(),
+        };
+        eprintln!("hwcal: io: writing into {what}: its data is overwritten (--force)");
+    }
+    Ok(target)
 }
 
 /// Bytes the job covers: --size (at most the target's size) or the whole

@@ -137,5 +137,6 @@ fn run_io_job(dir: &std::path::Path, cpu: Option<usize>) -> crate::cli::IoArgs {
         threads: 1,
         time: Some(2.0),
         force: false,
+        allow_mounted_write: false,
     }
 }
