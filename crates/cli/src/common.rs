@@ -118,8 +118,22 @@ pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
     std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
 }
 
+/// The profile as hwcal writes and stores it: every figure that fails the
+/// plausibility check `analyze` and `import` apply is left out with a note
+/// (`hwcal_model::plausible::scrub`), so hwcal never writes what it would
+/// itself refuse to read.
+pub fn checked(profile: &Profile) -> std::borrow::Cow<'_, Profile> {
+    if hwcal_model::plausible::implausible(profile).is_empty() {
+        return std::borrow::Cow::Borrowed(profile);
+    }
+    let mut p = profile.clone();
+    hwcal_model::plausible::scrub(&mut p);
+    std::borrow::Cow::Owned(p)
+}
+
 /// Print the summary (unless JSON goes to stdout) and write the JSON.
 pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
+    let profile = &*checked(profile);
     if json != Some("-") {
         let text = TextExporter.export(profile)?;
         write_output("-", &text)?;
@@ -242,6 +256,7 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     if !save {
         return Ok(None);
     }
+    let profile = &*checked(profile);
     let mut db = open_db()?;
     let id = if profile.machine.is_none() {
         let mut p = profile.clone();

@@ -210,7 +210,7 @@ pub fn run(a: CtxArgs) -> Result<()> {
         write_output("-", text.as_bytes())?;
     }
     if let Some(dest) = json {
-        let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &p)?;
+        let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &crate::common::checked(&p))?;
         write_output(dest, &bytes)?;
     }
     save_if_requested(&p, a.common.save).map(drop)

@@ -92,6 +92,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     // Store before writing any output: a stored run can always be exported
     // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
     // lost to an unwritable output file cannot.
+    hwcal_model::plausible::scrub(&mut p);
     save_if_requested(&p, save)?;
     emit(&p, a.common.json.as_deref())?;
     if let Some(dest) = &a.html {
