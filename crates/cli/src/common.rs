@@ -35,7 +35,7 @@ macro_rules! usage {
 #[macro_export]
 macro_rules! outln {
     ($($t:tt)*) => {
-        $crate::common::write_output("-", format!("{}\n", format_args!($($t)*)).as_bytes())?
+        $crate::common::write_text(format!("{}\n", format_args!($($t)*)).as_bytes())?
     };
 }
 
@@ -43,7 +43,7 @@ macro_rules! outln {
 #[macro_export]
 macro_rules! out {
     ($($t:tt)*) => {
-        $crate::common::write_output("-", format!($($t)*).as_bytes())?
+        $crate::common::write_text(format!($($t)*).as_bytes())?
     };
 }
 
@@ -131,12 +131,19 @@ pub fn checked(profile: &Profile) -> std::borrow::Cow<'_, Profile> {
     std::borrow::Cow::Owned(p)
 }
 
+/// Text for the terminal on stdout, with every control character other
+/// than newline and tab shown escaped (`\x1b`), never obeyed: what hwcal
+/// prints may come from a profile or database anyone can write.
+pub fn write_text(bytes: &[u8]) -> Result<()> {
+    write_output("-", &hwcal_report::sanitize::inert_bytes(bytes))
+}
+
 /// Print the summary (unless JSON goes to stdout) and write the JSON.
 pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
     let profile = &*checked(profile);
     if json != Some("-") {
-        let text = TextExporter.export(profile)?;
-        write_output("-", &text)?;
+        let text = TextExporter.export(&hwcal_report::sanitize::inert_profile(profile))?;
+        write_text(&text)?;
     }
     if let Some(dest) = json {
         let bytes = JsonExporter.export(profile)?;
@@ -155,6 +162,9 @@ pub fn check_dest(json: Option<&str>) -> Result<()> {
 /// can be created: its directory exists and it is not a directory.
 pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
     if let Some(d) = dest {
+        if d.is_empty() {
+            usage!("{flag}: empty path (give a file name, or - for stdout)");
+        }
         if d != "-" {
             let p = std::path::Path::new(d);
             let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
@@ -165,6 +175,47 @@ pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
             }
             if p.is_dir() {
                 usage!("{flag} {d}: is a directory");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where an output goes, for comparing two outputs: `-` for stdout, else
+/// the path with its directory resolved (so `a.json` and `./a.json` match).
+fn out_key(d: &str) -> PathBuf {
+    if d == "-" {
+        return PathBuf::from("-");
+    }
+    let p = std::path::Path::new(d);
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    let dir = p
+        .parent()
+        .filter(|q| !q.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    match (std::fs::canonicalize(dir), p.file_name()) {
+        (Ok(c), Some(n)) => c.join(n),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Check a command's outputs together: each as [`check_out`] does, and no
+/// two to the same place (stdout twice would interleave them, one file twice
+/// would keep only the last).
+pub fn check_outputs(outs: &[(&str, Option<&str>)]) -> Result<()> {
+    let given: Vec<(&str, &str)> = outs.iter().filter_map(|(f, d)| d.map(|d| (*f, d))).collect();
+    for (flag, d) in &given {
+        check_out(flag, Some(d))?;
+    }
+    for (i, (fa, da)) in given.iter().enumerate() {
+        for (fb, db) in &given[i + 1..] {
+            if out_key(da) == out_key(db) {
+                if *da == "-" {
+                    usage!("{fa} - and {fb} -: both to stdout; send one of them to a file");
+                }
+                usage!("{fa} {da} and {fb} {db}: the same file; give each output its own");
             }
         }
     }
@@ -275,6 +326,9 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
 /// Zero is allowed here; callers that need a positive size check it.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}': a size cannot be negative"));
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());

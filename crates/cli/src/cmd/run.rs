@@ -3,8 +3,7 @@
 
 use crate::cli::RunArgs;
 use crate::common::{
-    check_db, check_dest, check_out, command_line, emit, now_unix, pin, save_if_requested, write_output,
-    Progress,
+    check_db, check_outputs, command_line, emit, now_unix, pin, save_if_requested, write_output, Progress,
 };
 use crate::registry::{select, RunCtx};
 use anyhow::{Context, Result};
@@ -27,8 +26,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
         return Ok(());
     }
-    check_dest(a.common.json.as_deref())?;
-    check_out("--html", a.html.as_deref())?;
+    check_outputs(&[
+        ("--json", a.common.json.as_deref()),
+        ("--html", a.html.as_deref()),
+    ])?;
     let save = !a.no_save;
     check_db(save)?;
     let progress = Progress::new(a.common.quiet);
