@@ -96,7 +96,7 @@ pub enum DbError {
     /// text is not chained as a source, so `{:#}` does not print it twice.
     #[error("{path}: {}", sqlite_message(err))]
     Sqlite { path: PathBuf, err: rusqlite::Error },
-    #[error("{path}: permission denied{}", if *.write { " (cannot write it)" } else { "" })]
+    #[error("{path}: permission denied{}", if *.write { " (hwcal needs to write there)" } else { "" })]
     PermissionDenied { path: PathBuf, write: bool },
     #[error("{path}: cannot read it: {err}")]
     Unreadable { path: PathBuf, err: std::io::Error },
@@ -457,6 +457,14 @@ impl Db {
         let why = header_verdict(&head[..n]);
         if let Some(why) = why {
             return Err(DbError::NotOurs { path: p, why });
+        }
+        // hwcal writes to its database even to read it (WAL, migrations):
+        // a file it may read but not write is named as such, not left to
+        // SQLite's "attempt to write a readonly database".
+        if let Err(e) = std::fs::OpenOptions::new().read(true).write(true).open(path) {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                return Err(DbError::PermissionDenied { path: p, write: true });
+            }
         }
         let app_id = i32::from_be_bytes([head[68], head[69], head[70], head[71]]);
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
