@@ -176,6 +176,12 @@ pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
             if p.is_dir() {
                 usage!("{flag} {d}: is a directory");
             }
+            // Never write an output over the results database.
+            if let Ok(db) = db_path() {
+                if out_key(d) == out_key(&db.to_string_lossy()) {
+                    usage!("{flag} {d}: is the results database; choose another file");
+                }
+            }
         }
     }
     Ok(())

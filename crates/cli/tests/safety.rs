@@ -807,8 +807,23 @@ fn escape_sequences_in_profiles_are_shown_not_obeyed() {
         .get_output()
         .stdout
         .clone();
+    assert!(no_escapes(&out), "{}", String::from_utf8_lossy(&out));
     let back = hwcal_report::parse_profile(&out).unwrap();
     assert_eq!(back.machine.unwrap().hostname, p.machine.unwrap().hostname);
+    // An output never goes over the database itself.
+    let before = std::fs::read(e.db()).unwrap();
+    for args in [
+        vec!["db", "export", "1", "--json"],
+        vec!["analyze", s(&f), "--json"],
+    ] {
+        e.hwcal()
+            .args(&args)
+            .arg(s(&e.db()))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is the results database"));
+    }
+    assert_eq!(std::fs::read(e.db()).unwrap(), before);
     // A file name with an escape sequence, in an error message.
     let bad = e.path("x\x1b[2J.json");
     e.hwcal()

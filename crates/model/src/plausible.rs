@@ -267,15 +267,18 @@ fn io(c: &mut Checker, p: &mut Profile) {
 
 /// Raw curves and clock timings: `hwcal analyze` recomputes every figure
 /// from them, so an absurd raw number would come back as an absurd figure.
-/// Every x (a size, a count) is ≥ 0; the y values of latency curves are
-/// latencies, ≥ 0 and under a second; any other raw number is bounded in
-/// magnitude.
+/// In latency curves every x (a working-set size, a page or chain count)
+/// is ≥ 0 and every y is a latency, ≥ 0 and under a second; any other raw
+/// number is bounded in magnitude.
 fn raw(c: &mut Checker, p: &mut Profile) {
     const ANY: (f64, f64) = (-RAW_ABS, RAW_ABS);
     for curve in &mut p.raw {
         let latency = NS_CURVES.contains(&curve.id.as_str()) || curve.y_label.starts_with("ns per");
         let ybounds = if latency { NS } else { ANY };
-        let xbounds = (0.0, RAW_ABS);
+        // Latency curves are over sizes or counts; others may have signed x
+        // (the line-size curves walk backwards: `cache.line.*.bwd` at -d).
+        let sizes = NS_CURVES.contains(&curve.id.as_str());
+        let xbounds = if sizes { (0.0, RAW_ABS) } else { ANY };
         for (i, pt) in curve.points.iter_mut().enumerate() {
             let at = format!("raw[{}].points[{i}]", curve.id);
             c.raw(&format!("{at}.x"), &mut pt.x, xbounds);

@@ -37,7 +37,7 @@ impl Exporter for JsonExporter {
         "json"
     }
     fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError> {
-        let mut v = serde_json::to_vec_pretty(profile)?;
+        let mut v = sanitize::json_inert(serde_json::to_vec_pretty(profile)?);
         v.push(b'\n');
         Ok(v)
     }

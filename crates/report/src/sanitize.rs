@@ -97,6 +97,32 @@ fn walk(v: &mut serde_json::Value) -> bool {
     }
 }
 
+/// Serialised JSON with the characters serde_json leaves raw but a
+/// terminal may obey (DEL, C1 controls, bidi overrides) written as `\uXXXX`
+/// escapes: the same JSON value, safe to print. (serde_json already escapes
+/// C0 controls; outside strings JSON is ASCII, so only strings change.)
+pub fn json_inert(json: Vec<u8>) -> Vec<u8> {
+    let Ok(s) = std::str::from_utf8(&json) else {
+        return json;
+    };
+    // C0 characters outside strings are JSON whitespace (newlines of the
+    // pretty form); inside strings serde_json has escaped them already.
+    let risky = |c: char| dangerous(c) && c as u32 >= 0x7f;
+    if !s.chars().any(risky) {
+        return json;
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if risky(c) {
+            use std::fmt::Write;
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out.into_bytes()
+}
+
 /// Check a file prefix or path that hwcal writes into a script (gnuplot's
 /// `set output '...'`): no control character (a newline would end the
 /// string and start a command), no quote or backslash.
@@ -154,6 +180,20 @@ mod tests {
         assert_eq!(r.caches, q.caches);
         let text = crate::text::summary(&r);
         assert!(!text.contains('\x1b') && !text.contains('\r'), "{text}");
+    }
+
+    #[test]
+    fn json_stays_the_same_value() {
+        let mut p = full_profile(0);
+        p.machine.as_mut().unwrap().hostname = "a\u{9b}b\u{202e}c\u{7f}\x1b".into();
+        let raw = serde_json::to_vec_pretty(&p).unwrap();
+        let safe = json_inert(raw.clone());
+        let t = String::from_utf8(safe.clone()).unwrap();
+        assert!(!t.chars().any(|c| c.is_control() && c != '\n'), "{t}");
+        let back: hwcal_model::Profile = serde_json::from_slice(&safe).unwrap();
+        assert_eq!(back, p);
+        let plain = serde_json::to_vec_pretty(&full_profile(1)).unwrap();
+        assert_eq!(json_inert(plain.clone()), plain);
     }
 
     #[test]

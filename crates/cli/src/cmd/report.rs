@@ -44,6 +44,7 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{s}: {e}")));
         let bytes = hwcal_report::read_profile_file(std::path::Path::new(s)).map_err(bad)?;
         let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        let p = hwcal_report::sanitize::inert_profile(&p).into_owned();
         return Ok((format!("{s} ({})", hwcal_report::compare::machine_label(&p)), p));
     }
     if !is_id {
@@ -54,6 +55,6 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
     }
     let db = db.as_ref().expect("opened above");
     let id = parse_id(db, s)?;
-    let p = get(db, id)?;
+    let p = hwcal_report::sanitize::inert_profile(&get(db, id)?).into_owned();
     Ok((run_label(id, &p), p))
 }
