@@ -322,7 +322,7 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     } else {
         db.insert(profile)
     }
-    .with_context(|| format!("storing the profile in {}", db.path().display()))?;
+    .context("storing the profile")?;
     eprintln!("hwcal: stored as run {id} in {}", db.path().display());
     Ok(Some(id))
 }
