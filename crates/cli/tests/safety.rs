@@ -8,7 +8,8 @@
 //! - Databases: another program's SQLite file is never changed, read-only
 //!   commands create nothing, URL schemes are usage errors, 100 concurrent
 //!   first saves into a new database all land, SIGKILL at random moments of
-//!   imports leaves an intact database with every committed run.
+//!   imports and of measuring commands' saves leaves an intact database with
+//!   every committed run.
 //! - Hostile profiles: escape sequences are shown, never obeyed; absurd
 //!   raw values, wrong types and oversized or endless files are refused.
 //! - `--save` is honoured (or refused before measuring) everywhere; output
@@ -687,6 +688,57 @@ fn kills_during_imports_lose_nothing_committed() {
     if db.exists() {
         e.hwcal().args(["--db", s(&db), "db", "list"]).assert().success();
     }
+}
+
+/// SIGKILL at spread-out moments of measuring commands with --save (a short
+/// context-switch ring: measure, print, store): every run that exited 0 is
+/// stored and the database stays intact.
+#[test]
+fn kills_during_measuring_saves_lose_nothing_committed() {
+    let e = Env::new();
+    let bin = assert_cmd::cargo::cargo_bin("hwcal");
+    let db = e.path("m/hwcal.db");
+    let args = ["ctx", "-N", "3", "-W", "0", "2", "--save", "-q"];
+    let t0 = std::time::Instant::now();
+    let first = std::process::Command::new(&bin)
+        .args(["--db", s(&db)])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{first:?}");
+    let span_us = (t0.elapsed().as_micros() as u64 * 12 / 10).max(1000);
+    let mut committed = 1usize;
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in 0..12 {
+        let mut c = std::process::Command::new(&bin)
+            .args(["--db", s(&db)])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        std::thread::sleep(Duration::from_micros(x % span_us));
+        let _ = c.kill();
+        if c.wait().unwrap().success() {
+            committed += 1;
+        }
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok", "after run {i}");
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM profiles", [], |r| r.get(0))
+            .unwrap();
+        assert!(
+            n as usize >= committed,
+            "run {i}: {n} rows, {committed} committed"
+        );
+    }
+    e.hwcal().args(["--db", s(&db), "db", "list"]).assert().success();
 }
 
 /// A database hwcal may not read, or not write, is named as a permission

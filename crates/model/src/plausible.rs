@@ -122,7 +122,7 @@ pub fn scrub(p: &mut Profile) -> Vec<String> {
     let problems = check(p, true);
     for what in &problems {
         p.notes.push(format!(
-            "implausible figure left out (not stored): {what}; re-measure to get it"
+            "implausible figure left out as not measured: {what}; re-measure to get it"
         ));
     }
     problems
