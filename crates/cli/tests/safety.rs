@@ -292,6 +292,40 @@ fn a_mounted_block_device_is_never_written() {
         .stderr(predicate::str::contains("writing into block device"));
 }
 
+/// A block device in use as swap is refused like a mounted one.
+#[test]
+fn a_swap_device_is_never_written() {
+    if let Err(why) = loop_tools() {
+        eprintln!("skipped: swap test needs root and losetup ({why})");
+        return;
+    }
+    if !have("mkswap") || !have("swapon") || !have("swapoff") {
+        eprintln!("skipped: swap test needs mkswap, swapon and swapoff");
+        return;
+    }
+    let e = Env::new();
+    let img = e.path("swap.img");
+    std::fs::File::create(&img).unwrap().set_len(16 << 20).unwrap();
+    let Some(lp) = attach(&img, false) else {
+        eprintln!("skipped: losetup cannot attach a loop device here");
+        return;
+    };
+    assert!(sh("mkswap", &[&lp.dev]).status.success());
+    if !sh("swapon", &[&lp.dev]).status.success() {
+        eprintln!("skipped: swapon refused here");
+        return;
+    }
+    let out = e
+        .hwcal()
+        .args(["io", &lp.dev, "--rw", "write", "--force", "--size", "1M", "-q"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    sh("swapoff", &[&lp.dev]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("swap"), "{out:?}");
+}
+
 /// A partition of the disk is mounted: the whole disk is refused too.
 #[test]
 fn a_disk_with_a_mounted_partition_is_never_written() {

@@ -280,8 +280,9 @@ pub fn check(path: &Path, intent: Intent) -> Result<Target, TargetError> {
         if intent.writes && !intent.allow_mounted_write {
             if let Some(why) = device_in_use(dev, &canonical) {
                 return Err(TargetError::InUse(format!(
-                    "{shown}: refusing to write: {why}; writing would destroy the filesystem on it \
-                     (unmount it first, or add --allow-mounted-write if you really mean it)"
+                    "{shown}: refusing to write: {why}; writing would destroy what the system keeps \
+                     on it (unmount or release it first, or add --allow-mounted-write if you really \
+                     mean it)"
                 )));
             }
         }
