@@ -2,6 +2,8 @@
 //! tests with small bounds that assert structure and broad physical bounds
 //! only (never tight timings: the suite runs on a noisy 2-vCPU VM).
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
@@ -16,7 +18,7 @@ fn json_of(args: &[&str]) -> Value {
         .args(["--json", "-", "--quiet"])
         .assert()
         .success();
-    serde_json::from_slice(&out.get_output().stdout).expect("valid JSON on stdout")
+    common::profile_json(&out.get_output().stdout).expect("valid JSON on stdout")
 }
 
 #[test]
@@ -69,7 +71,7 @@ fn cache_smoke_with_small_bound_and_outputs() {
         .assert()
         .success()
         .stdout(predicate::str::contains("caches:"));
-    let p: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let p: Value = common::profile_json(&std::fs::read(&json).unwrap()).unwrap();
     let levels = p["caches"].as_array().expect("caches section");
     assert!(!levels.is_empty());
     let l1 = &levels[0];
@@ -105,7 +107,7 @@ fn cache_smoke_with_small_bound_and_outputs() {
         .args(["--json", "-"])
         .assert()
         .success();
-    let q: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let q: Value = common::profile_json(&out.get_output().stdout).unwrap();
     // Same levels; figures equal up to the last bits JSON's decimal floats
     // can change.
     let (a, b) = (p["caches"].as_array().unwrap(), q["caches"].as_array().unwrap());

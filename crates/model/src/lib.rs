@@ -20,6 +20,22 @@ fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> 
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
+/// A list of figures whose NaN members were written as `null`.
+fn nan_vec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    Ok(Vec::<Option<f64>>::deserialize(d)?
+        .into_iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect())
+}
+
+/// [`nan_vec`] for a list of lists.
+fn nan_vec_vec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, D::Error> {
+    Ok(Vec::<Vec<Option<f64>>>::deserialize(d)?
+        .into_iter()
+        .map(|r| r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+        .collect())
+}
+
 /// Version of the JSON profile layout. Bump on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -120,10 +136,14 @@ impl Verdict {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 pub struct Spread {
     pub n: usize,
+    #[serde(deserialize_with = "nan_if_null")]
     pub min: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub median: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub max: f64,
     /// Median absolute deviation from the median (unscaled).
+    #[serde(deserialize_with = "nan_if_null")]
     pub mad: f64,
 }
 
@@ -218,12 +238,15 @@ pub struct NominalTlb {
 pub struct HarnessInfo {
     /// `tsc`, `cntvct` or `clock_monotonic_raw`.
     pub timer: String,
+    #[serde(deserialize_with = "nan_if_null")]
     pub timer_resolution_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub timer_overhead_ns: f64,
     pub tsc_mhz: Option<f64>,
     /// CPU the measuring thread was pinned to, if any.
     pub pinned_cpu: Option<usize>,
     /// Timing interval the harness considered long enough (lmbench's `enough`).
+    #[serde(deserialize_with = "nan_if_null")]
     pub enough_ns: f64,
 }
 
@@ -231,11 +254,15 @@ pub struct HarnessInfo {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClockResult {
     /// Best estimate of the core clock (median of the chain over all batches).
+    #[serde(deserialize_with = "nan_if_null")]
     pub core_mhz: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub core_mhz_min: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub core_mhz_max: f64,
     /// Dependent chain of 1-cycle adds (median over the batches the GCD
     /// method accepted, so it compares with `gcd_mhz`).
+    #[serde(deserialize_with = "nan_if_null")]
     pub chain_mhz: f64,
     /// The mhz paper's GCD of nine expressions (median over accepted batches).
     pub gcd_mhz: Option<f64>,
@@ -249,6 +276,7 @@ pub struct ClockResult {
     /// Cycles of each of the nine expressions, as the GCD fit assigns them.
     #[serde(default)]
     pub expression_cycles: Vec<ExpressionCycles>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub duration_ms: f64,
 }
 
@@ -262,15 +290,19 @@ pub struct ClockRaw {
     pub chain_adds: u64,
     pub batches: Vec<ClockBatch>,
     pub tsc_mhz: Option<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub duration_ms: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClockBatch {
     /// `expr_ns[e][r]`: ns per expression instance of expression `e` in round `r`.
+    #[serde(deserialize_with = "nan_vec_vec")]
     pub expr_ns: Vec<Vec<f64>>,
     /// ns for the chain's N and 2N blocks, per round.
+    #[serde(deserialize_with = "nan_vec")]
     pub chain_n_ns: Vec<f64>,
+    #[serde(deserialize_with = "nan_vec")]
     pub chain_2n_ns: Vec<f64>,
 }
 
@@ -291,6 +323,7 @@ pub struct CacheLevel {
     pub size_bytes: u64,
     pub line_bytes: Option<u64>,
     /// Load-to-use latency of a hit in this level.
+    #[serde(deserialize_with = "nan_if_null")]
     pub latency_ns: f64,
     pub latency_cycles: Option<f64>,
     /// Extra cost of missing this level (plateau(i+1) - plateau(i)).
@@ -319,6 +352,7 @@ pub struct CacheLevel {
 /// Latency of main memory (the plateau past the last cache).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemoryLatency {
+    #[serde(deserialize_with = "nan_if_null")]
     pub latency_ns: f64,
     pub latency_cycles: Option<f64>,
     /// Whether the buffer was backed by huge pages (verified).
@@ -362,6 +396,7 @@ pub struct TlbLevel {
     /// Pages the level maps: where a quarter (first level) or half (later
     /// levels) of the accesses miss it; see `hwcal_analysis::tlb::levels`.
     pub entries: u64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub miss_latency_ns: f64,
     pub miss_latency_cycles: Option<f64>,
     pub verdict: Verdict,
@@ -389,8 +424,11 @@ pub struct TlbHugePageComparison {
     pub pages: u64,
     /// Address range the pages span with 4 KiB pages.
     pub span_bytes: u64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub small_pages_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub huge_pages_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub penalty_ns: f64,
     pub penalty_cycles: Option<f64>,
 }
@@ -413,13 +451,16 @@ pub struct MemResult {
     pub total_clk: f64,
     /// TSC ticks, all threads (what micbench calls clk).
     pub total_tsc: Option<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub exec_time_s: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub ops_per_sec: f64,
     #[serde(deserialize_with = "nan_if_null")]
     pub ns_per_op: f64,
     #[serde(deserialize_with = "nan_if_null")]
     pub clk_per_op: f64,
     pub tsc_per_op: Option<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
     pub bytes_per_sec: f64,
     #[serde(default)]
     pub per_thread: Vec<MemThread>,
@@ -435,6 +476,7 @@ pub struct MemResult {
     pub bytes_per_op: u64,
     /// Share of the buffer(s) verified to be on huge pages (smaps), 0..1.
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub huge_fraction: f64,
     /// The TSC rate used for `total_tsc`, MHz.
     #[serde(default)]
@@ -461,9 +503,11 @@ pub struct MemResult {
     pub oncpu_fraction: Option<f64>,
     /// Buffer setup (map, touch, link), wall seconds.
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub setup_s: f64,
     /// Whole command, wall seconds (micbench's total_exec_time).
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub total_exec_time_s: f64,
     /// NUMA nodes with memory on this machine.
     #[serde(default)]
@@ -493,12 +537,15 @@ pub struct MemThread {
     pub cpu: Option<usize>,
     pub node: Option<u32>,
     pub ops: u64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub exec_time_s: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub ops_per_sec: f64,
     #[serde(deserialize_with = "nan_if_null")]
     pub ns_per_op: f64,
     #[serde(deserialize_with = "nan_if_null")]
     pub clk_per_op: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub bytes_per_sec: f64,
     /// TSC ticks per op (micbench's clk_per_op).
     #[serde(default)]
@@ -546,13 +593,16 @@ pub struct Bandwidth {
 pub struct BandwidthPoint {
     pub threads: u32,
     pub op: String,
+    #[serde(deserialize_with = "nan_if_null")]
     pub bytes_per_sec: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LoadedLatencyPoint {
     pub streaming_threads: u32,
+    #[serde(deserialize_with = "nan_if_null")]
     pub latency_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub stream_bytes_per_sec: f64,
     #[serde(default)]
     pub latency_cycles: Option<f64>,
@@ -567,6 +617,7 @@ pub struct ContextSwitch {
     pub kind: String,
     pub size_kb: u64,
     pub parallel: u32,
+    #[serde(deserialize_with = "nan_if_null")]
     pub overhead_us: f64,
     pub points: Vec<CtxPoint>,
     /// Further sizes, when more than one `-s` was measured.
@@ -584,6 +635,7 @@ pub struct ContextSwitch {
     pub repetitions: u32,
     /// Wall time of the whole measurement.
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub duration_ms: f64,
     /// The overhead in core cycles (each sample converted with the clock
     /// measured alongside it), when the clock was tracked.
@@ -608,6 +660,7 @@ impl ContextSwitch {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CtxSize {
     pub size_kb: u64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub overhead_us: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_cycles: Option<f64>,
@@ -639,11 +692,15 @@ impl SwitchCount {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CtxPoint {
     pub nprocs: u32,
+    #[serde(deserialize_with = "nan_if_null")]
     pub us_min: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub us_median: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub us_mad: f64,
     pub verdict: Verdict,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub us_max: f64,
     /// Samples behind the figures.
     #[serde(default)]
@@ -686,13 +743,21 @@ pub struct IoResult {
     pub threads: u32,
     pub direct: bool,
     pub path: String,
+    #[serde(deserialize_with = "nan_if_null")]
     pub runtime_s: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub iops: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub bytes_per_sec: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_min_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_p50_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_p99_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_p999_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_max_us: f64,
     #[serde(default)]
     pub per_thread: Vec<IoThread>,
@@ -704,6 +769,7 @@ pub struct IoResult {
     #[serde(default)]
     pub write_ios: u64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_mean_us: f64,
     /// `-t` if time-bound; absent when size-bound (one pass over the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -715,6 +781,7 @@ pub struct IoResult {
     /// IOPS of each 1-second interval of the run (all threads), to show how
     /// steady the device was; empty for runs shorter than a second.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nan_vec")]
     pub iops_intervals: Vec<f64>,
 }
 
@@ -722,17 +789,24 @@ pub struct IoResult {
 pub struct IoThread {
     pub tid: u32,
     pub ios: u64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub iops: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub bytes_per_sec: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_p50_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_p99_us: f64,
     #[serde(default)]
     pub bytes: u64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_min_us: f64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_p999_us: f64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
     pub lat_max_us: f64,
 }
 
@@ -749,14 +823,18 @@ pub struct RawCurve {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RawPoint {
+    #[serde(deserialize_with = "nan_if_null")]
     pub x: f64,
     /// The figure of record for this point (minimum or median, per probe).
+    #[serde(deserialize_with = "nan_if_null")]
     pub y: f64,
     /// Every repetition, in the same unit as `y`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nan_vec")]
     pub samples: Vec<f64>,
     /// Core MHz measured alongside each sample, when recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nan_vec")]
     pub mhz: Vec<f64>,
 }
 

@@ -8,7 +8,7 @@
 //! chases, each sized from what the curve showed.
 
 use crate::cli::CacheArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{check_db, check_dest, command_line, emit, now_unix, pin, save_if_requested, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
 use hwcal_analysis::cache as an;
@@ -446,6 +446,7 @@ pub fn run(a: CacheArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
     let max = a.max_size.as_deref().map(parse_max_size).transpose()?;
     crate::cmd::plots::check(&a.plots)?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let machine = hwcal_probes::sysinfo::machine_info();
@@ -457,5 +458,6 @@ pub fn run(a: CacheArgs) -> Result<()> {
     ensure_tlb_curves(&mut p, &progress, cpu)?;
     apply(&mut p);
     crate::cmd::plots::write(&p, &a.plots)?;
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save).map(drop)
 }

@@ -9,7 +9,7 @@
 //! page per 2 MiB.
 
 use crate::cli::TlbArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{check_db, check_dest, command_line, emit, now_unix, pin, save_if_requested, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
 use hwcal_analysis::levels::refine_boundaries;
@@ -369,6 +369,7 @@ pub fn apply(p: &mut Profile) -> bool {
 pub fn run(a: TlbArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
     crate::cmd::plots::check(&a.plots)?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let mut p = Profile::new(command_line(), now_unix());
@@ -377,5 +378,6 @@ pub fn run(a: TlbArgs) -> Result<()> {
     p.raw = measure(a.max_pages, a.max_huge_pages, &progress, cpu)?;
     apply(&mut p);
     crate::cmd::plots::write(&p, &a.plots)?;
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save).map(drop)
 }
