@@ -151,7 +151,9 @@ fn huge_pages_are_reported_as_verified() {
     let frac = f(&m["huge_fraction"]);
     assert!((0.0..=1.0).contains(&frac));
     let huge = m["use_hugepages"].as_bool().unwrap();
-    assert_eq!(huge, frac >= 0.9);
+    // Huge pages only where smaps has them, and only where the TLB sees
+    // them too (not on a guest whose host backs it with 4 KiB pages).
+    assert!(!huge || frac >= 0.9);
     assert_eq!(m["page_size_bytes"], if huge { 2 << 20 } else { 4096 });
 }
 

@@ -741,8 +741,9 @@ fn cache_plot(sides: &[Side]) -> Option<Plot> {
     (!plot.series.is_empty()).then_some(plot)
 }
 
-/// Every `tlb.*` raw curve; the detected TLB reaches marked when the x axis
-/// counts pages.
+/// The TLB measurement curves (the 4 KiB test, each baseline, the 2 MiB
+/// test; not the run's diagnostics), named for what they are, with the
+/// detected TLB reaches marked when the x axis counts pages.
 fn tlb_plot(sides: &[Side]) -> Option<Plot> {
     let mut plot = Plot {
         title: "TLB: access time vs pages touched".into(),
@@ -751,14 +752,30 @@ fn tlb_plot(sides: &[Side]) -> Option<Plot> {
     };
     let mut markers = Vec::new();
     for s in sides {
-        let curves: Vec<&RawCurve> = s.p.raw.iter().filter(|c| c.id.starts_with("tlb.")).collect();
+        let used = s.p.tlbs.iter().flatten().find_map(|t| t.baseline.clone());
+        let named = [
+            (hwcal_analysis::tlb::SMALL, "4 KiB pages"),
+            (hwcal_analysis::tlb::BASELINE, "same lines in huge pages"),
+            (hwcal_analysis::tlb::DENSE, "as many lines packed densely"),
+            (hwcal_analysis::tlb::HUGE, "one line per 2 MiB page"),
+        ];
+        let curves: Vec<&RawCurve> = named.iter().filter_map(|(id, _)| s.p.raw_curve(id)).collect();
         for c in &curves {
             if plot.x_label.is_empty() {
                 plot.x_label = c.x_label.clone();
-                plot.y_label = c.y_label.clone();
+                plot.y_label = "ns per access".into();
             }
+            let label = named.iter().find(|(id, _)| *id == c.id).map_or("", |n| n.1);
+            let is_used = match used.as_deref() {
+                Some("dense") => c.id == hwcal_analysis::tlb::DENSE,
+                Some(_) => c.id == hwcal_analysis::tlb::BASELINE,
+                None => false,
+            };
             plot.series.push(Series {
-                name: s.name(c.id.trim_start_matches("tlb.")),
+                name: s.name(&format!(
+                    "{label}{}",
+                    if is_used { " (baseline used)" } else { "" }
+                )),
                 points: curve_points(c),
             });
         }
@@ -1217,7 +1234,7 @@ mod tests {
         assert!(html.contains("synthetic-0") && html.contains("synthetic-5"));
         assert_eq!(html.matches("<svg").count(), 4);
         assert!(html.contains(">A: latency<") && html.contains(">B: latency<"));
-        assert!(html.contains(">A: 4k<") && html.contains(">B: 2m<"));
+        assert!(html.contains(">A: 4 KiB pages<") && html.contains(">B: one line per 2 MiB page<"));
         // Memory latency 145 → 217.5 ns: ratio 1.5, B worse.
         assert!(html.contains("145.00 ns") && html.contains("217.50 ns"));
         assert!(html.contains("1.500×") && html.contains("class=\"worse\""));

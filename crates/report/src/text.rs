@@ -376,6 +376,11 @@ fn mem_heading(m: &MemResult) -> String {
     let mut s = String::new();
     let pages = if m.use_hugepages {
         format!("{} pages", human_bytes(m.page_size_bytes))
+    } else if m.huge_fraction >= 0.9 {
+        format!(
+            "4 KiB pages to the TLB ({:.0}% huge pages in smaps)",
+            m.huge_fraction * 100.0
+        )
     } else if m.huge_fraction > 0.0 {
         format!("4 KiB pages ({:.0}% huge)", m.huge_fraction * 100.0)
     } else {
