@@ -121,6 +121,35 @@ fn rel_spread(ys: &[f64]) -> f64 {
     median(&dev) / m
 }
 
+/// The spread of a plateau's points around the straight line (in log
+/// size) through them, relative to their median: a sloped plateau (a
+/// VM's share of a shared L3, memory climbing with TLB misses) is not
+/// noise, points that scatter around its slope are.
+fn detrended_spread(xs: &[f64], ys: &[f64]) -> f64 {
+    let n = xs.len().min(ys.len());
+    if n < 3 {
+        return rel_spread(ys);
+    }
+    let lx: Vec<f64> = xs[..n].iter().map(|x| x.log2()).collect();
+    let (mx, my) = (
+        lx.iter().sum::<f64>() / n as f64,
+        ys[..n].iter().sum::<f64>() / n as f64,
+    );
+    let sxx: f64 = lx.iter().map(|x| (x - mx) * (x - mx)).sum();
+    let sxy: f64 = lx.iter().zip(&ys[..n]).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    let m = median(&ys[..n]);
+    if m <= 0.0 {
+        return 0.0;
+    }
+    let res: Vec<f64> = lx
+        .iter()
+        .zip(&ys[..n])
+        .map(|(x, y)| (y - (my + b * (x - mx))).abs())
+        .collect();
+    median(&res) / m
+}
+
 fn kib(b: f64) -> String {
     if b >= 1048576.0 {
         format!("{:.2} MiB", b / 1048576.0)
@@ -562,7 +591,7 @@ fn cache_level(
     };
     let nominal = machine.nominal_data_cache(level);
     let size = plateau_size(p, &sw.xs);
-    let spread = rel_spread(&sw.ys[p.first..=p.last]);
+    let spread = detrended_spread(&sw.xs[p.first..=p.last], &sw.ys[p.first..=p.last]);
     CacheLevel {
         level,
         size_bytes: ((size / 64.0).round() * 64.0) as u64,
@@ -758,7 +787,7 @@ fn memory_latency(
         huge_pages: huge,
         cache_reach_bytes: Some(reach as u64),
         mlp: mlp_pts,
-        verdict: if rel_spread(&sw.ys[m.first..=m.last]) > 0.05 {
+        verdict: if detrended_spread(&sw.xs[m.first..=m.last], &sw.ys[m.first..=m.last]) > 0.05 {
             Verdict::Noisy
         } else {
             Verdict::Ok
