@@ -70,6 +70,12 @@ impl Progress {
     }
 }
 
+impl hwcal_runner::Progress for Progress {
+    fn say(&self, msg: &str) {
+        Progress::say(self, msg);
+    }
+}
+
 /// Apply the pinning the user asked for; returns the CPU pinned to.
 pub fn pin(common: &CommonArgs) -> Result<Option<usize>> {
     if common.no_pin {
@@ -199,7 +205,12 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     if !save {
         return Ok(None);
     }
-    let mut db = open_db()?;
+    store(&mut open_db()?, profile).map(Some)
+}
+
+/// Store the profile in `db` (with machine information added if it has
+/// none); prints the new run id on stderr.
+pub fn store(db: &mut Db, profile: &Profile) -> Result<i64> {
     let id = if profile.machine.is_none() {
         let mut p = profile.clone();
         p.machine = Some(hwcal_probes::sysinfo::machine_info());
@@ -209,7 +220,7 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     }
     .with_context(|| format!("storing the profile in {}", db.path().display()))?;
     eprintln!("hwcal: stored as run {id} in {}", db.path().display());
-    Ok(Some(id))
+    Ok(id)
 }
 
 /// Parse a size with an optional binary suffix: `4096`, `4k`, `4K`, `4KiB`,

@@ -4,7 +4,6 @@
 mod cli;
 mod cmd;
 mod common;
-mod registry;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -24,7 +23,11 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             // One line per cause, no backtrace: `hwcal: error: ...: ...`.
-            let usage = e.downcast_ref::<common::UsageError>().is_some();
+            let usage = e.chain().any(|c| {
+                c.is::<common::UsageError>()
+                    || c.downcast_ref::<hwcal_runner::RunnerError>()
+                        .is_some_and(hwcal_runner::RunnerError::is_usage)
+            });
             eprintln!("hwcal: error: {e:#}");
             ExitCode::from(if usage { 2 } else { 1 })
         }

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 
 pub mod plausible;
 pub mod sample;
+mod units;
+
+pub use units::human_bytes;
 
 /// Figures that can be undefined (no sample, a clock not measured) are NaN
 /// in memory. JSON has no NaN: serde_json writes it as `null`, and these

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod ctx;
 pub mod io;
 pub mod mem;
+pub mod neighbours;
 pub mod numa;
 pub mod sysinfo;
 pub mod tlb;

@@ -13,8 +13,8 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     let mut p = hwcal_report::parse_profile(&bytes)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut any = false;
-    for probe in crate::registry::probes() {
-        any |= (probe.reanalyze)(&mut p)?;
+    for probe in hwcal_runner::probes() {
+        any |= (probe.analyze)(&mut p);
     }
     if !any {
         p.notes

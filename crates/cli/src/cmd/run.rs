@@ -1,37 +1,38 @@
-//! `hwcal run`: the full calibration. Machine info, then every registered
-//! probe in turn, then one summary and one profile.
+//! `hwcal run`: the full calibration. The machine is described once, every
+//! selected probe of the runner's registry is planned and run in turn, then
+//! one summary, one profile, stored once.
 
 use crate::cli::RunArgs;
-use crate::common::{
-    check_db, check_dest, check_out, command_line, emit, now_unix, pin, save_if_requested, write_output,
-    Progress,
-};
-use crate::registry::{select, RunCtx};
+use crate::common::{check_out, command_line, emit, now_unix, open_db, pin, store, write_output, Progress};
 use anyhow::{Context, Result};
 use hwcal_harness::harness_info;
 use hwcal_model::Profile;
+use hwcal_runner::{absorb, RunConfig};
 
 pub fn run(a: RunArgs) -> Result<()> {
-    let probes = select(&a.only, &a.skip)?;
-    if probes.is_empty() && a.io.is_none() && !a.list {
+    let probes = hwcal_runner::select(hwcal_runner::probes(), &a.only, &a.skip)?;
+    // Opt-in probes (io) run only when their option (--io) is given.
+    if !probes.iter().any(|p| !p.opt_in) && a.io.is_none() && !a.list {
         crate::usage!("every probe is skipped: nothing to measure (see --list)");
+    }
+    if a.list {
+        for p in hwcal_runner::probes() {
+            crate::outln!("{:<8} {}", p.id, p.description);
+        }
+        return Ok(());
     }
     if let Some(dir) = &a.io {
         if !dir.is_dir() {
             crate::usage!("--io {}: not a directory", dir.display());
         }
     }
-    if a.list {
-        for p in crate::registry::probes() {
-            crate::outln!("{:<8} {}", p.id, p.description);
-        }
-        return Ok(());
-    }
-    check_dest(a.common.json.as_deref())?;
+    check_out("--json", a.common.json.as_deref())?;
     check_out("--html", a.html.as_deref())?;
-    let save = !a.no_save;
-    check_db(save)?;
+    // Opened once, before measuring: a bad --db fails at once, not after
+    // the measurement.
+    let mut db = if a.no_save { None } else { Some(open_db()?) };
     let progress = Progress::new(a.common.quiet);
+    let machine = hwcal_probes::sysinfo::machine_info();
     // One bar across the phases. Created before pinning: its ticker thread
     // inherits the creator's CPU affinity and must not wake up on the
     // measuring CPU. While it is shown, the probes' own messages are off.
@@ -42,46 +43,36 @@ pub fn run(a: RunArgs) -> Result<()> {
         progress
     };
     let cpu = pin(&a.common)?;
+    let config = RunConfig {
+        pinned_cpu: cpu,
+        io_dir: a.io.clone(),
+    };
+    let plans = hwcal_runner::plan(&probes, &config, &machine);
+    if let Some(b) = &bar {
+        b.set_length(plans.len() as u64);
+    }
     let start = std::time::Instant::now();
     let mut p = Profile::new(command_line(), now_unix());
-    let machine = hwcal_probes::sysinfo::machine_info();
-    p.machine = Some(machine.clone());
+    p.notes.extend(crate::cmd::info::nominal_cross_check(&machine));
+    p.machine = Some(machine);
     p.harness = Some(harness_info(cpu));
-    p.notes.extend(crate::cmd::info::nominal_cross_check());
-    let ctx = RunCtx {
-        progress: probe_progress,
-        pinned_cpu: cpu,
-        machine,
-    };
-    for probe in &probes {
+    for (probe, plan) in &plans {
         let t = std::time::Instant::now();
+        let what = format!("{}: {}", probe.id, probe.description);
         match &bar {
-            Some(b) => b.set_message(format!("{}: {}", probe.id, probe.description)),
-            None => progress.say(&format!("{}: {}", probe.id, probe.description)),
+            Some(b) => b.set_message(what),
+            None => progress.say(&what),
         }
-        (probe.measure)(&ctx, &mut p).with_context(|| format!("probe {}", probe.id))?;
+        let frag = plan
+            .run(&probe_progress)
+            .with_context(|| format!("probe {}", probe.id))?;
+        absorb(&mut p, frag);
         let done = format!("{}: done in {:.1} s", probe.id, t.elapsed().as_secs_f64());
         match &bar {
             Some(b) => {
                 b.println(format!("hwcal: {done}"));
                 b.inc(1);
             }
-            None => progress.say(&done),
-        }
-    }
-    if let Some(dir) = &a.io {
-        let t = std::time::Instant::now();
-        match &bar {
-            Some(b) => b.set_message("io: 4 KiB random reads, O_DIRECT, io_uring QD 32"),
-            None => progress.say("io: 4 KiB random reads, O_DIRECT, io_uring QD 32"),
-        }
-        let m = crate::cmd::io::measure(&run_io_job(dir, cpu), &probe_progress)
-            .with_context(|| format!("--io {}", dir.display()))?;
-        p.io = Some(m.io);
-        p.notes.extend(m.notes);
-        let done = format!("io: done in {:.1} s", t.elapsed().as_secs_f64());
-        match &bar {
-            Some(b) => b.println(format!("hwcal: {done}")),
             None => progress.say(&done),
         }
     }
@@ -92,7 +83,9 @@ pub fn run(a: RunArgs) -> Result<()> {
     // Store before writing any output: a stored run can always be exported
     // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
     // lost to an unwritable output file cannot.
-    save_if_requested(&p, save)?;
+    if let Some(db) = &mut db {
+        store(db, &p)?;
+    }
     emit(&p, a.common.json.as_deref())?;
     if let Some(dest) = &a.html {
         let html = hwcal_report::Exporter::export(&hwcal_report::html::HtmlExporter::default(), &p)?;
@@ -113,29 +106,4 @@ fn phase_bar(progress: Progress, phases: usize) -> Option<indicatif::ProgressBar
     b.set_style(style);
     b.enable_steady_tick(std::time::Duration::from_millis(120));
     Some(b)
-}
-
-/// The short I/O job of `hwcal run --io DIR`: what a database cares about
-/// first (random 4 KiB reads at depth), on its own file in DIR.
-fn run_io_job(dir: &std::path::Path, cpu: Option<usize>) -> crate::cli::IoArgs {
-    use crate::cli::{CommonArgs, IoArgs, IoEngineArg, IoRw};
-    IoArgs {
-        common: CommonArgs {
-            cpu,
-            no_pin: cpu.is_none(),
-            quiet: true,
-            ..CommonArgs::default()
-        },
-        path: Some(dir.to_path_buf()),
-        rw: IoRw::Randread,
-        rwmix_read: None,
-        bs: "4k".into(),
-        size: Some("256M".into()),
-        direct: true,
-        engine: IoEngineArg::IoUring,
-        iodepth: 32,
-        threads: 1,
-        time: Some(2.0),
-        force: false,
-    }
 }

@@ -60,7 +60,7 @@ fn clock(a: &ValidateArgs) -> Result<()> {
     for i in 1..=a.runs {
         let before = reference(timer, a.reference_ms);
         let t = std::time::Instant::now();
-        let (r, _) = crate::cmd::clock::measure(
+        let (r, _) = hwcal_runner::clock::measure(
             hwcal_probes::clock::DEFAULT_BATCHES as u32,
             3,
             &Progress::new(true),

@@ -1,0 +1,354 @@
+//! The TLB probe: TLB levels for 4 KiB and 2 MiB pages and the huge-page
+//! penalty (The Calibrator's TLB figures, by the PS3 TLB note's method).
+//!
+//! Plan: 4 page counts per octave from 8 pages, each measured with 4 KiB
+//! pages and with the same lines in a huge-page buffer (side by side, so
+//! both see the same machine state), in three rounds; the difference is
+//! analysed, the sweep refined at 32 counts per octave around each step and
+//! the steps measured again, until they stay put. Then the same with one
+//! page per 2 MiB.
+
+use crate::registry::{Plan, ProbeEntry};
+use crate::{Context, Progress, Result};
+use hwcal_analysis::levels::refine_boundaries;
+use hwcal_analysis::tlb as an;
+use hwcal_harness::{clockref, Timer};
+use hwcal_model::{Profile, RawCurve, RawPoint};
+use hwcal_probes::buffer::{Backing, Buffer, HUGE_PAGE, SMALL_PAGE};
+use hwcal_probes::cache::{huge_buffer, merge_point};
+use hwcal_probes::tlb::PageBench;
+
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "tlb",
+    description: "TLB levels, 4 KiB and 2 MiB pages, huge-page penalty (PS3 note)",
+    opt_in: false,
+    plan: |config, _| {
+        Some(Box::new(Tlb {
+            max_pages: 8192,
+            max_huge_pages: 256,
+            own_cpu: config.pinned_cpu,
+        }))
+    },
+    analyze: apply,
+};
+
+/// The TLB probe's plan: the largest page counts and the CPU it runs on.
+#[derive(Debug, Clone, Copy)]
+pub struct Tlb {
+    pub max_pages: u64,
+    pub max_huge_pages: u64,
+    pub own_cpu: Option<usize>,
+}
+
+impl Plan for Tlb {
+    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+        let mut p = Profile {
+            raw: measure(self.max_pages, self.max_huge_pages, progress, self.own_cpu)?,
+            ..Default::default()
+        };
+        apply(&mut p);
+        Ok(p)
+    }
+}
+
+fn curve(id: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
+    RawCurve {
+        id: id.into(),
+        x_label: "pages".into(),
+        y_label: y.into(),
+        points,
+    }
+}
+
+/// Integer page counts, 4 per octave, from `lo` to `hi`.
+fn counts(lo: usize, hi: usize, per_octave: f64) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::new();
+    let mut k = 0.0;
+    loop {
+        let x = (lo as f64 * 2f64.powf(k / per_octave)).round() as usize;
+        if x > hi {
+            break;
+        }
+        if v.last() != Some(&x) {
+            v.push(x);
+        }
+        k += 1.0;
+    }
+    if v.last() != Some(&hi) {
+        v.push(hi);
+    }
+    v
+}
+
+fn insert(points: &mut Vec<RawPoint>, p: RawPoint) {
+    let i = points.partition_point(|q| q.x < p.x);
+    points.insert(i, p);
+}
+
+/// Measure a test curve and its baseline at `pages`, `rounds` times over
+/// (keeping the minimum), then refine around the steps: new page counts
+/// at 32 per octave next to each boundary, alternating with re-measuring
+/// the boundary windows later in time, until the boundaries stay put.
+///
+/// Repetition matters here: the STLB and the page-walk caches are shared
+/// with the other hardware thread, whose bursts of activity make steps
+/// appear early; rounds spread in time see past them (noise only adds time).
+fn sweep(
+    test: &mut PageBench,
+    base: &mut PageBench,
+    base_pts: &mut Vec<RawPoint>,
+    pages: &[usize],
+    rounds: usize,
+    budget_s: f64,
+) -> Result<Vec<RawPoint>> {
+    let t0 = std::time::Instant::now();
+    let mut pts: Vec<RawPoint> = Vec::new();
+    // Measure (or re-measure) test and baseline at n pages, side by side.
+    let mut one = |n: usize, pts: &mut Vec<RawPoint>, base_pts: &mut Vec<RawPoint>| -> Result<()> {
+        let q = test.point(n)?;
+        match pts.iter_mut().find(|p| p.x == q.x) {
+            Some(p) => merge_point(p, q),
+            None => insert(pts, q),
+        }
+        let q = base.point(n)?;
+        match base_pts.iter_mut().find(|p| p.x == q.x) {
+            Some(p) => merge_point(p, q),
+            None => insert(base_pts, q),
+        }
+        Ok(())
+    };
+    for r in 0..rounds {
+        // Later rounds only while time allows (a busy machine is slow).
+        if r > 0 && t0.elapsed().as_secs_f64() > budget_s / 2.0 {
+            break;
+        }
+        for &n in pages {
+            one(n, &mut pts, base_pts)?;
+        }
+    }
+    for round in 0..6 {
+        if t0.elapsed().as_secs_f64() > budget_s {
+            break;
+        }
+        let t = curve(an::SMALL, "", pts.clone());
+        let b = curve(an::BASELINE, "", base_pts.clone());
+        let d = an::difference(&t, &b);
+        let (_, pl) = an::levels(&d, 4096);
+        let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
+        if round % 2 == 0 {
+            let new: Vec<usize> = refine_boundaries(&xs, &pl, 32.0)
+                .into_iter()
+                .map(|x| x.round() as usize)
+                .filter(|&n| !pts.iter().any(|p| p.x == n as f64))
+                .collect();
+            if new.is_empty() && round > 0 {
+                break;
+            }
+            for n in new {
+                one(n, &mut pts, base_pts)?;
+            }
+        } else {
+            let windows: Vec<(f64, f64)> = pl
+                .iter()
+                .filter_map(|p| p.cross)
+                .map(|j| (xs[j.saturating_sub(2)], xs[j]))
+                .collect();
+            let redo: Vec<usize> = xs
+                .iter()
+                .filter(|&&x| windows.iter().any(|&(lo, hi)| x >= lo && x <= hi))
+                .map(|&x| x as usize)
+                .collect();
+            for n in redo {
+                one(n, &mut pts, base_pts)?;
+            }
+        }
+    }
+    Ok(pts)
+}
+
+/// The longest run of consecutive page indices in `clean` (sorted).
+fn longest_run(clean: &[usize]) -> &[usize] {
+    let mut best: &[usize] = &[];
+    let mut i = 0;
+    while i < clean.len() {
+        let mut j = i + 1;
+        while j < clean.len() && clean[j] == clean[j - 1] + 1 {
+            j += 1;
+        }
+        if j - i > best.len() {
+            best = &clean[i..j];
+        }
+        i = j;
+    }
+    best
+}
+
+/// Run the TLB measurements; returns the raw curves.
+pub fn measure(
+    max_pages: u64,
+    max_huge_pages: u64,
+    progress: &dyn Progress,
+    own_cpu: Option<usize>,
+) -> Result<Vec<RawCurve>> {
+    let watch = hwcal_probes::neighbours::Watch::start(own_cpu);
+    let timer = Timer::get();
+    clockref::warm_up(timer, 300);
+    let t0 = std::time::Instant::now();
+    let n = max_pages as usize;
+    let small = Buffer::new(n * SMALL_PAGE, Backing::Small).context("allocating the 4 KiB-page buffer")?;
+    let (mut baseline, base_huge) = baseline_bench(n, progress)?;
+    let fractions = [small.huge_fraction(), base_huge];
+    let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
+    let mut base_pts = Vec::new();
+    let small_pts = sweep(
+        &mut test,
+        &mut baseline,
+        &mut base_pts,
+        &counts(8, n, 4.0),
+        3,
+        2.5,
+    )?;
+    drop(test);
+    progress.say(&format!(
+        "tlb: 4 KiB pages, {} page counts in {:.1} s",
+        small_pts.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+    let mut out = Vec::new();
+    let (huge_pts, huge_frac) = huge_page_sweep(max_huge_pages, n, &mut baseline, &mut base_pts, progress)?;
+    progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    out.push(watch.curve(an::NEIGHBOURS));
+    out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
+    out.push(curve(
+        an::BASELINE,
+        "ns per access, same lines in huge pages",
+        base_pts,
+    ));
+    if !huge_pts.is_empty() {
+        out.push(curve(
+            an::HUGE,
+            "ns per access, one line per 2 MiB page",
+            huge_pts,
+        ));
+    }
+    out.push(fraction_curve(fractions, huge_frac));
+    Ok(out)
+}
+
+/// The baseline bench for `n` 4 KiB-page lines, and the share of its buffer
+/// backed by huge pages (0 when too few of them pass the TLB check).
+fn baseline_bench(n: usize, progress: &dyn Progress) -> Result<(PageBench, f64)> {
+    // The baseline must be free of TLB misses: huge pages the TLB really
+    // sees. Every 2 MiB page is checked (a hypervisor may back some with
+    // 4 KiB pages) and the baseline uses only those that passed; each keeps
+    // its place in the line pattern, so the cache behaviour is unchanged.
+    let need = (n * SMALL_PAGE).div_ceil(HUGE_PAGE);
+    let (base, check) = huge_buffer(n * SMALL_PAGE * 5 / 4 + HUGE_PAGE, 4, 0, true)
+        .context("allocating the huge-page baseline")?;
+    let base_ok = check.smaps_fraction >= 0.9 && check.clean.len() >= need;
+    let base_huge = if base_ok { check.smaps_fraction } else { 0.0 };
+    if !base_ok {
+        progress.say("tlb: not enough huge pages that the TLB sees for the baseline");
+    }
+    let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
+    if base_ok {
+        // Consecutive pages where possible (the 2 MiB TLB's sets are
+        // indexed by page number; gaps crowd some of them).
+        let run = longest_run(&check.clean);
+        let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
+        let per = HUGE_PAGE / SMALL_PAGE;
+        baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
+    }
+    Ok((baseline, base_huge))
+}
+
+/// The 2 MiB-page test: one line per huge page, up to `max_huge_pages`
+/// (and `n`, and what a quarter of available memory allows), against the
+/// same baseline. Returns its points (none if skipped) and the share of its
+/// buffer backed by huge pages (`None` if too little memory to try).
+fn huge_page_sweep(
+    max_huge_pages: u64,
+    n: usize,
+    baseline: &mut PageBench,
+    base_pts: &mut Vec<RawPoint>,
+    progress: &dyn Progress,
+) -> Result<(Vec<RawPoint>, Option<f64>)> {
+    let mut huge_frac = None;
+    // 2 MiB pages: each touched page costs a whole huge page of memory.
+    let avail = hwcal_probes::sysinfo::available_memory() as usize;
+    let hn = (max_huge_pages as usize).min(avail / 4 / HUGE_PAGE).min(n);
+    let mut huge_pts = Vec::new();
+    if hn >= 16 {
+        // Allocate a quarter more than needed and use only the 2 MiB pages
+        // the TLB check passed: a hypervisor may back some of them with
+        // 4 KiB pages, and a test through those would measure 4 KiB again.
+        let (hb, hc) = huge_buffer(hn * HUGE_PAGE * 5 / 4, 1, usize::MAX, true)
+            .context("allocating the 2 MiB-page buffer")?;
+        // Prefer the longest run of consecutive clean pages: TLB sets are
+        // indexed by page number, and gaps would crowd some sets early.
+        let best = longest_run(&hc.clean);
+        let pages: Vec<usize> = if best.len() >= 64 {
+            best.to_vec()
+        } else {
+            hc.clean.clone()
+        };
+        let usable = pages.len().min(hn);
+        let f = if usable >= 16 { hc.smaps_fraction } else { 0.0 };
+        huge_frac = Some(f);
+        if f >= 0.9 {
+            let mut htest = PageBench::new(hb, HUGE_PAGE, 0x2b);
+            htest.use_pages(pages[..usable].to_vec());
+            huge_pts = sweep(&mut htest, baseline, base_pts, &counts(8, usable, 4.0), 2, 1.0)?;
+        } else {
+            progress.say("tlb: 2 MiB pages not obtained; skipping the huge-page TLB test");
+        }
+    }
+    Ok((huge_pts, huge_frac))
+}
+
+/// The huge-page shares of the three buffers: `fractions` for the 4 KiB
+/// test and the baseline, `huge_frac` for the 2 MiB test when it was tried.
+fn fraction_curve(fractions: [f64; 2], huge_frac: Option<f64>) -> RawCurve {
+    let mut fr = vec![
+        RawPoint {
+            x: 0.0,
+            y: fractions[0],
+            ..Default::default()
+        },
+        RawPoint {
+            x: 1.0,
+            y: fractions[1],
+            ..Default::default()
+        },
+    ];
+    if let Some(f) = huge_frac {
+        fr.push(RawPoint {
+            x: 2.0,
+            y: f,
+            ..Default::default()
+        });
+    }
+    RawCurve {
+        id: an::HUGE_FRACTION.into(),
+        x_label: "buffer (0: 4 KiB test, 1: baseline, 2: 2 MiB test)".into(),
+        y_label: "fraction backed by huge pages (smaps; for the 2 MiB test 0 if the TLB sees 4 KiB pages)"
+            .into(),
+        points: fr,
+    }
+}
+
+/// Recompute the TLB sections of a profile from its raw curves.
+pub fn apply(p: &mut Profile) -> bool {
+    let Some(a) = an::analyze(p) else { return false };
+    p.notes.retain(|n| !n.starts_with("tlb:"));
+    p.tlbs = Some(a.levels);
+    p.tlb_huge_pages = Some(a.comparison);
+    for n in a.notes {
+        p.notes.push(if n.starts_with("tlb:") {
+            n
+        } else {
+            format!("tlb: {n}")
+        });
+    }
+    true
+}
