@@ -75,35 +75,7 @@ pub fn format_utc(unix: u64) -> String {
     )
 }
 
-/// Parse a profile from JSON bytes, checking the schema version.
-pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    match v.get("schema_version").and_then(|s| s.as_u64()) {
-        Some(n) if n == hwcal_model::SCHEMA_VERSION as u64 => {}
-        Some(n) => {
-            return Err(format!(
-                "schema_version {n} is not supported (this hwcal reads {})",
-                hwcal_model::SCHEMA_VERSION
-            ))
-        }
-        None => return Err("not an hwcal profile: no schema_version".into()),
-    }
-    let p: Profile = serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))?;
-    let bad = hwcal_model::plausible::implausible(&p);
-    if !bad.is_empty() {
-        const SHOWN: usize = 3;
-        let more = if bad.len() > SHOWN {
-            format!(" (and {} more)", bad.len() - SHOWN)
-        } else {
-            String::new()
-        };
-        return Err(format!(
-            "values no machine can have measured: {}{more}",
-            bad[..bad.len().min(SHOWN)].join("; ")
-        ));
-    }
-    Ok(p)
-}
+pub use hwcal_model::parse_profile;
 
 #[cfg(test)]
 mod tests {

@@ -369,31 +369,12 @@ pub fn io_result(job: &IoJob, r: &IoRun, created: bool, path: &str, time: Option
     }
 }
 
+/// The notes on a finished job (see `hwcal_analysis::io::notes`).
 fn notes(job: &IoJob, r: &IoRun) -> Vec<String> {
-    let mut n = Vec::new();
-    let reads = job.pattern.read_pct(job.rwmix_read) > 0;
-    if !job.direct && reads {
-        n.push(
-            "io: buffered reads; the file's pages are dropped from the page cache before the run and at the \
-             start of every pass over it (like fio's invalidate=1), so the figures are the device's behind \
-             the kernel's readahead, not memory's. Use --direct to measure the device alone."
-                .into(),
-        );
-    }
-    if !job.direct && job.pattern.writes() {
-        n.push(
-            "io: buffered writes complete into the page cache; write-back to the device is started at \
-             each pass over the file and throttles the writer when too much is dirty, but the last pages \
-             written are not flushed before the clock stops (no fsync, like fio's default). Use --direct \
-             to measure the device alone."
-                .into(),
-        );
-    }
-    if r.ios() < 100 {
-        n.push(format!(
-            "io: only {} I/Os completed; percentiles from so few samples are rough",
-            r.ios()
-        ));
-    }
-    n
+    hwcal_analysis::io::notes(
+        job.direct,
+        job.pattern.read_pct(job.rwmix_read) > 0,
+        job.pattern.writes(),
+        r.ios(),
+    )
 }

@@ -10,7 +10,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     crate::cmd::plots::check(&a.plots)?;
     let bytes = std::fs::read(&a.file)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
-    let mut p = hwcal_report::parse_profile(&bytes)
+    let mut p = hwcal_model::parse_profile(&bytes)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut any = false;
     for probe in hwcal_runner::probes() {

@@ -38,7 +38,7 @@ pub fn run(a: DbArgs) -> Result<()> {
         DbCommand::Import { file } => {
             let bad = |e: String| anyhow::Error::new(UsageError(format!("{}: {e}", file.display())));
             let bytes = std::fs::read(&file).map_err(|e| bad(e.to_string()))?;
-            let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+            let p = hwcal_model::parse_profile(&bytes).map_err(bad)?;
             let mut db = open_db()?;
             if let Some(id) = db.find_identical(&p)? {
                 crate::outln!(

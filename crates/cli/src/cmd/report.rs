@@ -39,7 +39,7 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
     if !is_id && std::path::Path::new(s).is_file() {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{s}: {e}")));
         let bytes = std::fs::read(s).map_err(|e| bad(e.to_string()))?;
-        let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        let p = hwcal_model::parse_profile(&bytes).map_err(bad)?;
         return Ok((format!("{s} ({})", hwcal_report::compare::machine_label(&p)), p));
     }
     if !is_id {
