@@ -95,17 +95,17 @@ pub struct Samples<'a> {
 
 /// Id of the raw per-hop curve of a size.
 pub fn hops_id(size_kb: u64) -> String {
-    format!("ctx.s{size_kb}k")
+    hwcal_model::curve::ctx_hops(size_kb)
 }
 
 /// Id of the raw switch-count curve of a size.
 pub fn switches_id(size_kb: u64) -> String {
-    format!("ctx.s{size_kb}k.switches")
+    hwcal_model::curve::ctx_switches(size_kb)
 }
 
 /// Id of the raw overhead curve of a size.
 pub fn overhead_id(size_kb: u64) -> String {
-    format!("ctx.s{size_kb}k.overhead")
+    hwcal_model::curve::ctx_overhead(size_kb)
 }
 
 fn raw_point(x: f64, s: Samples) -> RawPoint {

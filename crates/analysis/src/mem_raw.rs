@@ -4,6 +4,7 @@
 //! the profile.
 
 use crate::mem::summarize;
+use hwcal_model::curve::MemSeries;
 use hwcal_model::{Bandwidth, MemResult, NumaLatency, Profile, RawCurve};
 
 /// Bytes per operation of every mem kernel: one 64-byte line (the chase
@@ -25,12 +26,8 @@ fn template(pattern: &str, op: &str, size: usize, local: bool, threads: usize) -
 }
 
 /// The raw curves `{prefix}.t0`, `{prefix}.t1`, … in thread order.
-fn thread_curves(p: &Profile, prefix: &str) -> Vec<RawCurve> {
-    let tid = |c: &RawCurve| {
-        c.id.strip_prefix(prefix)
-            .and_then(|r| r.strip_prefix(".t"))
-            .and_then(|t| t.parse::<u32>().ok())
-    };
+fn thread_curves(p: &Profile, series: &MemSeries) -> Vec<RawCurve> {
+    let tid = |c: &RawCurve| series.tid_of(&c.id);
     let mut v: Vec<RawCurve> = p.raw.iter().filter(|c| tid(c).is_some()).cloned().collect();
     v.sort_by_key(|c| tid(c));
     v
@@ -64,13 +61,17 @@ pub fn reanalyze(p: &mut Profile) -> bool {
 /// The `mem` section from the first set of per-thread curves found (a run's
 /// latency, a basic run, a sweep's unloaded latency), over the stored `m`.
 fn reanalyze_mem(p: &mut Profile, m: &MemResult, tsc: Option<f64>) -> bool {
-    let prefix = ["mem.latency", "mem", "loaded.0"]
-        .into_iter()
-        .find(|pre| !thread_curves(p, pre).is_empty());
+    let prefix = [
+        MemSeries::Latency,
+        MemSeries::Basic,
+        MemSeries::Loaded { streams: 0 },
+    ]
+    .into_iter()
+    .find(|pre| !thread_curves(p, pre).is_empty());
     let Some(pre) = prefix else {
         return false;
     };
-    let curves = thread_curves(p, pre);
+    let curves = thread_curves(p, &pre);
     let r: Vec<&RawCurve> = curves.iter().collect();
     let mut new = summarize(m, &r, tsc);
     new.preemptions = m.preemptions;
@@ -83,7 +84,13 @@ fn reanalyze_mem(p: &mut Profile, m: &MemResult, tsc: Option<f64>) -> bool {
 fn reanalyze_matrix(p: &Profile, m: &MemResult, matrix: &mut [NumaLatency], tsc: Option<f64>) -> bool {
     let mut any = false;
     for cell in matrix.iter_mut() {
-        let curves = thread_curves(p, &format!("numa.c{}.n{}", cell.cpu_node, cell.mem_node));
+        let curves = thread_curves(
+            p,
+            &MemSeries::Numa {
+                cpu_node: cell.cpu_node,
+                mem_node: cell.mem_node,
+            },
+        );
         if curves.is_empty() {
             continue;
         }
@@ -104,9 +111,11 @@ fn reanalyze_scaling(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool 
     let mut any = false;
     let basic = p.mem.as_ref().filter(|m| m.access_pattern == "sequential");
     for pt in bw.scaling.iter_mut() {
-        let mut curves = thread_curves(p, &format!("mem.{}.{}t", pt.op, pt.threads));
+        let (op, threads) = (pt.op.clone(), pt.threads);
+        let mut curves = thread_curves(p, &MemSeries::Run { op, threads });
         if curves.is_empty() {
-            curves = thread_curves(p, &format!("bw.{}.{}t", pt.op, pt.threads));
+            let op = pt.op.clone();
+            curves = thread_curves(p, &MemSeries::Sweep { op, threads });
         }
         if !curves.is_empty() {
             let r: Vec<&RawCurve> = curves.iter().collect();
@@ -140,7 +149,7 @@ fn reanalyze_mlp(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
     let mut any = false;
     let mut base = None;
     for m in bw.mlp.iter_mut() {
-        let curves = thread_curves(p, &format!("mlp.{}", m.chains));
+        let curves = thread_curves(p, &MemSeries::Mlp { chains: m.chains });
         if curves.is_empty() {
             continue;
         }
@@ -159,7 +168,12 @@ fn reanalyze_mlp(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
 fn reanalyze_loaded(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
     let mut any = false;
     for l in bw.loaded_latency.iter_mut() {
-        let curves = thread_curves(p, &format!("loaded.{}", l.streaming_threads));
+        let curves = thread_curves(
+            p,
+            &MemSeries::Loaded {
+                streams: l.streaming_threads,
+            },
+        );
         if curves.is_empty() {
             continue;
         }

@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod curve;
 pub mod plausible;
 pub mod sample;
 mod units;

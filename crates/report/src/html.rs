@@ -714,7 +714,7 @@ fn cache_plot(sides: &[Side]) -> Option<Plot> {
     };
     let mut markers = Vec::new();
     for s in sides {
-        let Some(c) = s.p.raw_curve("cache.latency") else {
+        let Some(c) = s.p.raw_curve(hwcal_model::curve::CACHE_LATENCY) else {
             continue;
         };
         plot.series.push(Series {
@@ -751,14 +751,18 @@ fn tlb_plot(sides: &[Side]) -> Option<Plot> {
     };
     let mut markers = Vec::new();
     for s in sides {
-        let curves: Vec<&RawCurve> = s.p.raw.iter().filter(|c| c.id.starts_with("tlb.")).collect();
+        let curves: Vec<&RawCurve> =
+            s.p.raw
+                .iter()
+                .filter(|c| curve::probe_of(&c.id) == Some("tlb"))
+                .collect();
         for c in &curves {
             if plot.x_label.is_empty() {
                 plot.x_label = c.x_label.clone();
                 plot.y_label = c.y_label.clone();
             }
             plot.series.push(Series {
-                name: s.name(c.id.trim_start_matches("tlb.")),
+                name: s.name(curve::series_name(&c.id)),
                 points: curve_points(c),
             });
         }
@@ -854,7 +858,10 @@ fn other_plots(sides: &[Side]) -> Vec<Plot> {
     let mut ids: Vec<&str> = Vec::new();
     for s in sides {
         for c in &s.p.raw {
-            if c.id != "cache.latency" && !c.id.starts_with("tlb.") && !ids.contains(&c.id.as_str()) {
+            if c.id != curve::CACHE_LATENCY
+                && curve::probe_of(&c.id) != Some("tlb")
+                && !ids.contains(&c.id.as_str())
+            {
                 ids.push(&c.id);
             }
         }
@@ -916,7 +923,7 @@ pub fn report(p: &Profile, title: &str) -> String {
     if let Some(c) = &p.clock {
         add("clock", "Clock", clock_table(c));
     }
-    if p.caches.is_some() || p.memory.is_some() || p.raw_curve("cache.latency").is_some() {
+    if p.caches.is_some() || p.memory.is_some() || p.raw_curve(curve::CACHE_LATENCY).is_some() {
         let mut h = String::new();
         if p.caches.is_some() || p.memory.is_some() {
             h += &caches_table(p.caches.as_deref().unwrap_or(&[]), p.memory.as_ref());

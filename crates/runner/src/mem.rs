@@ -15,6 +15,7 @@ use crate::{Context, Progress, Result, RunnerError};
 use hwcal_analysis::mem::{slice_point, summarize};
 use hwcal_analysis::mem_raw::noisy_note;
 use hwcal_harness::Timer;
+use hwcal_model::curve::MemSeries;
 use hwcal_model::{
     human_bytes, Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MemThread, MlpPoint, NumaLatency,
     Profile, RawCurve,
@@ -176,10 +177,10 @@ fn pages(backing: &Backing, bufs: &[&Prepared]) -> (u64, bool, f64) {
     )
 }
 
-/// Run `jobs`, keep one raw curve per thread (`{label}.t{tid}`) and
+/// Run `jobs`, keep one raw curve per thread (`{series}.t{tid}`) and
 /// summarise them over `template`.
 fn measure(
-    label: &str,
+    label: &MemSeries,
     jobs: &[Job],
     plan: &RunPlan,
     template: MemResult,
@@ -189,7 +190,7 @@ fn measure(
     let mut curves = Vec::with_capacity(runs.len());
     for (tid, r) in runs.iter().enumerate() {
         curves.push(RawCurve {
-            id: format!("{label}.t{tid}"),
+            id: label.thread(tid),
             x_label: "ops (64-byte lines) in one timing slice".into(),
             y_label: "ns per op".into(),
             points: r
@@ -254,7 +255,7 @@ fn run_basic(cfg: &Config, progress: &dyn Progress, p: &mut Profile) -> Result<(
     progress.say(&format!("mem: measuring for {} s", cfg.secs));
     let op = basic_op(cfg);
     let tpl = basic_template(cfg, &bufs, op, setup_s);
-    let mut res = measure("mem", &jobs, &plan, tpl, &mut p.raw)?;
+    let mut res = measure(&MemSeries::Basic, &jobs, &plan, tpl, &mut p.raw)?;
     if !cfg.random {
         p.bandwidth = Some(basic_bandwidth(cfg, op, res.bytes_per_sec));
     }
@@ -564,7 +565,10 @@ impl Sweep<'_> {
                     .say(&format!("mem: {} with {k} thread(s)", op_name(op)));
                 let jobs: Vec<Job> = (0..k).map(|t| self.stream_job(t, op, cfg.nontemporal)).collect();
                 let tpl = template("sequential", op_name(op), cfg.size, true, k);
-                let label = format!("bw.{}.{k}t", op_name(op));
+                let label = MemSeries::Sweep {
+                    op: op_name(op).into(),
+                    threads: k as u32,
+                };
                 let r = measure(&label, &jobs, &self.plan, tpl, &mut p.raw)?;
                 bw.scaling.push(BandwidthPoint {
                     threads: k as u32,
@@ -605,7 +609,13 @@ impl Sweep<'_> {
             tpl.page_size_bytes = page;
             tpl.use_hugepages = huge;
             tpl.huge_fraction = frac;
-            let r = measure(&format!("loaded.{s}"), &jobs, &self.plan, tpl, &mut p.raw)?;
+            let r = measure(
+                &MemSeries::Loaded { streams: s as u32 },
+                &jobs,
+                &self.plan,
+                tpl,
+                &mut p.raw,
+            )?;
             let chaser = &r.per_thread[0];
             bw.loaded_latency.push(LoadedLatencyPoint {
                 streaming_threads: s as u32,
@@ -639,7 +649,13 @@ impl Sweep<'_> {
                 },
             }];
             let tpl = template("random", "chains", self.cfg.size, true, 1);
-            let r = measure(&format!("mlp.{k}"), &jobs, &self.plan, tpl, &mut p.raw)?;
+            let r = measure(
+                &MemSeries::Mlp { chains: k as u32 },
+                &jobs,
+                &self.plan,
+                tpl,
+                &mut p.raw,
+            )?;
             let base = bw.mlp.first().map_or(r.ns_per_op, |m| m.ns_per_load);
             bw.mlp.push(MlpPoint {
                 chains: k as u32,
@@ -704,7 +720,10 @@ fn run_matrix(cfg: &Config, progress: &dyn Progress, p: &mut Profile) -> Result<
             ..Default::default()
         }];
         let r = measure(
-            &format!("numa.c{}.n{}", c.cpu_node, c.mem_node),
+            &MemSeries::Numa {
+                cpu_node: c.cpu_node,
+                mem_node: c.mem_node,
+            },
             &jobs,
             &plan,
             tpl,
@@ -812,7 +831,7 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &dyn Progress, p: 
             start: ring.entries[0],
         },
     }];
-    let lat = measure("mem.latency", &jobs, &lat_plan, tpl, &mut p.raw)?;
+    let lat = measure(&MemSeries::Latency, &jobs, &lat_plan, tpl, &mut p.raw)?;
     let bw = short_bandwidth(&order, &bufs, stream, &plan, p)?;
     if !huge {
         p.notes.push(format!(
@@ -907,7 +926,10 @@ fn short_bandwidth(
             })
             .collect();
         let r = measure(
-            &format!("mem.read.{k}t"),
+            &MemSeries::Run {
+                op: "read".into(),
+                threads: k as u32,
+            },
             &jobs,
             plan,
             template("sequential", "read", stream, true, k),
