@@ -5,7 +5,7 @@
 
 use crate::mem::summarize;
 use hwcal_model::curve::MemSeries;
-use hwcal_model::{Bandwidth, MemResult, NumaLatency, Profile, RawCurve};
+use hwcal_model::{Bandwidth, MemResult, Note, NumaLatency, Profile, RawCurve};
 
 /// Bytes per operation of every mem kernel: one 64-byte line (the chase
 /// visits one line per load, the streams count in lines).
@@ -54,6 +54,13 @@ pub fn reanalyze(p: &mut Profile) -> bool {
         any |= reanalyze_mlp(p, &mut bw, tsc);
         any |= reanalyze_loaded(p, &mut bw, tsc);
         p.bandwidth = Some(bw);
+    }
+    // The noise note follows the recomputed verdict (a sweep's figures
+    // carry none: its latency is one point of many).
+    let sweep = p.bandwidth.as_ref().is_some_and(|b| !b.loaded_latency.is_empty());
+    if any && !sweep {
+        let fresh = p.mem.as_ref().and_then(noisy_note).into_iter().collect();
+        hwcal_model::note::refresh(&mut p.notes, "mem", &["mem.noisy"], fresh);
     }
     any
 }
@@ -190,7 +197,7 @@ fn reanalyze_loaded(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
 }
 
 /// Why a mem figure is marked noisy, naming what triggered it.
-pub fn noisy_note(m: &MemResult) -> Option<String> {
+pub fn noisy_note(m: &MemResult) -> Option<Note> {
     use crate::mem::{MIN_ONCPU, NOISY_REL};
     if m.verdict != hwcal_model::Verdict::Noisy {
         return None;
@@ -224,9 +231,9 @@ pub fn noisy_note(m: &MemResult) -> Option<String> {
     if why.is_empty() {
         why.push("too few timing slices to judge".into());
     }
-    Some(format!(
+    Some(Note::warning("mem", "noisy", format!(
         "mem: noisy: {}; the machine was busy, rerun on a quiet machine (meanwhile the on-CPU figure{} is the better estimate)",
         why.join("; "),
         m.oncpu_ns_per_op.map_or(String::new(), |v| format!(", {v:.1} ns/op,"))
-    ))
+    )))
 }

@@ -2,11 +2,11 @@
 //! stated figure disagree (a hypervisor often rewrites one of them), say so
 //! (DESIGN.md, principle 2).
 
-use hwcal_model::{MachineInfo, NominalCache};
+use hwcal_model::{MachineInfo, NominalCache, Note};
 
 /// Where sysfs (in `machine.nominal_caches`) and CPUID leaf 4 (`cpuid`)
 /// state different sizes for the same cache, one note per cache.
-pub fn cross_check(machine: &MachineInfo, cpuid: &[NominalCache]) -> Vec<String> {
+pub fn cross_check(machine: &MachineInfo, cpuid: &[NominalCache]) -> Vec<Note> {
     let mut notes = Vec::new();
     for c in cpuid {
         if let Some(s) = machine
@@ -15,9 +15,13 @@ pub fn cross_check(machine: &MachineInfo, cpuid: &[NominalCache]) -> Vec<String>
             .find(|s| s.level == c.level && s.cache_type == c.cache_type && s.source == "sysfs")
         {
             if s.size_bytes != c.size_bytes {
-                notes.push(format!(
-                    "L{} {}: sysfs says {} bytes, CPUID leaf 4 says {} bytes",
-                    c.level, c.cache_type, s.size_bytes, c.size_bytes
+                notes.push(Note::warning(
+                    "machine",
+                    "nominal_mismatch",
+                    format!(
+                        "L{} {}: sysfs says {} bytes, CPUID leaf 4 says {} bytes",
+                        c.level, c.cache_type, s.size_bytes, c.size_bytes
+                    ),
                 ));
             }
         }
@@ -46,7 +50,10 @@ mod tests {
             ..Default::default()
         };
         assert!(cross_check(&m, &[cache(105 << 20, "cpuid")]).is_empty());
-        let n = cross_check(&m, &[cache(32 << 20, "cpuid")]);
+        let n: Vec<String> = cross_check(&m, &[cache(32 << 20, "cpuid")])
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
         assert_eq!(
             n,
             vec![format!(

@@ -10,10 +10,12 @@
 use serde::{Deserialize, Serialize};
 
 pub mod curve;
+pub mod note;
 pub mod plausible;
 pub mod sample;
 mod units;
 
+pub use note::{Note, Severity};
 pub use units::human_bytes;
 
 /// Figures that can be undefined (no sample, a clock not measured) are NaN
@@ -61,10 +63,11 @@ pub struct Profile {
     pub context_switch: Option<ContextSwitch>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<IoResult>,
-    /// Free-form notes the analysis attached (disagreements with nominal
-    /// figures, noise warnings). Human-readable.
+    /// Notes the probes and the analysis attached (disagreements with
+    /// nominal figures, noise warnings): `{probe, code, severity, text}`;
+    /// older profiles hold plain strings, which still load (see `note`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Raw measured curves; analysis is a pure function of these.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub raw: Vec<RawCurve>,

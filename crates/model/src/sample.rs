@@ -255,7 +255,11 @@ pub fn full_profile(variant: u32) -> Profile {
         }],
         ..Default::default()
     });
-    p.notes = vec!["L3: sysfs says 105 MiB, latency reaches DRAM level past ~5 MiB".into()];
+    p.notes = vec![crate::Note::warning(
+        "cache",
+        "analysis",
+        "L3: sysfs says 105 MiB, latency reaches DRAM level past ~5 MiB",
+    )];
     p.raw = vec![
         cache_curve(&levels, dram),
         tlb_curve(

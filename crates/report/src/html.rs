@@ -633,10 +633,10 @@ fn io_table(io: &IoResult) -> String {
     s
 }
 
-fn notes_list(notes: &[String]) -> String {
+fn notes_list<T: std::fmt::Display>(notes: &[T]) -> String {
     let mut s = String::from("<ul class=\"notes\">\n");
     for n in notes {
-        let _ = writeln!(s, "<li>{}</li>", esc(n));
+        let _ = writeln!(s, "<li>{}</li>", esc(&n.to_string()));
     }
     s.push_str("</ul>\n");
     s

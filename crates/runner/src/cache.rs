@@ -12,7 +12,7 @@ use crate::{Context, Progress, Result};
 use hwcal_analysis::cache as an;
 use hwcal_analysis::levels::{refine_boundaries, Plateau};
 use hwcal_harness::{clockref, Timer};
-use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
+use hwcal_model::{MachineInfo, Note, Profile, RawCurve, RawPoint};
 use hwcal_probes::buffer::HUGE_PAGE;
 use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
 
@@ -409,15 +409,22 @@ fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) -> RawCurve {
 /// Recompute the cache sections of a profile from its raw curves.
 pub fn apply(p: &mut Profile) -> bool {
     let Some(a) = an::analyze(p) else { return false };
-    p.notes.retain(|n| !n.starts_with("cache:"));
     p.caches = Some(a.levels);
     p.memory = a.memory;
-    for n in a.notes {
-        p.notes.push(if n.starts_with("cache:") {
-            n
-        } else {
-            format!("cache: {n}")
-        });
-    }
+    // The analysis words its notes; every one of them is replaced on a
+    // re-analysis (old profiles' plain `cache: ` notes included).
+    let fresh = a
+        .notes
+        .into_iter()
+        .map(|n| {
+            let text = if n.starts_with("cache:") {
+                n
+            } else {
+                format!("cache: {n}")
+            };
+            Note::warning("cache", "analysis", text)
+        })
+        .collect();
+    hwcal_model::note::refresh(&mut p.notes, "cache", &["cache.analysis"], fresh);
     true
 }

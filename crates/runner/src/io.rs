@@ -9,7 +9,7 @@
 use crate::registry::{Plan, ProbeEntry};
 use crate::usage;
 use crate::{Context, Progress, Result, RunnerError};
-use hwcal_model::{human_bytes, IoResult, IoThread, Profile};
+use hwcal_model::{human_bytes, IoResult, IoThread, Note, Profile};
 use hwcal_probes::io::{self as probe, Engine, IoError, IoJob, IoRun, Pattern, TestFile};
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
@@ -164,7 +164,7 @@ impl Drop for StopOnSignal {
 /// What one I/O job measured, for `hwcal io` or a caller such as `hwcal run`.
 pub struct Measured {
     pub io: IoResult,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// The CPU of the first I/O thread (None with --no-pin).
     pub pinned_cpu: Option<usize>,
 }
@@ -370,7 +370,7 @@ pub fn io_result(job: &IoJob, r: &IoRun, created: bool, path: &str, time: Option
 }
 
 /// The notes on a finished job (see `hwcal_analysis::io::notes`).
-fn notes(job: &IoJob, r: &IoRun) -> Vec<String> {
+fn notes(job: &IoJob, r: &IoRun) -> Vec<Note> {
     hwcal_analysis::io::notes(
         job.direct,
         job.pattern.read_pct(job.rwmix_read) > 0,

@@ -17,8 +17,8 @@ use hwcal_analysis::mem_raw::noisy_note;
 use hwcal_harness::Timer;
 use hwcal_model::curve::MemSeries;
 use hwcal_model::{
-    human_bytes, Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MemThread, MlpPoint, NumaLatency,
-    Profile, RawCurve,
+    human_bytes, Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MemThread, MlpPoint, Note,
+    NumaLatency, Profile, RawCurve,
 };
 use hwcal_probes::buffer::{Backing, HUGE_PAGE, SMALL_PAGE};
 use hwcal_probes::mem::{self as pm, Job, Prep, Prepared, RunPlan, Work, GRAIN, LINE};
@@ -435,24 +435,34 @@ fn placement_notes(cfg: &Config, bufs: &[Prepared], p: &mut Profile) {
     let refs: Vec<&Prepared> = bufs.iter().collect();
     let (_, huge, frac) = pages(&cfg.backing, &refs);
     if cfg.backing == Backing::Thp && !huge {
-        p.notes.push(format!(
+        p.notes.push(Note::warning(
+"mem",
+"thp_partial",
+format!(
             "mem: transparent huge pages were requested but only {:.0}% of the memory got them (THP mode, fragmentation); figures mix in 4 KiB page walks",
             frac * 100.0
-        ));
+        )));
     }
     if cfg.random && !huge && cfg.size > 8 << 20 {
-        p.notes.push(format!(
+        p.notes.push(Note::warning(
+"mem",
+"tlb_reach",
+format!(
             "mem: 4 KiB pages: the {} buffer spans {} pages, far beyond the reach of the second-level TLB (~2048 entries × 4 KiB = 8 MiB on recent x86 cores), so most loads also pay a page walk: this latency is DRAM plus TLB misses. Add --hugepages for DRAM latency alone.",
             human_bytes(cfg.size as u64),
             cfg.size / SMALL_PAGE
-        ));
+        )));
     }
     for (i, b) in bufs.iter().enumerate() {
         if let Some(f) = b.on_node {
             if f < 0.99 {
-                p.notes.push(format!(
-                    "mem: buffer {i}: only {:.0}% of its pages are on the requested node",
-                    f * 100.0
+                p.notes.push(Note::warning(
+                    "mem",
+                    "off_node",
+                    format!(
+                        "mem: buffer {i}: only {:.0}% of its pages are on the requested node",
+                        f * 100.0
+                    ),
                 ));
             }
         }
@@ -462,9 +472,11 @@ fn placement_notes(cfg: &Config, bufs: &[Prepared], p: &mut Profile) {
 
 fn numa_note(mem_nodes: usize, p: &mut Profile) {
     if mem_nodes <= 1 {
-        p.notes.push(
-            "mem: this machine has one NUMA node with memory: every access is local, remote-memory latency cannot be measured here".into(),
-        );
+        p.notes.push(Note::info(
+            "mem",
+            "one_numa_node",
+            "mem: this machine has one NUMA node with memory: every access is local, remote-memory latency cannot be measured here",
+        ));
     }
 }
 
@@ -759,10 +771,14 @@ pub fn measure_command(
     start: Instant,
 ) -> Result<()> {
     if cfg.threads > cfg.allowed.len() && cfg.places.iter().any(|pl| pl.cpu.is_some()) {
-        p.notes.push(format!(
-            "mem: {} threads on {} CPUs: threads share CPUs, so per-thread figures include time-slicing",
-            cfg.threads,
-            cfg.allowed.len()
+        p.notes.push(Note::warning(
+            "mem",
+            "oversubscribed",
+            format!(
+                "mem: {} threads on {} CPUs: threads share CPUs, so per-thread figures include time-slicing",
+                cfg.threads,
+                cfg.allowed.len()
+            ),
         ));
     }
     match mode {
@@ -774,12 +790,15 @@ pub fn measure_command(
     if let Some(m) = &mut p.mem {
         m.total_exec_time_s = start.elapsed().as_secs_f64();
         if m.setup_s > 1.0 {
-            p.notes.push(format!(
+            p.notes.push(Note::warning(
+"mem",
+"setup_time",
+format!(
                 "mem: preparing the buffers (the kernel zeroing every page{}) took {:.2} s on top of the {} s measured",
                 if m.access_pattern == "random" || sweep { ", then writing the cycle" } else { "" },
                 m.setup_s,
                 cfg.secs
-            ));
+            )));
         }
         if !sweep {
             p.notes.extend(noisy_note(m));
@@ -834,9 +853,13 @@ fn run_short(cpus: &[usize], pinned: Option<usize>, progress: &dyn Progress, p: 
     let lat = measure(&MemSeries::Latency, &jobs, &lat_plan, tpl, &mut p.raw)?;
     let bw = short_bandwidth(&order, &bufs, stream, &plan, p)?;
     if !huge {
-        p.notes.push(format!(
-            "mem: only {:.0}% of the latency buffer got huge pages: the latency includes TLB misses",
-            frac * 100.0
+        p.notes.push(Note::warning(
+            "mem",
+            "latency_not_huge",
+            format!(
+                "mem: only {:.0}% of the latency buffer got huge pages: the latency includes TLB misses",
+                frac * 100.0
+            ),
         ));
     }
     let mut lat = lat;

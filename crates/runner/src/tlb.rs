@@ -13,7 +13,7 @@ use crate::{Context, Progress, Result};
 use hwcal_analysis::levels::refine_boundaries;
 use hwcal_analysis::tlb as an;
 use hwcal_harness::{clockref, Timer};
-use hwcal_model::{Profile, RawCurve, RawPoint};
+use hwcal_model::{Note, Profile, RawCurve, RawPoint};
 use hwcal_probes::buffer::{Backing, Buffer, HUGE_PAGE, SMALL_PAGE};
 use hwcal_probes::cache::{huge_buffer, merge_point};
 use hwcal_probes::tlb::PageBench;
@@ -340,15 +340,22 @@ fn fraction_curve(fractions: [f64; 2], huge_frac: Option<f64>) -> RawCurve {
 /// Recompute the TLB sections of a profile from its raw curves.
 pub fn apply(p: &mut Profile) -> bool {
     let Some(a) = an::analyze(p) else { return false };
-    p.notes.retain(|n| !n.starts_with("tlb:"));
     p.tlbs = Some(a.levels);
     p.tlb_huge_pages = Some(a.comparison);
-    for n in a.notes {
-        p.notes.push(if n.starts_with("tlb:") {
-            n
-        } else {
-            format!("tlb: {n}")
-        });
-    }
+    // The analysis words its notes; every one of them is replaced on a
+    // re-analysis (old profiles' plain `tlb: ` notes included).
+    let fresh = a
+        .notes
+        .into_iter()
+        .map(|n| {
+            let text = if n.starts_with("tlb:") {
+                n
+            } else {
+                format!("tlb: {n}")
+            };
+            Note::warning("tlb", "analysis", text)
+        })
+        .collect();
+    hwcal_model::note::refresh(&mut p.notes, "tlb", &["tlb.analysis"], fresh);
     true
 }

@@ -17,8 +17,11 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         any |= (probe.analyze)(&mut p);
     }
     if !any {
-        p.notes
-            .push("analyze: the profile holds no raw data; figures shown as stored".into());
+        p.notes.push(hwcal_model::Note::info(
+            "analyze",
+            "no_raw_data",
+            "analyze: the profile holds no raw data; figures shown as stored",
+        ));
     }
     crate::cmd::plots::write(&p, &a.plots)?;
     emit(&p, a.json.as_deref())

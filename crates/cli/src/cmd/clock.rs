@@ -5,7 +5,7 @@ use crate::cli::ClockArgs;
 use crate::common::{check_db, check_dest, command_line, emit, now_unix, pin, save_if_requested, Progress};
 use anyhow::Result;
 use hwcal_harness::harness_info;
-use hwcal_model::{Profile, Verdict};
+use hwcal_model::{Note, Profile, Verdict};
 
 pub fn run(a: ClockArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
@@ -16,9 +16,11 @@ pub fn run(a: ClockArgs) -> Result<()> {
     p.harness = Some(harness_info(cpu));
     let (res, raw) = hwcal_runner::clock::measure(a.batches, a.retries, &progress);
     if res.verdict == Verdict::Noisy {
-        p.notes.push(
-            "clock: the machine was too busy for the two methods to agree; the figures are unreliable".into(),
-        );
+        p.notes.push(Note::warning(
+            "clock",
+            "noisy",
+            "clock: the machine was too busy for the two methods to agree; the figures are unreliable",
+        ));
     }
     p.clock = Some(res);
     p.raw_clock = Some(raw);

@@ -3,7 +3,7 @@
 use crate::cli::InfoArgs;
 use crate::common::{check_dest, command_line, emit, now_unix};
 use anyhow::Result;
-use hwcal_model::{MachineInfo, Profile};
+use hwcal_model::{MachineInfo, Note, Profile};
 
 pub fn run(a: InfoArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
@@ -15,6 +15,6 @@ pub fn run(a: InfoArgs) -> Result<()> {
 }
 
 /// Where sysfs and CPUID leaf 4 disagree, say so (VMs often rewrite one).
-pub fn nominal_cross_check(machine: &MachineInfo) -> Vec<String> {
+pub fn nominal_cross_check(machine: &MachineInfo) -> Vec<Note> {
     hwcal_analysis::nominal::cross_check(machine, &hwcal_probes::sysinfo::nominal_caches_cpuid())
 }
