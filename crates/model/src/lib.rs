@@ -16,7 +16,7 @@ pub mod sample;
 mod units;
 
 pub use note::{Note, Severity};
-pub use units::human_bytes;
+pub use units::{axis_bytes, human_bytes, measured_bytes};
 
 /// Figures that can be undefined (no sample, a clock not measured) are NaN
 /// in memory. JSON has no NaN: serde_json writes it as `null`, and these

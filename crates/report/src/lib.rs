@@ -54,6 +54,23 @@ impl Exporter for TextExporter {
     }
 }
 
+/// Escape text for HTML and SVG element content and attribute values
+/// (the one escaper of every markup exporter).
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
 /// A Unix time as `YYYY-MM-DD HH:MM UTC` (no time-zone database needed).
 pub fn format_utc(unix: u64) -> String {
     let days = (unix / 86_400) as i64;
