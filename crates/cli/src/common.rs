@@ -4,7 +4,6 @@ use crate::cli::CommonArgs;
 use anyhow::{Context, Result};
 use hwcal_db::Db;
 use hwcal_model::Profile;
-use hwcal_report::{Exporter, JsonExporter, TextExporter};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -126,15 +125,7 @@ pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
 
 /// Print the summary (unless JSON goes to stdout) and write the JSON.
 pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
-    if json != Some("-") {
-        let text = TextExporter.export(profile)?;
-        write_output("-", &text)?;
-    }
-    if let Some(dest) = json {
-        let bytes = JsonExporter.export(profile)?;
-        write_output(dest, &bytes)?;
-    }
-    Ok(())
+    crate::output::Outputs::profile(json).write(profile)
 }
 
 /// Check early that a JSON destination is writable, so a long run does not

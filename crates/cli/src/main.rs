@@ -4,6 +4,7 @@
 mod cli;
 mod cmd;
 mod common;
+mod output;
 
 use clap::Parser;
 use std::process::ExitCode;

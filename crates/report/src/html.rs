@@ -24,12 +24,12 @@ impl Exporter for HtmlExporter {
     fn name(&self) -> &'static str {
         "html"
     }
-    fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError> {
+    fn files(&self, profile: &Profile) -> Result<Vec<crate::NamedFile>, ReportError> {
         let title = self
             .title
             .clone()
             .unwrap_or_else(|| format!("hwcal report — {}", machine_label(profile)));
-        Ok(report(profile, &title).into_bytes())
+        Ok(crate::NamedFile::single(report(profile, &title).into_bytes()))
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::Result;
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
-    crate::cmd::plots::check(&a.plots)?;
+    crate::output::Outputs::plots(&a.plots).check()?;
     let bytes = std::fs::read(&a.file)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut p = hwcal_model::parse_profile(&bytes)
@@ -23,6 +23,6 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
             "analyze: the profile holds no raw data; figures shown as stored",
         ));
     }
-    crate::cmd::plots::write(&p, &a.plots)?;
+    crate::output::Outputs::plots(&a.plots).write(&p)?;
     emit(&p, a.json.as_deref())
 }

@@ -29,7 +29,7 @@ fn parse_max_size(s: &str) -> Result<u64> {
 pub fn run(a: CacheArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
     let max = a.max_size.as_deref().map(parse_max_size).transpose()?;
-    crate::cmd::plots::check(&a.plots)?;
+    crate::output::Outputs::plots(&a.plots).check()?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let machine = hwcal_probes::sysinfo::machine_info();
@@ -39,6 +39,6 @@ pub fn run(a: CacheArgs) -> Result<()> {
     p.machine = Some(machine.clone());
     p.raw = measure(max, &machine, &progress, cpu)?;
     apply(&mut p);
-    crate::cmd::plots::write(&p, &a.plots)?;
+    crate::output::Outputs::plots(&a.plots).write(&p)?;
     emit(&p, a.common.json.as_deref())
 }

@@ -3,10 +3,12 @@
 //! one summary, one profile, stored once.
 
 use crate::cli::RunArgs;
-use crate::common::{check_out, command_line, emit, now_unix, open_db, pin, store, write_output, Progress};
+use crate::common::{command_line, now_unix, open_db, pin, store, Progress};
+use crate::output::{Dest, Outputs};
 use anyhow::{Context, Result};
 use hwcal_harness::harness_info;
 use hwcal_model::Profile;
+use hwcal_report::html::HtmlExporter;
 use hwcal_runner::{absorb, RunConfig};
 
 pub fn run(a: RunArgs) -> Result<()> {
@@ -26,8 +28,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             crate::usage!("--io {}: not a directory", dir.display());
         }
     }
-    check_out("--json", a.common.json.as_deref())?;
-    check_out("--html", a.html.as_deref())?;
+    let mut outputs = Outputs::profile(a.common.json.as_deref());
+    if let Some(path) = &a.html {
+        let path = path.clone();
+        outputs.add(HtmlExporter::default(), Dest::File { flag: "--html", path });
+    }
+    outputs.check()?;
     // Opened once, before measuring: a bad --db fails at once, not after
     // the measurement.
     let mut db = if a.no_save { None } else { Some(open_db()?) };
@@ -86,12 +92,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     if let Some(db) = &mut db {
         store(db, &p)?;
     }
-    emit(&p, a.common.json.as_deref())?;
-    if let Some(dest) = &a.html {
-        let html = hwcal_report::Exporter::export(&hwcal_report::html::HtmlExporter::default(), &p)?;
-        write_output(dest, &html)?;
-    }
-    Ok(())
+    outputs.write(&p)
 }
 
 /// The per-phase progress bar on stderr, or `None` when stderr is not a

@@ -10,7 +10,7 @@ use hwcal_runner::tlb::{apply, measure};
 
 pub fn run(a: TlbArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
-    crate::cmd::plots::check(&a.plots)?;
+    crate::output::Outputs::plots(&a.plots).check()?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let mut p = Profile::new(command_line(), now_unix());
@@ -18,6 +18,6 @@ pub fn run(a: TlbArgs) -> Result<()> {
     p.machine = Some(hwcal_probes::sysinfo::machine_info());
     p.raw = measure(a.max_pages, a.max_huge_pages, &progress, cpu)?;
     apply(&mut p);
-    crate::cmd::plots::write(&p, &a.plots)?;
+    crate::output::Outputs::plots(&a.plots).write(&p)?;
     emit(&p, a.common.json.as_deref())
 }
