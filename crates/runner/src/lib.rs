@@ -17,7 +17,10 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod machine;
 pub mod registry;
+#[cfg(feature = "synthetic")]
+pub mod synthetic;
 
 pub mod cache;
 pub mod clock;
@@ -27,6 +30,7 @@ pub mod mem;
 pub mod tlb;
 
 pub use error::{Context, Result, RunnerError};
+pub use machine::{Machine, Real};
 pub use registry::{absorb, plan, probes, select, Plan, ProbeEntry, RunConfig};
 
 /// Where a probe says what it is doing (a line per step). Implementations

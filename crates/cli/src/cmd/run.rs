@@ -6,7 +6,6 @@ use crate::cli::RunArgs;
 use crate::common::{command_line, now_unix, open_db, pin, store, Progress};
 use crate::output::{Dest, Outputs};
 use anyhow::{Context, Result};
-use hwcal_harness::harness_info;
 use hwcal_model::Profile;
 use hwcal_report::html::HtmlExporter;
 use hwcal_runner::{absorb, RunConfig};
@@ -38,7 +37,9 @@ pub fn run(a: RunArgs) -> Result<()> {
     // the measurement.
     let mut db = if a.no_save { None } else { Some(open_db()?) };
     let progress = Progress::new(a.common.quiet);
-    let machine = hwcal_probes::sysinfo::machine_info();
+    // The real machine, or the synthetic one of the end-to-end tests.
+    let target = hwcal_runner::machine::from_env();
+    let machine = target.info();
     // One bar across the phases. Created before pinning: its ticker thread
     // inherits the creator's CPU affinity and must not wake up on the
     // measuring CPU. While it is shown, the probes' own messages are off.
@@ -59,9 +60,12 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     let start = std::time::Instant::now();
     let mut p = Profile::new(command_line(), now_unix());
-    p.notes.extend(crate::cmd::info::nominal_cross_check(&machine));
+    p.notes.extend(hwcal_analysis::nominal::cross_check(
+        &machine,
+        &target.cpuid_caches(),
+    ));
     p.machine = Some(machine);
-    p.harness = Some(harness_info(cpu));
+    p.harness = Some(target.harness(cpu));
     for (probe, plan) in &plans {
         let t = std::time::Instant::now();
         let what = format!("{}: {}", probe.id, probe.description);
@@ -69,8 +73,8 @@ pub fn run(a: RunArgs) -> Result<()> {
             Some(b) => b.set_message(what),
             None => progress.say(&what),
         }
-        let frag = plan
-            .run(&probe_progress)
+        let frag = target
+            .run(probe, plan.as_ref(), &probe_progress)
             .with_context(|| format!("probe {}", probe.id))?;
         absorb(&mut p, frag);
         let done = format!("{}: done in {:.1} s", probe.id, t.elapsed().as_secs_f64());
