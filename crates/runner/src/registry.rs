@@ -110,3 +110,51 @@ pub fn absorb(p: &mut Profile, frag: Profile) {
     p.notes.extend(frag.notes);
     p.raw.extend(frag.raw);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[ProbeEntry]) -> Vec<&'static str> {
+        v.iter().map(|p| p.id).collect()
+    }
+
+    #[test]
+    fn selection_and_opt_in() {
+        assert_eq!(ids(&probes()), ["clock", "cache", "tlb", "mem", "ctx", "io"]);
+        let only = select(probes(), &["clock".into()], &[]).unwrap();
+        assert_eq!(ids(&only), ["clock", "io"], "io stays, enabled by its own option");
+        let skip = select(probes(), &[], &["io".into(), "cache".into()]).unwrap();
+        assert_eq!(ids(&skip), ["clock", "tlb", "mem", "ctx"]);
+        let e = select(probes(), &["nosuch".into()], &[]).unwrap_err();
+        assert!(e.is_usage() && e.to_string().contains("unknown probe 'nosuch'"));
+    }
+
+    #[test]
+    fn io_is_planned_only_with_a_directory() {
+        let m = MachineInfo::default();
+        let io = select(probes(), &["io".into()], &[]).unwrap();
+        assert!(plan(&io, &RunConfig::default(), &m).is_empty());
+        let config = RunConfig {
+            io_dir: Some(PathBuf::from("/tmp")),
+            ..RunConfig::default()
+        };
+        assert_eq!(plan(&io, &config, &m).len(), 1);
+    }
+
+    #[test]
+    fn absorb_appends_and_replaces() {
+        let mut p = Profile {
+            notes: vec![hwcal_model::Note::legacy("cache: a")],
+            ..Default::default()
+        };
+        let frag = Profile {
+            notes: vec![hwcal_model::Note::legacy("tlb: b")],
+            context_switch: Some(Default::default()),
+            ..Default::default()
+        };
+        absorb(&mut p, frag);
+        assert_eq!(p.notes.len(), 2);
+        assert!(p.context_switch.is_some() && p.clock.is_none());
+    }
+}
