@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub mod curve;
 pub mod note;
 pub mod plausible;
+/// Synthetic profiles for tests (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub mod sample;
 mod units;
 
