@@ -2,13 +2,11 @@
 //! tests with small bounds that assert structure and broad physical bounds
 //! only (never tight timings: the suite runs on a noisy 2-vCPU VM).
 
-use assert_cmd::Command;
+mod common;
+
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 fn json_of(args: &[&str]) -> Value {
     let out = hwcal()

@@ -1,12 +1,10 @@
 //! CLI behaviour: help, bad input, and real-hardware smoke tests that assert
 //! only structure and broad physical bounds (never tight timings).
 
-use assert_cmd::Command;
-use predicates::prelude::*;
+mod common;
 
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
+use common::hwcal;
+use predicates::prelude::*;
 
 #[test]
 fn help_lists_subcommands_and_exit_codes() {

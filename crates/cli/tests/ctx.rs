@@ -2,13 +2,11 @@
 //! thread variant, usage errors, and the `hwcal run` section. Real-hardware
 //! runs assert only structure and broad physical bounds, never timings.
 
-use assert_cmd::Command;
+mod common;
+
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 /// Few, short samples: these tests check structure, not figures.
 const QUICK: [&str; 5] = ["-N", "9", "-W", "1", "-q"];

@@ -3,15 +3,13 @@
 //! the usage errors. Small files in temporary directories; no timing
 //! assertions beyond "positive and finite".
 
-use assert_cmd::Command;
+mod common;
+
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 fn entries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)

@@ -1,13 +1,11 @@
 //! `hwcal mem`: structure of the output and broad physical bounds on small
 //! buffers and short runs (never tight timings), plus bad input → exit 2.
 
-use assert_cmd::Command;
+mod common;
+
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 fn json(args: &[&str]) -> Value {
     let out = hwcal()

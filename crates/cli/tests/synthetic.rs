@@ -5,21 +5,21 @@
 //! whose probes return the curves and figures of
 //! `hwcal_model::sample::full_profile(0)` instead of running kernels.
 
+mod common;
+
 use assert_cmd::Command;
+use common::stdout_of as stdout;
 use hwcal_model::Profile;
 use std::path::Path;
 
+/// `hwcal` on the synthetic machine, with the test's own database.
 fn hwcal(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("hwcal").unwrap();
+    let mut c = common::hwcal();
     c.env("HWCAL_SYNTHETIC_MACHINE", "1")
         .env("HWCAL_DB", dir.join("runs.db"))
         .env("HOME", dir)
         .env("XDG_DATA_HOME", dir.join("xdg"));
     c
-}
-
-fn stdout(c: &mut Command) -> String {
-    String::from_utf8(c.assert().success().get_output().stdout.clone()).unwrap()
 }
 
 /// `hwcal run` with every probe (io on the temporary directory); returns
