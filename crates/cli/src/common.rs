@@ -4,7 +4,7 @@ use crate::cli::CommonArgs;
 use anyhow::{Context, Result};
 use hwcal_db::Db;
 use hwcal_model::Profile;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -25,24 +25,6 @@ impl std::error::Error for UsageError {}
 macro_rules! usage {
     ($($t:tt)*) => {
         return Err(anyhow::Error::new($crate::common::UsageError(format!($($t)*))))
-    };
-}
-
-/// `println!` that returns an error instead of panicking when stdout is
-/// closed (`hwcal db list | head`): the error goes up to `main`, which
-/// treats a broken pipe as a normal end.
-#[macro_export]
-macro_rules! outln {
-    ($($t:tt)*) => {
-        $crate::common::write_output("-", format!("{}\n", format_args!($($t)*)).as_bytes())?
-    };
-}
-
-/// `print!` counterpart of [`outln!`].
-#[macro_export]
-macro_rules! out {
-    ($($t:tt)*) => {
-        $crate::common::write_output("-", format!($($t)*).as_bytes())?
     };
 }
 
@@ -109,49 +91,6 @@ pub fn command_line() -> String {
     let mut v = vec!["hwcal".to_string()];
     v.extend(args.into_iter().skip(1));
     v.join(" ")
-}
-
-/// Write bytes to a file, or stdout for "-". Refuses nothing; the caller
-/// asked for this path explicitly.
-pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
-    if dest == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(bytes).context("writing to stdout")?;
-        out.flush().ok();
-        return Ok(());
-    }
-    std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
-}
-
-/// Print the summary (unless JSON goes to stdout) and write the JSON.
-pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
-    crate::output::Outputs::profile(json).write(profile)
-}
-
-/// Check early that a JSON destination is writable, so a long run does not
-/// end in a failed write.
-pub fn check_dest(json: Option<&str>) -> Result<()> {
-    check_out("--json", json)
-}
-
-/// Check early that an output file given with `flag` (`--json`, `--html`)
-/// can be created: its directory exists and it is not a directory.
-pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
-    if let Some(d) = dest {
-        if d != "-" {
-            let p = std::path::Path::new(d);
-            let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
-            if let Some(dir) = parent {
-                if !dir.is_dir() {
-                    usage!("{flag} {d}: directory {} does not exist", dir.display());
-                }
-            }
-            if p.is_dir() {
-                usage!("{flag} {d}: is a directory");
-            }
-        }
-    }
-    Ok(())
 }
 
 /// `--db PATH` as given on the command line (set once by `cmd::dispatch`).

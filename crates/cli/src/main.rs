@@ -2,9 +2,10 @@
 #![forbid(unsafe_code)]
 
 mod cli;
-mod cmd;
 mod common;
 mod output;
+// After the modules whose macros (`usage!`, `outln!`) it uses.
+mod cmd;
 
 use clap::Parser;
 use std::process::ExitCode;

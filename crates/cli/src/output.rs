@@ -4,11 +4,72 @@
 //! every exporter's files are written in order.
 
 use crate::cli::PlotArgs;
-use crate::common::{check_out, write_output};
 use anyhow::{Context, Result};
 use hwcal_model::Profile;
 use hwcal_report::{Exporter, GnuplotExporter, JsonExporter, SvgExporter, TextExporter};
+use std::io::Write;
 use std::path::PathBuf;
+
+/// `println!` that returns an error instead of panicking when stdout is
+/// closed (`hwcal db list | head`): the error goes up to `main`, which
+/// treats a broken pipe as a normal end.
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::output::write_output("-", format!("{}\n", format_args!($($t)*)).as_bytes())?
+    };
+}
+
+/// `print!` counterpart of [`outln!`].
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::output::write_output("-", format!($($t)*).as_bytes())?
+    };
+}
+
+/// Write bytes to a file, or stdout for "-". Refuses nothing; the caller
+/// asked for this path explicitly.
+pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
+    if dest == "-" {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes).context("writing to stdout")?;
+        out.flush().ok();
+        return Ok(());
+    }
+    std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
+}
+
+/// Print the summary (unless JSON goes to stdout) and write the JSON.
+pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
+    Outputs::profile(json).write(profile)
+}
+
+/// Check early that a JSON destination is writable, so a long run does not
+/// end in a failed write.
+pub fn check_dest(json: Option<&str>) -> Result<()> {
+    check_out("--json", json)
+}
+
+/// Check early that an output file given with `flag` (`--json`, `--html`)
+/// can be created: its directory exists and it is not a directory.
+pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
+    if let Some(d) = dest {
+        if d != "-" {
+            let p = std::path::Path::new(d);
+            let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
+            if let Some(dir) = parent {
+                if !dir.is_dir() {
+                    crate::usage!("{flag} {d}: directory {} does not exist", dir.display());
+                }
+            }
+            if p.is_dir() {
+                crate::usage!("{flag} {d}: is a directory");
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Where an exporter's files go.
 pub enum Dest {

@@ -2,7 +2,8 @@
 //! offline (the analysis is a pure function of the raw curves).
 
 use crate::cli::AnalyzeArgs;
-use crate::common::{check_dest, emit, UsageError};
+use crate::common::UsageError;
+use crate::output::{check_dest, emit};
 use anyhow::Result;
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {

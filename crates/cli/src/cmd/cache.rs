@@ -2,7 +2,8 @@
 //! parallelism (The Calibrator's figures; the probe is `hwcal_runner::cache`).
 
 use crate::cli::CacheArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{command_line, now_unix, pin, Progress};
+use crate::output::{check_dest, emit};
 use anyhow::Result;
 use hwcal_harness::harness_info;
 use hwcal_model::Profile;

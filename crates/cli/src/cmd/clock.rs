@@ -2,7 +2,8 @@
 //! dependent add chain, measured interleaved, plus the TSC rate.
 
 use crate::cli::ClockArgs;
-use crate::common::{check_db, check_dest, command_line, emit, now_unix, pin, save_if_requested, Progress};
+use crate::common::{check_db, command_line, now_unix, pin, save_if_requested, Progress};
+use crate::output::{check_dest, emit};
 use anyhow::Result;
 use hwcal_harness::harness_info;
 use hwcal_model::{Note, Profile, Verdict};

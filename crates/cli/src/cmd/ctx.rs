@@ -3,7 +3,8 @@
 //! probe is `hwcal_runner::ctx`).
 
 use crate::cli::{CtxArgs, CtxCpus};
-use crate::common::{check_dest, command_line, now_unix, write_output, Progress};
+use crate::common::{command_line, now_unix, Progress};
+use crate::output::{check_dest, write_output};
 use anyhow::Result;
 use hwcal_harness::{harness_info, pin, Timer};
 use hwcal_model::Profile;

@@ -1,7 +1,8 @@
 //! `hwcal info`: the machine as the OS and CPUID describe it.
 
 use crate::cli::InfoArgs;
-use crate::common::{check_dest, command_line, emit, now_unix};
+use crate::common::{command_line, now_unix};
+use crate::output::{check_dest, emit};
 use anyhow::Result;
 use hwcal_model::{MachineInfo, Note, Profile};
 

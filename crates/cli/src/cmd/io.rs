@@ -4,7 +4,8 @@
 //! `hwcal_runner::io::IoSpec`; the runner owns the test file's life cycle.
 
 use crate::cli::{IoArgs, IoEngineArg, IoRw};
-use crate::common::{check_dest, command_line, emit, now_unix, parse_size, Progress, UsageError};
+use crate::common::{command_line, now_unix, parse_size, Progress, UsageError};
+use crate::output::{check_dest, emit};
 use crate::usage;
 use anyhow::Result;
 use hwcal_harness::harness_info;

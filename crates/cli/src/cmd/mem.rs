@@ -4,9 +4,8 @@
 //! `hwcal_runner::mem::Config`.
 
 use crate::cli::{MemArgs, MemOp};
-use crate::common::{
-    check_db, check_dest, command_line, emit, now_unix, parse_size, save_if_requested, Progress,
-};
+use crate::common::{check_db, command_line, now_unix, parse_size, save_if_requested, Progress};
+use crate::output::{check_dest, emit};
 use crate::usage;
 use anyhow::Result;
 use hwcal_harness::harness_info;

@@ -3,7 +3,8 @@
 
 use crate::cli::ReportArgs;
 use crate::cmd::db::{get, parse_id, run_label};
-use crate::common::{check_out, open_db, write_output, UsageError};
+use crate::common::{open_db, UsageError};
+use crate::output::{check_out, write_output};
 use anyhow::Result;
 use hwcal_db::Db;
 use hwcal_model::Profile;

@@ -2,7 +2,8 @@
 //! penalty (the probe is `hwcal_runner::tlb`).
 
 use crate::cli::TlbArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{command_line, now_unix, pin, Progress};
+use crate::output::{check_dest, emit};
 use anyhow::Result;
 use hwcal_harness::harness_info;
 use hwcal_model::Profile;
