@@ -8,7 +8,7 @@ use crate::output::{Dest, Outputs};
 use anyhow::{Context, Result};
 use hwcal_model::Profile;
 use hwcal_report::html::HtmlExporter;
-use hwcal_runner::{absorb, RunConfig};
+use hwcal_runner::{absorb, Machine, Plan, ProbeEntry, RunConfig};
 
 pub fn run(a: RunArgs) -> Result<()> {
     let probes = hwcal_runner::select(hwcal_runner::probes(), &a.only, &a.skip)?;
@@ -66,7 +66,28 @@ pub fn run(a: RunArgs) -> Result<()> {
     ));
     p.machine = Some(machine);
     p.harness = Some(target.harness(cpu));
-    for (probe, plan) in &plans {
+    run_plans(target.as_ref(), &plans, &mut p, progress, probe_progress, bar)?;
+    progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
+    // Store before writing any output: a stored run can always be exported
+    // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
+    // lost to an unwritable output file cannot.
+    if let Some(db) = &mut db {
+        store(db, &p)?;
+    }
+    outputs.write(&p)
+}
+
+/// Run every plan on `target` in turn, merging each probe's fragment into
+/// `p`; one line (or bar step) per probe.
+fn run_plans(
+    target: &dyn Machine,
+    plans: &[(ProbeEntry, Box<dyn Plan>)],
+    p: &mut Profile,
+    progress: Progress,
+    probe_progress: Progress,
+    bar: Option<indicatif::ProgressBar>,
+) -> Result<()> {
+    for (probe, plan) in plans {
         let t = std::time::Instant::now();
         let what = format!("{}: {}", probe.id, probe.description);
         match &bar {
@@ -76,7 +97,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         let frag = target
             .run(probe, plan.as_ref(), &probe_progress)
             .with_context(|| format!("probe {}", probe.id))?;
-        absorb(&mut p, frag);
+        absorb(p, frag);
         let done = format!("{}: done in {:.1} s", probe.id, t.elapsed().as_secs_f64());
         match &bar {
             Some(b) => {
@@ -89,14 +110,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
-    // Store before writing any output: a stored run can always be exported
-    // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
-    // lost to an unwritable output file cannot.
-    if let Some(db) = &mut db {
-        store(db, &p)?;
-    }
-    outputs.write(&p)
+    Ok(())
 }
 
 /// The per-phase progress bar on stderr, or `None` when stderr is not a
