@@ -79,3 +79,33 @@ impl<T> Context<T> for Option<T> {
         self.ok_or_else(|| RunnerError::Failed(f().into()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message with its causes, as `anyhow`'s `{:#}` prints it.
+    fn chain(e: &dyn std::error::Error) -> String {
+        let mut s = e.to_string();
+        let mut cur = e.source();
+        while let Some(c) = cur {
+            s += &format!(": {c}");
+            cur = c.source();
+        }
+        s
+    }
+
+    #[test]
+    fn context_reads_like_anyhow_and_keeps_usage() {
+        let io: std::result::Result<(), _> = Err(std::io::Error::other("disk full"));
+        let e = io.context("writing the test file").unwrap_err();
+        assert_eq!(chain(&e), "writing the test file: disk full");
+        assert!(!e.is_usage());
+        let u: Result<()> = Err(RunnerError::Usage("--bs 3: too small".into()));
+        let e = u.context("probe io").unwrap_err();
+        assert_eq!(chain(&e), "probe io: --bs 3: too small");
+        assert!(e.is_usage());
+        let none: Option<u32> = None;
+        assert_eq!(none.context("no curve").unwrap_err().to_string(), "no curve");
+    }
+}
