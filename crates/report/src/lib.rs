@@ -96,6 +96,22 @@ impl Exporter for GnuplotExporter {
 /// lat_ctx's xgraph lines of the context-switch section (none without one).
 pub struct XgraphExporter;
 
+/// The context-switch table alone (`hwcal ctx --summary`; none without a
+/// context-switch section).
+pub struct CtxTableExporter;
+
+impl Exporter for CtxTableExporter {
+    fn name(&self) -> &'static str {
+        "ctx-table"
+    }
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
+        Ok(match &profile.context_switch {
+            Some(cs) => NamedFile::single(text::context_switch(cs).into_bytes()),
+            None => Vec::new(),
+        })
+    }
+}
+
 impl Exporter for XgraphExporter {
     fn name(&self) -> &'static str {
         "xgraph"

@@ -4,11 +4,12 @@
 
 use crate::cli::{CtxArgs, CtxCpus};
 use crate::common::{command_line, now_unix, Progress};
-use crate::output::{check_dest, write_output};
+use crate::output::{check_dest, Dest, Outputs};
 use anyhow::Result;
 use hwcal_harness::{harness_info, pin, Timer};
 use hwcal_model::Profile;
 use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
+use hwcal_report::{CtxTableExporter, JsonExporter, XgraphExporter};
 use hwcal_runner::ctx::measure;
 
 /// Turn `--cpus`, `--cpu` and `--no-pin` into a placement.
@@ -128,20 +129,21 @@ pub fn run(a: CtxArgs) -> Result<()> {
     for n in &p.notes {
         eprintln!("hwcal: note: {n}");
     }
-    let text = if a.summary {
-        hwcal_report::text::context_switch(&cs)
-    } else {
-        hwcal_report::xgraph::ctx_xgraph(&cs)
-    };
     p.context_switch = Some(cs);
     p.raw = raw;
+    // lat_ctx's xgraph lines (or the table) on stdout unless the JSON goes
+    // there, and the JSON.
     let json = a.common.json.as_deref();
+    let mut outputs = Outputs::default();
     if json != Some("-") {
-        write_output("-", text.as_bytes())?;
+        match a.summary {
+            true => outputs.add(CtxTableExporter, Dest::Stdout),
+            false => outputs.add(XgraphExporter, Dest::Stdout),
+        };
     }
-    if let Some(dest) = json {
-        let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &p)?;
-        write_output(dest, &bytes)?;
+    if let Some(path) = json {
+        let path = path.to_string();
+        outputs.add(JsonExporter, Dest::File { flag: "--json", path });
     }
-    Ok(())
+    outputs.write(&p)
 }
