@@ -24,12 +24,10 @@ use crate::segments::{clean, crossing, segments, SegOptions};
 use crate::stats::median;
 use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, MlpPoint, Profile, RawCurve, RawPoint, Verdict};
 
-pub const LATENCY: &str = "cache.latency";
-pub const GAP: &str = "cache.gap";
-pub const MLP: &str = "cache.mlp";
-pub const HUGE: &str = "cache.huge_fraction";
-/// Busy fraction of the other CPUs during the measurement (x = 0).
-pub const NEIGHBOURS: &str = "cache.neighbour_busy";
+pub use hwcal_model::curve::{
+    CACHE_GAP as GAP, CACHE_HUGE_FRACTION as HUGE, CACHE_LATENCY as LATENCY, CACHE_MLP as MLP,
+    CACHE_NEIGHBOURS as NEIGHBOURS,
+};
 
 /// Above this share of busy time on the other CPUs a run is flagged: on
 /// machines whose CPUs share caches (SMT siblings; the reference VM's two
@@ -50,12 +48,12 @@ pub fn neighbour_note(p: &Profile, id: &str, what: &str) -> Option<String> {
 
 /// Raw curve id of the flush-granule test of cache level `level`.
 pub fn flush_id(level: u32) -> String {
-    format!("cache.flush.{level}")
+    hwcal_model::curve::cache_flush(level)
 }
 
 /// Raw curve id of a line-size test (`test` 1 or 2, forward or backward).
 pub fn line_id(test: u32, forward: bool) -> String {
-    format!("cache.line.{test}.{}", if forward { "fwd" } else { "bwd" })
+    hwcal_model::curve::cache_line(test, forward)
 }
 
 /// Everything the analysis found.

@@ -12,7 +12,9 @@
 //! the overhead's own noise: it is clamped to 0 and flagged, never reported
 //! negative.
 
-use hwcal_model::{ContextSwitch, CtxPoint, CtxSize, Profile, RawCurve, RawPoint, SwitchCount, Verdict};
+use hwcal_model::{
+    ContextSwitch, CtxPoint, CtxSize, Note, Profile, RawCurve, RawPoint, SwitchCount, Verdict,
+};
 use hwcal_stats as stats;
 
 /// Relative MAD above which a point is marked noisy. Pinned rings on a quiet
@@ -95,17 +97,17 @@ pub struct Samples<'a> {
 
 /// Id of the raw per-hop curve of a size.
 pub fn hops_id(size_kb: u64) -> String {
-    format!("ctx.s{size_kb}k")
+    hwcal_model::curve::ctx_hops(size_kb)
 }
 
 /// Id of the raw switch-count curve of a size.
 pub fn switches_id(size_kb: u64) -> String {
-    format!("ctx.s{size_kb}k.switches")
+    hwcal_model::curve::ctx_switches(size_kb)
 }
 
 /// Id of the raw overhead curve of a size.
 pub fn overhead_id(size_kb: u64) -> String {
-    format!("ctx.s{size_kb}k.overhead")
+    hwcal_model::curve::ctx_overhead(size_kb)
 }
 
 fn raw_point(x: f64, s: Samples) -> RawPoint {
@@ -261,24 +263,32 @@ fn extra_switches_note(cs: &ContextSwitch) -> Option<String> {
 }
 
 /// Human-readable warnings about a section (flagged and noisy points).
-pub fn notes(cs: &ContextSwitch) -> Vec<String> {
+pub fn notes(cs: &ContextSwitch) -> Vec<Note> {
     let mut v = Vec::new();
-    v.extend(extra_switches_note(cs));
+    v.extend(extra_switches_note(cs).map(|t| Note::info("ctx", "extra_switches", t)));
     for z in cs.all_sizes() {
         let (size, ovr) = (z.size_kb, z.overhead_us);
         for p in &z.points {
             if p.overhead_exceeds {
-                v.push(format!(
-                    "ctx: size {size} KB, {} procs: in some samples the overhead ({ovr:.2} µs) was at \
-                     least the time per hop; those switch times were clamped to 0 (below what this run resolves)",
-                    p.nprocs
+                v.push(Note::warning(
+                    "ctx",
+                    "overhead_clamped",
+                    format!(
+                        "ctx: size {size} KB, {} procs: in some samples the overhead ({ovr:.2} µs) was at \
+                         least the time per hop; those switch times were clamped to 0 (below what this run resolves)",
+                        p.nprocs
+                    ),
                 ));
             }
             if p.verdict == Verdict::Noisy && p.us_median > 0.0 {
-                v.push(format!(
-                    "ctx: size {size} KB, {} procs: samples spread by {:.0}% (MAD/median); the machine was busy",
-                    p.nprocs,
-                    100.0 * p.us_mad / p.us_median
+                v.push(Note::warning(
+                    "ctx",
+                    "noisy",
+                    format!(
+                        "ctx: size {size} KB, {} procs: samples spread by {:.0}% (MAD/median); the machine was busy",
+                        p.nprocs,
+                        100.0 * p.us_mad / p.us_median
+                    ),
                 ));
             }
         }
@@ -302,6 +312,16 @@ pub fn reanalyze(p: &mut Profile) -> bool {
     };
     if let Some(cs) = p.context_switch.as_mut() {
         assemble(cs, figs);
+        // The notes follow the recomputed figures (`ctx.note`: an old
+        // profile's plain-string notes).
+        let fresh = notes(cs);
+        let codes = [
+            "ctx.extra_switches",
+            "ctx.overhead_clamped",
+            "ctx.noisy",
+            "ctx.note",
+        ];
+        hwcal_model::note::refresh(&mut p.notes, "ctx", &codes, fresh);
     }
     true
 }
@@ -413,7 +433,7 @@ mod tests {
         let n = notes(&cs);
         assert_eq!(n.len(), 1, "{n:?}");
         assert!(
-            n[0].contains("(4 procs 1.50") && !n[0].contains("2 procs"),
+            n[0].text.contains("(4 procs 1.50") && !n[0].text.contains("2 procs"),
             "{n:?}"
         );
         // Several sizes: still one note, each point named with its size.
@@ -421,7 +441,7 @@ mod tests {
         let n = notes(&cs);
         assert_eq!(n.len(), 1, "{n:?}");
         assert!(
-            n[0].contains("0 KB, 4 procs 1.50") && n[0].contains("64 KB, 4 procs"),
+            n[0].text.contains("0 KB, 4 procs 1.50") && n[0].text.contains("64 KB, 4 procs"),
             "{n:?}"
         );
     }

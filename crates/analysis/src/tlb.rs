@@ -20,14 +20,10 @@ use crate::segments::{clean, crossing, segments, SegOptions, Segment};
 use crate::stats::median;
 use hwcal_model::{Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verdict};
 
-pub const SMALL: &str = "tlb.4k";
-pub const BASELINE: &str = "tlb.baseline";
-pub const HUGE: &str = "tlb.2m";
-pub const HUGE_FRACTION: &str = "tlb.huge_fraction";
-/// The dense baseline: as many lines as pages, packed side by side.
-pub const DENSE: &str = "tlb.dense";
-/// Busy fraction of the other CPUs during the measurement (x = 0).
-pub const NEIGHBOURS: &str = "tlb.neighbour_busy";
+pub use hwcal_model::curve::{
+    TLB_BASELINE as BASELINE, TLB_DENSE as DENSE, TLB_HUGE as HUGE, TLB_HUGE_FRACTION as HUGE_FRACTION,
+    TLB_NEIGHBOURS as NEIGHBOURS, TLB_SMALL as SMALL,
+};
 
 /// One point of a difference curve.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,8 +4,7 @@ use crate::cli::CommonArgs;
 use anyhow::{Context, Result};
 use hwcal_db::Db;
 use hwcal_model::Profile;
-use hwcal_report::{Exporter, JsonExporter, TextExporter};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -29,24 +28,6 @@ macro_rules! usage {
     };
 }
 
-/// `println!` that returns an error instead of panicking when stdout is
-/// closed (`hwcal db list | head`): the error goes up to `main`, which
-/// treats a broken pipe as a normal end.
-#[macro_export]
-macro_rules! outln {
-    ($($t:tt)*) => {
-        $crate::common::write_text(format!("{}\n", format_args!($($t)*)).as_bytes())?
-    };
-}
-
-/// `print!` counterpart of [`outln!`].
-#[macro_export]
-macro_rules! out {
-    ($($t:tt)*) => {
-        $crate::common::write_text(format!($($t)*).as_bytes())?
-    };
-}
-
 /// Progress messages on stderr, only when stderr is a terminal.
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
@@ -67,6 +48,12 @@ impl Progress {
         if self.enabled {
             eprintln!("hwcal: {msg}");
         }
+    }
+}
+
+impl hwcal_runner::Progress for Progress {
+    fn say(&self, msg: &str) {
+        Progress::say(self, msg);
     }
 }
 
@@ -104,128 +91,6 @@ pub fn command_line() -> String {
     let mut v = vec!["hwcal".to_string()];
     v.extend(args.into_iter().skip(1));
     v.join(" ")
-}
-
-/// Write bytes to a file, or stdout for "-". Refuses nothing; the caller
-/// asked for this path explicitly.
-pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
-    if dest == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(bytes).context("writing to stdout")?;
-        out.flush().ok();
-        return Ok(());
-    }
-    std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
-}
-
-/// The profile as hwcal writes and stores it: every figure that fails the
-/// plausibility check `analyze` and `import` apply is left out with a note
-/// (`hwcal_model::plausible::scrub`), so hwcal never writes what it would
-/// itself refuse to read.
-pub fn checked(profile: &Profile) -> std::borrow::Cow<'_, Profile> {
-    if hwcal_model::plausible::implausible(profile).is_empty() {
-        return std::borrow::Cow::Borrowed(profile);
-    }
-    let mut p = profile.clone();
-    hwcal_model::plausible::scrub(&mut p);
-    std::borrow::Cow::Owned(p)
-}
-
-/// Text for the terminal on stdout, with every control character other
-/// than newline and tab shown escaped (`\x1b`), never obeyed: what hwcal
-/// prints may come from a profile or database anyone can write.
-pub fn write_text(bytes: &[u8]) -> Result<()> {
-    write_output("-", &hwcal_report::sanitize::inert_bytes(bytes))
-}
-
-/// Print the summary (unless JSON goes to stdout) and write the JSON.
-pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
-    let profile = &*checked(profile);
-    if json != Some("-") {
-        let text = TextExporter.export(&hwcal_report::sanitize::inert_profile(profile))?;
-        write_text(&text)?;
-    }
-    if let Some(dest) = json {
-        let bytes = JsonExporter.export(profile)?;
-        write_output(dest, &bytes)?;
-    }
-    Ok(())
-}
-
-/// Check early that a JSON destination is writable, so a long run does not
-/// end in a failed write.
-pub fn check_dest(json: Option<&str>) -> Result<()> {
-    check_out("--json", json)
-}
-
-/// Check early that an output file given with `flag` (`--json`, `--html`)
-/// can be created: its directory exists and it is not a directory.
-pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
-    if let Some(d) = dest {
-        if d.is_empty() {
-            usage!("{flag}: empty path (give a file name, or - for stdout)");
-        }
-        if d != "-" {
-            let p = std::path::Path::new(d);
-            let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
-            if let Some(dir) = parent {
-                if !dir.is_dir() {
-                    usage!("{flag} {d}: directory {} does not exist", dir.display());
-                }
-            }
-            if p.is_dir() {
-                usage!("{flag} {d}: is a directory");
-            }
-            // Never write an output over the results database.
-            if let Ok(db) = db_path() {
-                if out_key(d) == out_key(&db.to_string_lossy()) {
-                    usage!("{flag} {d}: is the results database; choose another file");
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Where an output goes, for comparing two outputs: `-` for stdout, else
-/// the path with its directory resolved (so `a.json` and `./a.json` match).
-fn out_key(d: &str) -> PathBuf {
-    if d == "-" {
-        return PathBuf::from("-");
-    }
-    let p = std::path::Path::new(d);
-    if let Ok(c) = std::fs::canonicalize(p) {
-        return c;
-    }
-    let dir = p
-        .parent()
-        .filter(|q| !q.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    match (std::fs::canonicalize(dir), p.file_name()) {
-        (Ok(c), Some(n)) => c.join(n),
-        _ => p.to_path_buf(),
-    }
-}
-
-/// Check a command's outputs together: each as [`check_out`] does, and no
-/// two to the same place (stdout twice would interleave them, one file twice
-/// would keep only the last).
-pub fn check_outputs(outs: &[(&str, Option<&str>)]) -> Result<()> {
-    let given: Vec<(&str, &str)> = outs.iter().filter_map(|(f, d)| d.map(|d| (*f, d))).collect();
-    for (flag, d) in &given {
-        check_out(flag, Some(d))?;
-    }
-    for (i, (fa, da)) in given.iter().enumerate() {
-        for (fb, db) in &given[i + 1..] {
-            if out_key(da) == out_key(db) {
-                if *da == "-" {
-                    usage!("{fa} - and {fb} -: both to stdout; send one of them to a file");
-                }
-                usage!("{fa} {da} and {fb} {db}: the same file; give each output its own");
-            }
-        }
-    }
-    Ok(())
 }
 
 /// `--db PATH` as given on the command line (set once by `cmd::dispatch`).
@@ -313,8 +178,13 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     if !save {
         return Ok(None);
     }
-    let profile = &*checked(profile);
-    let mut db = open_db()?;
+    let profile = &*crate::output::checked(profile);
+    store(&mut open_db()?, profile).map(Some)
+}
+
+/// Store the profile in `db` (with machine information added if it has
+/// none); prints the new run id on stderr.
+pub fn store(db: &mut Db, profile: &Profile) -> Result<i64> {
     let id = if profile.machine.is_none() {
         let mut p = profile.clone();
         p.machine = Some(hwcal_probes::sysinfo::machine_info());
@@ -324,7 +194,7 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     }
     .context("storing the profile")?;
     eprintln!("hwcal: stored as run {id} in {}", db.path().display());
-    Ok(Some(id))
+    Ok(id)
 }
 
 /// Parse a size with an optional binary suffix: `4096`, `4k`, `4K`, `4KiB`,

@@ -2,9 +2,10 @@
 #![forbid(unsafe_code)]
 
 mod cli;
-mod cmd;
 mod common;
-mod registry;
+mod output;
+// After the modules whose macros (`usage!`, `outln!`) it uses.
+mod cmd;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -24,7 +25,11 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             // One line per cause, no backtrace: `hwcal: error: ...: ...`.
-            let usage = e.downcast_ref::<common::UsageError>().is_some();
+            let usage = e.chain().any(|c| {
+                c.is::<common::UsageError>()
+                    || c.downcast_ref::<hwcal_runner::RunnerError>()
+                        .is_some_and(hwcal_runner::RunnerError::is_usage)
+            });
             let msg = format!("{e:#}");
             eprintln!("hwcal: error: {}", hwcal_report::sanitize::inert(&msg));
             ExitCode::from(if usage { 2 } else { 1 })

@@ -4,13 +4,9 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 fn json_of(args: &[&str]) -> Value {
     let out = hwcal()

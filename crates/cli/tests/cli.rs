@@ -3,12 +3,8 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::hwcal;
 use predicates::prelude::*;
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 #[test]
 fn help_lists_subcommands_and_exit_codes() {

@@ -4,13 +4,9 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 /// Few, short samples: these tests check structure, not figures.
 const QUICK: [&str; 5] = ["-N", "9", "-W", "1", "-q"];

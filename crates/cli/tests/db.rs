@@ -4,84 +4,11 @@
 //! (every section filled), so the sections measured by other probes are
 //! exercised here as well.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{s, Env};
 use hwcal_model::sample::full_profile;
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
-
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("data/hwcal.db")
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-    fn hwcal(&self) -> Command {
-        let mut c = Command::cargo_bin("hwcal").unwrap();
-        c.env("HWCAL_DB", self.db())
-            .env("HOME", self.dir.path())
-            .env("XDG_DATA_HOME", self.dir.path().join("xdg"));
-        c
-    }
-    /// Write synthetic profile `variant` as JSON; returns its path.
-    fn profile_file(&self, variant: u32) -> PathBuf {
-        let f = self.path(&format!("p{variant}.json"));
-        std::fs::write(&f, serde_json::to_vec_pretty(&full_profile(variant)).unwrap()).unwrap();
-        f
-    }
-    fn import(&self, variant: u32) -> i64 {
-        let f = self.profile_file(variant);
-        let out = self
-            .hwcal()
-            .args(["db", "import", s(&f)])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let out = String::from_utf8(out).unwrap();
-        let id = out
-            .split("as run ")
-            .nth(1)
-            .unwrap()
-            .split_whitespace()
-            .next()
-            .unwrap();
-        id.parse().unwrap()
-    }
-    fn list(&self) -> String {
-        let out = self
-            .hwcal()
-            .args(["db", "list"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        String::from_utf8(out).unwrap()
-    }
-    /// Ids in `db list`.
-    fn ids(&self) -> Vec<i64> {
-        self.list()
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split_whitespace().next()?.parse().ok())
-            .collect()
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 #[test]
 fn empty_database_lists_nothing_and_creates_nothing() {

@@ -5,15 +5,11 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 fn entries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)

@@ -3,13 +3,9 @@
 
 mod common;
 
-use assert_cmd::Command;
+use common::hwcal;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn hwcal() -> Command {
-    Command::cargo_bin("hwcal").unwrap()
-}
 
 fn json(args: &[&str]) -> Value {
     let out = hwcal()

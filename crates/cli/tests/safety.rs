@@ -856,7 +856,8 @@ fn escape_sequences_in_profiles_are_shown_not_obeyed() {
         m.cpu_model_name = "\x1b[2J\x1b[HCPU\u{9b}31m\u{202e}".into();
     }
     p.command = "hwcal run\r\x1b[1Aoverwritten".into();
-    p.notes.push("note \x1b[5mblink\x1b[0m".into());
+    p.notes
+        .push(hwcal_model::Note::legacy("note \x1b[5mblink\x1b[0m"));
     let f = e.write_profile("evil.json", &p);
     let runs = [
         vec!["db", "import", s(&f)],

@@ -9,8 +9,16 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod curve;
+pub mod note;
 pub mod plausible;
+/// Synthetic profiles for tests (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
 pub mod sample;
+mod units;
+
+pub use note::{Note, Severity};
+pub use units::{axis_bytes, human_bytes, measured_bytes};
 
 /// Figures that can be undefined (no sample, a clock not measured) are NaN
 /// in memory. JSON has no NaN: serde_json writes it as `null`, and these
@@ -73,10 +81,11 @@ pub struct Profile {
     pub context_switch: Option<ContextSwitch>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<IoResult>,
-    /// Free-form notes the analysis attached (disagreements with nominal
-    /// figures, noise warnings). Human-readable.
+    /// Notes the probes and the analysis attached (disagreements with
+    /// nominal figures, noise warnings): `{probe, code, severity, text}`;
+    /// older profiles hold plain strings, which still load (see `note`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Raw measured curves; analysis is a pure function of these.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub raw: Vec<RawCurve>,
@@ -102,6 +111,36 @@ impl Profile {
     pub fn raw_curve(&self, id: &str) -> Option<&RawCurve> {
         self.raw.iter().find(|c| c.id == id)
     }
+}
+
+/// Parse a profile from JSON bytes, checking the schema version.
+pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
+    match v.get("schema_version").and_then(|s| s.as_u64()) {
+        Some(n) if n == SCHEMA_VERSION as u64 => {}
+        Some(n) => {
+            return Err(format!(
+                "schema_version {n} is not supported (this hwcal reads {})",
+                SCHEMA_VERSION
+            ))
+        }
+        None => return Err("not an hwcal profile: no schema_version".into()),
+    }
+    let p: Profile = serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))?;
+    let bad = plausible::implausible(&p);
+    if !bad.is_empty() {
+        const SHOWN: usize = 3;
+        let more = if bad.len() > SHOWN {
+            format!(" (and {} more)", bad.len() - SHOWN)
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "values no machine can have measured: {}{more}",
+            bad[..bad.len().min(SHOWN)].join("; ")
+        ));
+    }
+    Ok(p)
 }
 
 /// Noise verdict attached to a measured figure.

@@ -121,8 +121,10 @@ pub fn implausible(p: &Profile) -> Vec<String> {
 pub fn scrub(p: &mut Profile) -> Vec<String> {
     let problems = check(p, true);
     for what in &problems {
-        p.notes.push(format!(
-            "implausible figure left out as not measured: {what}; re-measure to get it"
+        p.notes.push(crate::Note::warning(
+            "profile",
+            "implausible_left_out",
+            format!("implausible figure left out as not measured: {what}; re-measure to get it"),
         ));
     }
     problems
@@ -398,7 +400,7 @@ mod tests {
         assert!(p.memory.as_ref().unwrap().latency_ns.is_nan());
         assert_eq!(p.notes.len(), notes + 2);
         assert!(
-            p.notes.last().unwrap().contains("memory.latency_ns = -1"),
+            p.notes.last().unwrap().text.contains("memory.latency_ns = -1"),
             "{:?}",
             p.notes
         );

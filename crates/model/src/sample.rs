@@ -261,12 +261,21 @@ pub fn full_profile(variant: u32) -> Profile {
         }],
         ..Default::default()
     });
-    p.notes = vec!["L3: sysfs says 105 MiB, latency reaches DRAM level past ~5 MiB".into()];
+    p.notes = vec![crate::Note::warning(
+        "cache",
+        "analysis",
+        "L3: sysfs says 105 MiB, latency reaches DRAM level past ~5 MiB",
+    )];
     p.raw = vec![
         cache_curve(&levels, dram),
-        tlb_curve("tlb.4k", &[(96, 3.0 * f), (2048, 20.0 * f)], 4.0 * f),
+        tlb_curve(
+            crate::curve::TLB_SMALL,
+            &[(96, 3.0 * f), (2048, 20.0 * f)],
+            4.0 * f,
+        ),
     ];
-    p.raw.push(tlb_curve("tlb.2m", &[(32, 3.5 * f)], 4.0 * f));
+    p.raw
+        .push(tlb_curve(crate::curve::TLB_HUGE, &[(32, 3.5 * f)], 4.0 * f));
     p
 }
 
@@ -314,7 +323,7 @@ fn cache_curve(levels: &[(u64, f64)], dram: f64) -> RawCurve {
         i += 1;
     }
     RawCurve {
-        id: "cache.latency".into(),
+        id: crate::curve::CACHE_LATENCY.into(),
         x_label: "working set (bytes)".into(),
         y_label: "ns per load".into(),
         points,
@@ -359,7 +368,7 @@ mod tests {
         assert!(p.machine.is_some() && p.clock.is_some() && p.caches.is_some());
         assert!(p.memory.is_some() && p.tlbs.is_some() && p.mem.is_some());
         assert!(p.bandwidth.is_some() && p.context_switch.is_some() && p.io.is_some());
-        assert!(p.raw_curve("cache.latency").unwrap().points.len() > 40);
+        assert!(p.raw_curve(crate::curve::CACHE_LATENCY).unwrap().points.len() > 40);
         let s = serde_json::to_string(&p).unwrap();
         assert_eq!(serde_json::from_str::<Profile>(&s).unwrap(), p);
     }
@@ -378,7 +387,7 @@ mod tests {
     #[test]
     fn cache_curve_rises_through_the_levels() {
         let c = full_profile(0);
-        let c = c.raw_curve("cache.latency").unwrap();
+        let c = c.raw_curve(crate::curve::CACHE_LATENCY).unwrap();
         let first = c.points.first().unwrap().y;
         let last = c.points.last().unwrap().y;
         assert!(first < 3.0 && last > 140.0, "{first} {last}");

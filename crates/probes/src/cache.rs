@@ -298,15 +298,18 @@ pub fn merge_point(into: &mut RawPoint, q: RawPoint) {
 /// outlives the call.
 pub unsafe fn time_chain(start: usize, slots: usize, gap: u32, policy: &Policy) -> Estimate {
     let warm = (slots as u64).clamp(LOADS_PER_ITER, WARM_CAP_LOADS);
-    // SAFETY (all four chases): `p` starts at the caller's chain slot and
-    // the kernels only ever move it to another slot of the same chain.
+    // SAFETY: `p` starts at the caller's chain slot and the kernels only
+    // ever move it to another slot of the same chain (so in all four chases).
     let mut p = unsafe { chase(start, warm) };
     if gap == 0 {
+        // SAFETY: `p` is a slot of the caller's chain (see above).
         measure(policy, &mut |n| p = unsafe { chase(p, n * LOADS_PER_ITER) })
     } else if gap == IDLE_ADDS {
+        // SAFETY: `p` is a slot of the caller's chain (see above).
         measure(policy, &mut |n| p = unsafe { chase_idle(p, n * LOADS_PER_ITER) })
     } else {
         measure(policy, &mut |n| {
+            // SAFETY: `p` is a slot of the caller's chain (see above).
             p = unsafe { chase_with_gap(p, n * LOADS_PER_ITER, gap) }
         })
     }

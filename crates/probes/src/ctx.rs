@@ -333,8 +333,8 @@ fn close_other_fds(a: RawFd, b: RawFd) {
 /// Must be called only in a freshly forked child, with `spec.arr` pointing
 /// to `spec.len` words that the parent allocated before forking.
 unsafe fn child_main(spec: &ChildSpec) -> ! {
-    // SAFETY (whole body): only async-signal-safe system calls and plain
-    // memory accesses to the child's own copy of the array follow.
+    // SAFETY: (the whole body) only async-signal-safe system calls and
+    // plain memory accesses to the child's own copy of the array follow.
     unsafe {
         // Die with the parent, even by SIGKILL; then check it did not die
         // before the prctl took effect.

@@ -1101,8 +1101,8 @@ mod uring {
                     invalidate_range(file, cur.pass_range());
                 }
                 self.free.pop();
-                // SAFETY (pointer): slot < depth, so the block lies inside the
-                // buffer of depth * bs bytes.
+                // SAFETY: slot < depth, so the block lies inside the buffer
+                // of depth * bs bytes.
                 let p = unsafe { self.base.add(slot * bs) };
                 if write {
                     // The slot is free: no I/O in flight uses its block.

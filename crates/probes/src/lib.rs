@@ -13,6 +13,7 @@ pub mod ctx;
 pub mod flush;
 pub mod io;
 pub mod mem;
+pub mod neighbours;
 pub mod numa;
 pub mod sysinfo;
 pub mod target;

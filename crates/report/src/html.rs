@@ -24,30 +24,16 @@ impl Exporter for HtmlExporter {
     fn name(&self) -> &'static str {
         "html"
     }
-    fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError> {
+    fn files(&self, profile: &Profile) -> Result<Vec<crate::NamedFile>, ReportError> {
         let title = self
             .title
             .clone()
             .unwrap_or_else(|| format!("hwcal report — {}", machine_label(profile)));
-        Ok(report(profile, &title).into_bytes())
+        Ok(crate::NamedFile::single(report(profile, &title).into_bytes()))
     }
 }
 
-/// Escape text for HTML element content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
-    }
-    o
-}
+pub use crate::esc;
 
 const CSS: &str = "
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;color:#222;background:#f6f7f9}
@@ -633,10 +619,10 @@ fn io_table(io: &IoResult) -> String {
     s
 }
 
-fn notes_list(notes: &[String]) -> String {
+fn notes_list<T: std::fmt::Display>(notes: &[T]) -> String {
     let mut s = String::from("<ul class=\"notes\">\n");
     for n in notes {
-        let _ = writeln!(s, "<li>{}</li>", esc(n));
+        let _ = writeln!(s, "<li>{}</li>", esc(&n.to_string()));
     }
     s.push_str("</ul>\n");
     s
@@ -714,7 +700,7 @@ fn cache_plot(sides: &[Side]) -> Option<Plot> {
     };
     let mut markers = Vec::new();
     for s in sides {
-        let Some(c) = s.p.raw_curve("cache.latency") else {
+        let Some(c) = s.p.raw_curve(hwcal_model::curve::CACHE_LATENCY) else {
             continue;
         };
         plot.series.push(Series {
@@ -871,7 +857,10 @@ fn other_plots(sides: &[Side]) -> Vec<Plot> {
     let mut ids: Vec<&str> = Vec::new();
     for s in sides {
         for c in &s.p.raw {
-            if c.id != "cache.latency" && !c.id.starts_with("tlb.") && !ids.contains(&c.id.as_str()) {
+            if c.id != curve::CACHE_LATENCY
+                && curve::probe_of(&c.id) != Some("tlb")
+                && !ids.contains(&c.id.as_str())
+            {
                 ids.push(&c.id);
             }
         }
@@ -933,7 +922,7 @@ pub fn report(p: &Profile, title: &str) -> String {
     if let Some(c) = &p.clock {
         add("clock", "Clock", clock_table(c));
     }
-    if p.caches.is_some() || p.memory.is_some() || p.raw_curve("cache.latency").is_some() {
+    if p.caches.is_some() || p.memory.is_some() || p.raw_curve(curve::CACHE_LATENCY).is_some() {
         let mut h = String::new();
         if p.caches.is_some() || p.memory.is_some() {
             h += &caches_table(p.caches.as_deref().unwrap_or(&[]), p.memory.as_ref());

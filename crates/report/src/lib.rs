@@ -22,11 +22,107 @@ pub enum ReportError {
     Empty(String),
 }
 
-/// Something that renders a profile to bytes.
+/// One file an exporter produced: its name (empty for a single-file
+/// exporter, whose destination the caller names; a file name, or a path
+/// built from the caller's prefix, for the others) and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedFile {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+impl NamedFile {
+    /// The one, unnamed file of a single-file exporter.
+    pub fn single(bytes: Vec<u8>) -> Vec<NamedFile> {
+        vec![NamedFile {
+            name: String::new(),
+            bytes,
+        }]
+    }
+}
+
+/// Something that renders a profile to files (hyperfine's `Exporter`):
+/// text, JSON, HTML, SVG plots, gnuplot scripts, xgraph data. Exporters
+/// return bytes; the caller's output manager decides where they go.
 pub trait Exporter {
     /// Short name (for messages).
     fn name(&self) -> &'static str;
-    fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError>;
+    /// Every file this exporter makes of `profile` (none if the profile
+    /// holds nothing it shows).
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError>;
+    /// All the bytes, for a single-file exporter its one file.
+    fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError> {
+        Ok(self.files(profile)?.into_iter().flat_map(|f| f.bytes).collect())
+    }
+}
+
+/// The SVG plots (curves with the detected levels marked), one file each.
+pub struct SvgExporter;
+
+impl Exporter for SvgExporter {
+    fn name(&self) -> &'static str {
+        "svg"
+    }
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
+        Ok(calibrator::svg_plots(profile)
+            .into_iter()
+            .map(|(name, svg)| NamedFile {
+                name,
+                bytes: svg.into_bytes(),
+            })
+            .collect())
+    }
+}
+
+/// The Calibrator's `.data` + gnuplot `.gp` files, named `{prefix}.*`.
+pub struct GnuplotExporter {
+    pub prefix: String,
+}
+
+impl Exporter for GnuplotExporter {
+    fn name(&self) -> &'static str {
+        "gnuplot"
+    }
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
+        Ok(calibrator::gnuplot_files(profile, &self.prefix)
+            .into_iter()
+            .map(|(name, text)| NamedFile {
+                name,
+                bytes: text.into_bytes(),
+            })
+            .collect())
+    }
+}
+
+/// lat_ctx's xgraph lines of the context-switch section (none without one).
+pub struct XgraphExporter;
+
+/// The context-switch table alone (`hwcal ctx --summary`; none without a
+/// context-switch section).
+pub struct CtxTableExporter;
+
+impl Exporter for CtxTableExporter {
+    fn name(&self) -> &'static str {
+        "ctx-table"
+    }
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
+        Ok(match &profile.context_switch {
+            Some(cs) => NamedFile::single(text::context_switch(cs).into_bytes()),
+            None => Vec::new(),
+        })
+    }
+}
+
+impl Exporter for XgraphExporter {
+    fn name(&self) -> &'static str {
+        "xgraph"
+    }
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
+        Ok(match &profile.context_switch {
+            Some(cs) => NamedFile::single(xgraph::ctx_xgraph(cs).into_bytes()),
+            None => Vec::new(),
+        })
+    }
 }
 
 /// The JSON profile (pretty-printed, trailing newline).
@@ -36,10 +132,10 @@ impl Exporter for JsonExporter {
     fn name(&self) -> &'static str {
         "json"
     }
-    fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError> {
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
         let mut v = sanitize::json_inert(serde_json::to_vec_pretty(profile)?);
         v.push(b'\n');
-        Ok(v)
+        Ok(NamedFile::single(v))
     }
 }
 
@@ -50,9 +146,26 @@ impl Exporter for TextExporter {
     fn name(&self) -> &'static str {
         "text"
     }
-    fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError> {
-        Ok(text::summary(profile).into_bytes())
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
+        Ok(NamedFile::single(text::summary(profile).into_bytes()))
     }
+}
+
+/// Escape text for HTML and SVG element content and attribute values
+/// (the one escaper of every markup exporter).
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
 }
 
 /// A Unix time as `YYYY-MM-DD HH:MM UTC` (no time-zone database needed).

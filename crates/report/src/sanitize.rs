@@ -169,12 +169,12 @@ mod tests {
         assert!(matches!(inert_profile(&p), Cow::Borrowed(_)));
         let mut q = full_profile(1);
         q.machine.as_mut().unwrap().hostname = "evil\x1b]0;title\x07\nfake".into();
-        q.notes.push("\x1b[2Jcleared".into());
+        q.notes.push(hwcal_model::Note::legacy("\x1b[2Jcleared"));
         q.command = "hwcal\rrun".into();
         let r = inert_profile(&q);
         let m = r.machine.as_ref().unwrap();
         assert_eq!(m.hostname, "evil\\x1b]0;title\\x07\\x0afake");
-        assert_eq!(r.notes.last().unwrap(), "\\x1b[2Jcleared");
+        assert_eq!(r.notes.last().unwrap().text, "\\x1b[2Jcleared");
         assert_eq!(r.command, "hwcal\\x0drun");
         // Figures untouched.
         assert_eq!(r.caches, q.caches);

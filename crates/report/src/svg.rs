@@ -41,27 +41,8 @@ const COLORS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn fmt_bytes(v: f64) -> String {
-    let units = ["B", "K", "M", "G", "T"];
-    let mut v = v;
-    let mut u = 0;
-    while v >= 1024.0 && u < units.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if (v - v.round()).abs() < 1e-6 {
-        format!("{}{}", v.round() as u64, units[u])
-    } else {
-        format!("{v:.1}{}", units[u])
-    }
-}
+use crate::esc;
+use hwcal_model::axis_bytes as fmt_bytes;
 
 fn fmt_num(v: f64) -> String {
     if v == 0.0 {

@@ -5,42 +5,7 @@
 use hwcal_model::*;
 use std::fmt::Write;
 
-/// A size found by a sweep, to three significant figures (`38.2 KiB`,
-/// `2.03 MiB`): the refined cache sweep steps by about 4%, so a fourth
-/// digit would claim a precision the measurement does not have.
-pub fn measured_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    let decimals = if u == 0 || v >= 100.0 {
-        0
-    } else if v >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{v:.decimals$} {}", UNITS[u])
-}
-
-/// Human size with binary units: `48 KiB`, `1.25 MiB`.
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 || (v - v.round()).abs() < 1e-9 {
-        format!("{} {}", v.round() as u64, UNITS[u])
-    } else {
-        format!("{v:.2} {}", UNITS[u])
-    }
-}
+pub use hwcal_model::{human_bytes, measured_bytes};
 
 /// `1.23 ns = 3 cy` or just `1.23 ns`.
 pub fn ns_cy(ns: f64, cy: Option<f64>) -> String {

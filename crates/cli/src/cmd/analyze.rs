@@ -2,24 +2,28 @@
 //! offline (the analysis is a pure function of the raw curves).
 
 use crate::cli::AnalyzeArgs;
-use crate::common::{check_dest, emit, UsageError};
+use crate::common::UsageError;
+use crate::output::{check_dest, emit};
 use anyhow::Result;
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
-    crate::cmd::plots::check(&a.plots)?;
+    crate::output::Outputs::plots(&a.plots).check()?;
     let bytes = hwcal_report::read_profile_file(&a.file)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut p = hwcal_report::parse_profile(&bytes)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut any = false;
-    for probe in crate::registry::probes() {
-        any |= (probe.reanalyze)(&mut p)?;
+    for probe in hwcal_runner::probes() {
+        any |= (probe.analyze)(&mut p);
     }
     if !any {
-        p.notes
-            .push("analyze: the profile holds no raw data; figures shown as stored".into());
+        p.notes.push(hwcal_model::Note::info(
+            "analyze",
+            "no_raw_data",
+            "analyze: the profile holds no raw data; figures shown as stored",
+        ));
     }
-    crate::cmd::plots::write(&p, &a.plots)?;
+    crate::output::Outputs::plots(&a.plots).write(&p)?;
     emit(&p, a.json.as_deref())
 }

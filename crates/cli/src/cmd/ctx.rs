@@ -1,84 +1,16 @@
 //! `hwcal ctx`: context-switch latency, lmbench lat_ctx's ring of processes
-//! and pipes (seed 001), with lat_ctx's options and output format.
+//! and pipes (seed 001), with lat_ctx's options and output format (the
+//! probe is `hwcal_runner::ctx`).
 
 use crate::cli::{CtxArgs, CtxCpus};
-use crate::common::{
-    check_db, check_dest, command_line, now_unix, save_if_requested, write_output, Progress,
-};
-use crate::registry::ProbeEntry;
-use anyhow::{Context, Result};
-use hwcal_analysis::ctx::Samples;
+use crate::common::{check_db, command_line, now_unix, save_if_requested, Progress};
+use crate::output::{check_dest, Dest, Outputs};
+use anyhow::Result;
 use hwcal_harness::{harness_info, pin, Timer};
-use hwcal_model::{ContextSwitch, Profile, RawCurve, SwitchCount};
+use hwcal_model::Profile;
 use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
-
-/// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
-/// CPU `run` pinned itself to. About 0.1–0.3 s on the reference machine.
-pub const ENTRY: ProbeEntry = ProbeEntry {
-    id: "ctx",
-    description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KB)",
-    measure: |rc, p| {
-        let placement = rc.pinned_cpu.map_or(Placement::None, Placement::Same);
-        let plan = CtxPlan {
-            nprocs: vec![2, 8],
-            warmups: 2,
-            repetitions: 51,
-            placement,
-            ..CtxPlan::default()
-        };
-        let (cs, raw) = measure(&[0, 64], &plan, &rc.progress)?;
-        p.notes.extend(hwcal_analysis::ctx::notes(&cs));
-        p.context_switch = Some(cs);
-        p.raw.extend(raw);
-        Ok(())
-    },
-    reanalyze: |p| Ok(hwcal_analysis::ctx::reanalyze(p)),
-};
-
-/// Measure every size in turn; figures and raw curves.
-pub fn measure(sizes: &[u64], plan: &CtxPlan, progress: &Progress) -> Result<(ContextSwitch, Vec<RawCurve>)> {
-    let start = std::time::Instant::now();
-    let mut figs = Vec::new();
-    let mut raw = Vec::new();
-    fn sm(s: &ctx::Series) -> Samples<'_> {
-        Samples {
-            us: &s.us,
-            mhz: &s.mhz,
-        }
-    }
-    for &kb in sizes {
-        progress.say(&format!(
-            "ctx: size {kb} KB, rings of {:?} {} ({} placement)",
-            plan.nprocs,
-            plan.kind.name(),
-            plan.placement.name()
-        ));
-        let r = ctx::measure_size(plan, kb).with_context(|| format!("context-switch ring, size {kb} KB"))?;
-        let rings: Vec<(u32, Samples)> = r.hops.iter().map(|(n, s)| (*n, sm(s))).collect();
-        let mut curves = hwcal_analysis::ctx::raw_curves(kb, sm(&r.overhead), &rings);
-        let counts: Vec<(u32, Option<SwitchCount>)> = r
-            .hops
-            .iter()
-            .map(|(n, _)| *n)
-            .zip(r.switches.iter().copied())
-            .collect();
-        curves.extend(hwcal_analysis::ctx::switches_curve(kb, &counts));
-        figs.push(hwcal_analysis::ctx::size_from_raw(kb, &curves).context("raw curves of a measured size")?);
-        raw.extend(curves);
-    }
-    let mut cs = ContextSwitch {
-        placement: plan.placement.name().into(),
-        kind: plan.kind.name().into(),
-        parallel: plan.parallel,
-        cpus: plan.placement.cpus(),
-        warmups: plan.warmups,
-        repetitions: plan.repetitions,
-        ..Default::default()
-    };
-    hwcal_analysis::ctx::assemble(&mut cs, figs);
-    cs.duration_ms = start.elapsed().as_secs_f64() * 1e3;
-    Ok((cs, raw))
-}
+use hwcal_report::{CtxTableExporter, JsonExporter, XgraphExporter};
+use hwcal_runner::ctx::measure;
 
 /// Turn `--cpus`, `--cpu` and `--no-pin` into a placement.
 fn placement(a: &CtxArgs) -> Result<Placement> {
@@ -198,20 +130,22 @@ pub fn run(a: CtxArgs) -> Result<()> {
     for n in &p.notes {
         eprintln!("hwcal: note: {n}");
     }
-    let text = if a.summary {
-        hwcal_report::text::context_switch(&cs)
-    } else {
-        hwcal_report::xgraph::ctx_xgraph(&cs)
-    };
     p.context_switch = Some(cs);
     p.raw = raw;
+    // lat_ctx's xgraph lines (or the table) on stdout unless the JSON goes
+    // there, and the JSON.
     let json = a.common.json.as_deref();
+    let mut outputs = Outputs::default();
     if json != Some("-") {
-        write_output("-", text.as_bytes())?;
+        match a.summary {
+            true => outputs.add(CtxTableExporter, Dest::Stdout),
+            false => outputs.add(XgraphExporter, Dest::Stdout),
+        };
     }
-    if let Some(dest) = json {
-        let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &crate::common::checked(&p))?;
-        write_output(dest, &bytes)?;
+    if let Some(path) = json {
+        let path = path.to_string();
+        outputs.add(JsonExporter, Dest::File { flag: "--json", path });
     }
+    outputs.write(&p)?;
     save_if_requested(&p, a.common.save).map(drop)
 }

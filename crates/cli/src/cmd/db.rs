@@ -3,9 +3,8 @@
 //! export and import profiles, remove runs.
 
 use crate::cli::{DbArgs, DbCommand};
-use crate::common::{
-    check_dest, db_path, open_db, open_db_existing, open_db_if_exists, write_output, UsageError,
-};
+use crate::common::{db_path, open_db, open_db_existing, open_db_if_exists, UsageError};
+use crate::output::{check_dest, write_output};
 use anyhow::{Context, Result};
 use hwcal_db::{Db, DbError, Origin};
 use hwcal_model::Profile;

@@ -1,36 +1,21 @@
 //! `hwcal info`: the machine as the OS and CPUID describe it.
 
 use crate::cli::InfoArgs;
-use crate::common::{check_dest, command_line, emit, now_unix};
+use crate::common::{command_line, now_unix};
+use crate::output::{check_dest, emit};
 use anyhow::Result;
-use hwcal_model::Profile;
+use hwcal_model::{MachineInfo, Note, Profile};
 
 pub fn run(a: InfoArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
     let mut p = Profile::new(command_line(), now_unix());
-    p.machine = Some(hwcal_probes::sysinfo::machine_info());
-    p.notes = nominal_cross_check();
+    let machine = hwcal_probes::sysinfo::machine_info();
+    p.notes = nominal_cross_check(&machine);
+    p.machine = Some(machine);
     emit(&p, a.json.as_deref())
 }
 
 /// Where sysfs and CPUID leaf 4 disagree, say so (VMs often rewrite one).
-pub fn nominal_cross_check() -> Vec<String> {
-    let m = hwcal_probes::sysinfo::machine_info();
-    let cpuid = hwcal_probes::sysinfo::nominal_caches_cpuid();
-    let mut notes = Vec::new();
-    for c in &cpuid {
-        if let Some(s) = m
-            .nominal_caches
-            .iter()
-            .find(|s| s.level == c.level && s.cache_type == c.cache_type && s.source == "sysfs")
-        {
-            if s.size_bytes != c.size_bytes {
-                notes.push(format!(
-                    "L{} {}: sysfs says {} bytes, CPUID leaf 4 says {} bytes",
-                    c.level, c.cache_type, s.size_bytes, c.size_bytes
-                ));
-            }
-        }
-    }
-    notes
+pub fn nominal_cross_check(machine: &MachineInfo) -> Vec<Note> {
+    hwcal_analysis::nominal::cross_check(machine, &hwcal_probes::sysinfo::nominal_caches_cpuid())
 }

@@ -8,8 +8,6 @@ pub mod db;
 pub mod info;
 pub mod io;
 pub mod mem;
-pub mod neighbours;
-pub mod plots;
 pub mod report;
 pub mod run;
 pub mod tlb;

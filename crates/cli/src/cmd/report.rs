@@ -3,7 +3,8 @@
 
 use crate::cli::ReportArgs;
 use crate::cmd::db::{get, parse_id, run_label};
-use crate::common::{check_out, open_db_existing, write_output, UsageError};
+use crate::common::{open_db_existing, UsageError};
+use crate::output::{check_out, write_output};
 use anyhow::Result;
 use hwcal_db::Db;
 use hwcal_model::Profile;
@@ -13,7 +14,7 @@ pub fn run(a: ReportArgs) -> Result<()> {
     check_out("--html", Some(&a.html))?;
     // The report must not overwrite a profile it reads.
     for s in a.ids.iter().filter(|s| std::path::Path::new(s).is_file()) {
-        crate::common::check_outputs(&[("--html", Some(&a.html)), ("profile", Some(s))])?;
+        crate::output::check_outputs(&[("--html", Some(&a.html)), ("profile", Some(s))])?;
     }
     let mut db: Option<Db> = None;
     let mut runs: Vec<(String, Profile)> = Vec::new();

@@ -1,38 +1,49 @@
-//! `hwcal run`: the full calibration. Machine info, then every registered
-//! probe in turn, then one summary and one profile.
+//! `hwcal run`: the full calibration. The machine is described once, every
+//! selected probe of the runner's registry is planned and run in turn, then
+//! one summary, one profile, stored once.
 
 use crate::cli::RunArgs;
-use crate::common::{
-    check_db, check_outputs, command_line, emit, now_unix, pin, save_if_requested, write_output, Progress,
-};
-use crate::registry::{select, RunCtx};
+use crate::common::{command_line, now_unix, open_db, pin, store, Progress};
+use crate::output::{Dest, Outputs};
 use anyhow::{Context, Result};
-use hwcal_harness::harness_info;
 use hwcal_model::Profile;
+use hwcal_report::html::HtmlExporter;
+use hwcal_runner::{absorb, Machine, Plan, ProbeEntry, RunConfig};
 
 pub fn run(a: RunArgs) -> Result<()> {
-    let probes = select(&a.only, &a.skip)?;
-    if probes.is_empty() && a.io.is_none() && !a.list {
+    let probes = hwcal_runner::select(hwcal_runner::probes(), &a.only, &a.skip)?;
+    // Opt-in probes (io) run only when their option (--io) is given.
+    if !probes.iter().any(|p| !p.opt_in) && a.io.is_none() && !a.list {
         crate::usage!("every probe is skipped: nothing to measure (see --list)");
+    }
+    if a.list {
+        for p in hwcal_runner::probes() {
+            crate::outln!("{:<8} {}", p.id, p.description);
+        }
+        return Ok(());
     }
     if let Some(dir) = &a.io {
         if !dir.is_dir() {
             crate::usage!("--io {}: not a directory", dir.display());
         }
     }
-    if a.list {
-        for p in crate::registry::probes() {
-            crate::outln!("{:<8} {}", p.id, p.description);
-        }
-        return Ok(());
+    let mut outputs = Outputs::profile(a.common.json.as_deref());
+    if let Some(path) = &a.html {
+        let path = path.clone();
+        outputs.add(HtmlExporter::default(), Dest::File { flag: "--html", path });
     }
-    check_outputs(&[
+    crate::output::check_outputs(&[
         ("--json", a.common.json.as_deref()),
         ("--html", a.html.as_deref()),
     ])?;
-    let save = !a.no_save;
-    check_db(save)?;
+    outputs.check()?;
+    // Opened once, before measuring: a bad --db fails at once, not after
+    // the measurement.
+    let mut db = if a.no_save { None } else { Some(open_db()?) };
     let progress = Progress::new(a.common.quiet);
+    // The real machine, or the synthetic one of the end-to-end tests.
+    let target = hwcal_runner::machine::from_env();
+    let machine = target.info();
     // One bar across the phases. Created before pinning: its ticker thread
     // inherits the creator's CPU affinity and must not wake up on the
     // measuring CPU. While it is shown, the probes' own messages are off.
@@ -43,24 +54,62 @@ pub fn run(a: RunArgs) -> Result<()> {
         progress
     };
     let cpu = pin(&a.common)?;
+    let config = RunConfig {
+        pinned_cpu: cpu,
+        io_dir: a.io.clone(),
+        probes: probes.iter().map(|p| p.id.to_string()).collect(),
+    };
+    let plans = hwcal_runner::plan(&probes, &config, &machine);
+    if let Some(b) = &bar {
+        b.set_length(plans.len() as u64);
+    }
     let start = std::time::Instant::now();
     let mut p = Profile::new(command_line(), now_unix());
-    let machine = hwcal_probes::sysinfo::machine_info();
-    p.machine = Some(machine.clone());
-    p.harness = Some(harness_info(cpu));
-    p.notes.extend(crate::cmd::info::nominal_cross_check());
-    let ctx = RunCtx {
-        progress: probe_progress,
-        pinned_cpu: cpu,
-        machine,
-    };
+    p.notes.extend(hwcal_analysis::nominal::cross_check(
+        &machine,
+        &target.cpuid_caches(),
+    ));
+    p.machine = Some(machine);
+    p.harness = Some(target.harness(cpu));
+    run_plans(target.as_ref(), &plans, &mut p, progress, probe_progress, bar)?;
+    // Once more over the whole profile, as `hwcal analyze` would: a probe's
+    // analysis may use another's curves (the caches on 4 KiB pages remove
+    // the TLB's share with the TLB's curves).
     for probe in &probes {
+        (probe.analyze)(&mut p);
+    }
+    progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
+    // Store before writing any output: a stored run can always be exported
+    // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
+    // lost to an unwritable output file cannot.
+    hwcal_model::plausible::scrub(&mut p);
+    if let Some(db) = &mut db {
+        store(db, &p)?;
+    }
+    outputs.write(&p)
+}
+
+/// Run every plan on `target` in turn, merging each probe's fragment into
+/// `p`; one line (or bar step) per probe.
+fn run_plans(
+    target: &dyn Machine,
+    plans: &[(ProbeEntry, Box<dyn Plan>)],
+    p: &mut Profile,
+    progress: Progress,
+    probe_progress: Progress,
+    bar: Option<indicatif::ProgressBar>,
+) -> Result<()> {
+    for (probe, plan) in plans {
         let t = std::time::Instant::now();
+        let what = format!("{}: {}", probe.id, probe.description);
         match &bar {
-            Some(b) => b.set_message(format!("{}: {}", probe.id, probe.description)),
-            None => progress.say(&format!("{}: {}", probe.id, probe.description)),
+            Some(b) => b.set_message(what),
+            None => progress.say(&what),
         }
-        (probe.measure)(&ctx, &mut p).with_context(|| format!("probe {}", probe.id))?;
+        let frag = target
+            .run(probe, plan.as_ref(), &probe_progress)
+            .with_context(|| format!("probe {}", probe.id))?;
+        absorb(p, frag);
         let done = format!("{}: done in {:.1} s", probe.id, t.elapsed().as_secs_f64());
         match &bar {
             Some(b) => {
@@ -70,35 +119,8 @@ pub fn run(a: RunArgs) -> Result<()> {
             None => progress.say(&done),
         }
     }
-    if let Some(dir) = &a.io {
-        let t = std::time::Instant::now();
-        match &bar {
-            Some(b) => b.set_message("io: 4 KiB random reads, O_DIRECT, io_uring QD 32"),
-            None => progress.say("io: 4 KiB random reads, O_DIRECT, io_uring QD 32"),
-        }
-        let m = crate::cmd::io::measure(&run_io_job(dir, cpu), &probe_progress)
-            .with_context(|| format!("--io {}", dir.display()))?;
-        p.io = Some(m.io);
-        p.notes.extend(m.notes);
-        let done = format!("io: done in {:.1} s", t.elapsed().as_secs_f64());
-        match &bar {
-            Some(b) => b.println(format!("hwcal: {done}")),
-            None => progress.say(&done),
-        }
-    }
     if let Some(b) = bar {
         b.finish_and_clear();
-    }
-    progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
-    // Store before writing any output: a stored run can always be exported
-    // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
-    // lost to an unwritable output file cannot.
-    hwcal_model::plausible::scrub(&mut p);
-    save_if_requested(&p, save)?;
-    emit(&p, a.common.json.as_deref())?;
-    if let Some(dest) = &a.html {
-        let html = hwcal_report::Exporter::export(&hwcal_report::html::HtmlExporter::default(), &p)?;
-        write_output(dest, &html)?;
     }
     Ok(())
 }
@@ -115,30 +137,4 @@ fn phase_bar(progress: Progress, phases: usize) -> Option<indicatif::ProgressBar
     b.set_style(style);
     b.enable_steady_tick(std::time::Duration::from_millis(120));
     Some(b)
-}
-
-/// The short I/O job of `hwcal run --io DIR`: what a database cares about
-/// first (random 4 KiB reads at depth), on its own file in DIR.
-fn run_io_job(dir: &std::path::Path, cpu: Option<usize>) -> crate::cli::IoArgs {
-    use crate::cli::{CommonArgs, IoArgs, IoEngineArg, IoRw};
-    IoArgs {
-        common: CommonArgs {
-            cpu,
-            no_pin: cpu.is_none(),
-            quiet: true,
-            ..CommonArgs::default()
-        },
-        path: Some(dir.to_path_buf()),
-        rw: IoRw::Randread,
-        rwmix_read: None,
-        bs: "4k".into(),
-        size: Some("256M".into()),
-        direct: true,
-        engine: IoEngineArg::IoUring,
-        iodepth: 32,
-        threads: 1,
-        time: Some(2.0),
-        force: false,
-        allow_mounted_write: false,
-    }
 }

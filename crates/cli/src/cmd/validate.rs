@@ -12,7 +12,7 @@
 
 use crate::cli::{ValidateArgs, ValidateWhat};
 use crate::common::{pin, Progress};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use hwcal_harness::{clockref, stats, Timer};
 
 /// 100 µs chain readings for `ms` milliseconds; returns the MHz readings.
@@ -43,12 +43,13 @@ fn cache(a: &ValidateArgs) -> Result<()> {
     let progress = Progress::new(a.quiet);
     let cpu = pin(&a.common())?;
     let machine = hwcal_probes::sysinfo::machine_info();
-    let ctx = crate::registry::RunCtx {
-        progress: Progress::new(true),
+    let probes = hwcal_runner::select(hwcal_runner::probes(), &["tlb".into(), "cache".into()], &[])?;
+    let config = hwcal_runner::RunConfig {
         pinned_cpu: cpu,
-        machine: machine.clone(),
+        io_dir: None,
+        probes: probes.iter().map(|p| p.id.to_string()).collect(),
     };
-    let probes = crate::registry::select(&["tlb".into(), "cache".into()], &[])?;
+    let quiet = Progress::new(true);
     crate::outln!(
         "validate cache: {} runs of the TLB and cache probes, pinned to {}",
         a.runs,
@@ -61,8 +62,14 @@ fn cache(a: &ValidateArgs) -> Result<()> {
         p.machine = Some(machine.clone());
         p.harness = Some(hwcal_harness::harness_info(cpu));
         let t = std::time::Instant::now();
+        // As `hwcal run` runs them: each probe's plan, then the analysis of
+        // the whole profile (the caches use the TLB's curves).
+        for (probe, plan) in hwcal_runner::plan(&probes, &config, &machine) {
+            let frag = plan.run(&quiet).with_context(|| format!("probe {}", probe.id))?;
+            hwcal_runner::absorb(&mut p, frag);
+        }
         for probe in &probes {
-            (probe.measure)(&ctx, &mut p)?;
+            (probe.analyze)(&mut p);
         }
         secs.push(t.elapsed().as_secs_f64());
         crate::outln!("{}", run_line(i, &p, t.elapsed().as_secs_f64()));
@@ -84,8 +91,8 @@ fn profiles(a: &ValidateArgs) -> Result<()> {
         let bytes = hwcal_report::read_profile_file(f).map_err(bad)?;
         let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
         // Figures as today's analysis reads the raw curves.
-        for probe in crate::registry::probes() {
-            (probe.reanalyze)(&mut p)?;
+        for probe in hwcal_runner::probes() {
+            (probe.analyze)(&mut p);
         }
         ps.push(p);
     }
@@ -209,7 +216,7 @@ fn clock(a: &ValidateArgs) -> Result<()> {
     for i in 1..=a.runs {
         let before = reference(timer, a.reference_ms);
         let t = std::time::Instant::now();
-        let (r, _) = crate::cmd::clock::measure(
+        let (r, _) = hwcal_runner::clock::measure(
             hwcal_probes::clock::DEFAULT_BATCHES as u32,
             3,
             &Progress::new(true),

@@ -1,0 +1,300 @@
+//! The one output manager (hyperfine's `ExportManager`): a list of
+//! exporters, each with where its files go. Destinations are checked before
+//! a measurement starts (a long run must not end in a failed write), then
+//! every exporter's files are written in order.
+
+use crate::cli::PlotArgs;
+use anyhow::{Context, Result};
+use hwcal_model::Profile;
+use hwcal_report::{Exporter, GnuplotExporter, JsonExporter, SvgExporter, TextExporter};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `println!` that returns an error instead of panicking when stdout is
+/// closed (`hwcal db list | head`): the error goes up to `main`, which
+/// treats a broken pipe as a normal end.
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::output::write_text(format!("{}\n", format_args!($($t)*)).as_bytes())?
+    };
+}
+
+/// `print!` counterpart of [`outln!`].
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::output::write_text(format!($($t)*).as_bytes())?
+    };
+}
+
+/// Write bytes to a file, or stdout for "-". Refuses nothing; the caller
+/// asked for this path explicitly.
+pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
+    if dest == "-" {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes).context("writing to stdout")?;
+        out.flush().ok();
+        return Ok(());
+    }
+    std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
+}
+
+/// The profile as hwcal writes and stores it: every figure that fails the
+/// plausibility check `analyze` and `import` apply is left out with a note
+/// (`hwcal_model::plausible::scrub`), so hwcal never writes what it would
+/// itself refuse to read.
+pub fn checked(profile: &Profile) -> std::borrow::Cow<'_, Profile> {
+    if hwcal_model::plausible::implausible(profile).is_empty() {
+        return std::borrow::Cow::Borrowed(profile);
+    }
+    let mut p = profile.clone();
+    hwcal_model::plausible::scrub(&mut p);
+    std::borrow::Cow::Owned(p)
+}
+
+/// Text for the terminal on stdout, with every control character other
+/// than newline and tab shown escaped (`\x1b`), never obeyed: what hwcal
+/// prints may come from a profile or database anyone can write.
+pub fn write_text(bytes: &[u8]) -> Result<()> {
+    write_output("-", &hwcal_report::sanitize::inert_bytes(bytes))
+}
+
+/// Print the summary (unless JSON goes to stdout) and write the JSON.
+pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
+    let profile = &*checked(profile);
+    if json != Some("-") {
+        let text = TextExporter.export(&hwcal_report::sanitize::inert_profile(profile))?;
+        write_text(&text)?;
+    }
+    if let Some(dest) = json {
+        let bytes = JsonExporter.export(profile)?;
+        write_output(dest, &bytes)?;
+    }
+    Ok(())
+}
+
+/// Check early that a JSON destination is writable, so a long run does not
+/// end in a failed write.
+pub fn check_dest(json: Option<&str>) -> Result<()> {
+    check_out("--json", json)
+}
+
+/// Check early that an output file given with `flag` (`--json`, `--html`)
+/// can be created: its directory exists and it is not a directory.
+pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
+    if let Some(d) = dest {
+        if d.is_empty() {
+            crate::usage!("{flag}: empty path (give a file name, or - for stdout)");
+        }
+        if d != "-" {
+            let p = std::path::Path::new(d);
+            let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
+            if let Some(dir) = parent {
+                if !dir.is_dir() {
+                    crate::usage!("{flag} {d}: directory {} does not exist", dir.display());
+                }
+            }
+            if p.is_dir() {
+                crate::usage!("{flag} {d}: is a directory");
+            }
+            // Never write an output over the results database.
+            if let Ok(db) = crate::common::db_path() {
+                if out_key(d) == out_key(&db.to_string_lossy()) {
+                    crate::usage!("{flag} {d}: is the results database; choose another file");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where an output goes, for comparing two outputs: `-` for stdout, else
+/// the path with its directory resolved (so `a.json` and `./a.json` match).
+fn out_key(d: &str) -> PathBuf {
+    if d == "-" {
+        return PathBuf::from("-");
+    }
+    let p = std::path::Path::new(d);
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    let dir = p
+        .parent()
+        .filter(|q| !q.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    match (std::fs::canonicalize(dir), p.file_name()) {
+        (Ok(c), Some(n)) => c.join(n),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Check a command's outputs together: each as [`check_out`] does, and no
+/// two to the same place (stdout twice would interleave them, one file twice
+/// would keep only the last).
+pub fn check_outputs(outs: &[(&str, Option<&str>)]) -> Result<()> {
+    let given: Vec<(&str, &str)> = outs.iter().filter_map(|(f, d)| d.map(|d| (*f, d))).collect();
+    for (flag, d) in &given {
+        check_out(flag, Some(d))?;
+    }
+    for (i, (fa, da)) in given.iter().enumerate() {
+        for (fb, db) in &given[i + 1..] {
+            if out_key(da) == out_key(db) {
+                if *da == "-" {
+                    crate::usage!("{fa} - and {fb} -: both to stdout; send one of them to a file");
+                }
+                crate::usage!("{fa} {da} and {fb} {db}: the same file; give each output its own");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where an exporter's files go.
+pub enum Dest {
+    /// Standard output.
+    Stdout,
+    /// A file, or stdout for `-`; `flag` names the option in messages.
+    File { flag: &'static str, path: String },
+    /// A directory, created if needed, the files written into it by name.
+    Dir { flag: &'static str, path: PathBuf },
+    /// Paths the exporter built from `prefix` (`--gnuplot PREFIX`).
+    Prefix { flag: &'static str, prefix: String },
+}
+
+/// Exporters and their destinations, written in the order added.
+#[derive(Default)]
+pub struct Outputs {
+    list: Vec<(Box<dyn Exporter>, Dest)>,
+}
+
+impl Outputs {
+    pub fn add(&mut self, exporter: impl Exporter + 'static, dest: Dest) -> &mut Self {
+        self.list.push((Box::new(exporter), dest));
+        self
+    }
+
+    /// The summary on stdout (unless the JSON goes there) and the JSON
+    /// profile to `json` if given.
+    pub fn profile(json: Option<&str>) -> Outputs {
+        let mut o = Outputs::default();
+        if json != Some("-") {
+            o.add(TextExporter, Dest::Stdout);
+        }
+        if let Some(path) = json {
+            let path = path.to_string();
+            o.add(JsonExporter, Dest::File { flag: "--json", path });
+        }
+        o
+    }
+
+    /// `--gnuplot PREFIX` and `--plot DIR`.
+    pub fn plots(a: &PlotArgs) -> Outputs {
+        let mut o = Outputs::default();
+        if let Some(prefix) = &a.gnuplot {
+            let (flag, prefix) = ("--gnuplot", prefix.clone());
+            o.add(
+                GnuplotExporter {
+                    prefix: prefix.clone(),
+                },
+                Dest::Prefix { flag, prefix },
+            );
+        }
+        if let Some(dir) = &a.plot {
+            o.add(
+                SvgExporter,
+                Dest::Dir {
+                    flag: "--plot",
+                    path: dir.clone(),
+                },
+            );
+        }
+        o
+    }
+
+    /// Check every destination before measuring.
+    pub fn check(&self) -> Result<()> {
+        for (_, dest) in &self.list {
+            match dest {
+                Dest::Stdout => {}
+                Dest::File { flag, path } => check_out(flag, Some(path))?,
+                Dest::Dir { flag, path } => check_dir(flag, path)?,
+                Dest::Prefix { flag, prefix } => check_prefix(flag, prefix)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Export `p` and write every file.
+    pub fn write(&self, p: &Profile) -> Result<()> {
+        // What hwcal writes, hwcal reads: implausible figures left out
+        // (with a note); text for the terminal from an inert copy.
+        let p = &*checked(p);
+        for (exporter, dest) in &self.list {
+            let files = match dest {
+                Dest::Stdout => exporter.files(&hwcal_report::sanitize::inert_profile(p))?,
+                _ => exporter.files(p)?,
+            };
+            match dest {
+                Dest::Stdout => files.iter().try_for_each(|f| write_text(&f.bytes))?,
+                Dest::File { path, .. } => files.iter().try_for_each(|f| write_output(path, &f.bytes))?,
+                Dest::Prefix { .. } => files.iter().try_for_each(|f| write_output(&f.name, &f.bytes))?,
+                Dest::Dir { path, .. } => {
+                    // Like every other output: DIR itself is created, never
+                    // a whole tree (`check` made sure its parent exists).
+                    if !path.is_dir() {
+                        std::fs::create_dir(path).with_context(|| format!("creating {}", path.display()))?;
+                    }
+                    for f in &files {
+                        let file = path.join(&f.name);
+                        std::fs::write(&file, &f.bytes)
+                            .with_context(|| format!("writing {}", file.display()))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `--plot DIR`: not empty, not a file, and (like every other output) its
+/// parent directory exists; only DIR itself is created.
+fn check_dir(flag: &str, dir: &std::path::Path) -> Result<()> {
+    if dir.as_os_str().is_empty() {
+        crate::usage!("{flag}: empty path (give a directory)");
+    }
+    if dir.exists() && !dir.is_dir() {
+        crate::usage!("{flag} {}: not a directory", dir.display());
+    }
+    if !dir.exists() {
+        if let Some(parent) = dir.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                crate::usage!(
+                    "{flag} {}: directory {} does not exist",
+                    dir.display(),
+                    parent.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A file prefix such as `out/mymachine`: not empty, not a directory
+/// name, in a directory that exists, and nothing that could end a quoted
+/// string or a line in the `.gp` scripts it is written into.
+fn check_prefix(flag: &str, prefix: &str) -> Result<()> {
+    if prefix.is_empty() || prefix.ends_with('/') {
+        crate::usage!("{flag} {prefix:?}: expected a file prefix such as out/mymachine");
+    }
+    if let Err(e) = hwcal_report::sanitize::check_script_path(prefix) {
+        crate::usage!("{flag} {}: {e}", hwcal_report::sanitize::inert_line(prefix));
+    }
+    let p = std::path::Path::new(prefix);
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            crate::usage!("{flag} {prefix}: directory {} does not exist", dir.display());
+        }
+    }
+    Ok(())
+}

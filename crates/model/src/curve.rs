@@ -1,0 +1,150 @@
+//! Every raw-curve id hwcal writes, in one place: the probes name their
+//! curves with these, the analysis finds them with these, and exporters
+//! tell a probe's curves apart with [`probe_of`] instead of prefix tests.
+//! The strings are part of the JSON schema: stored profiles use them.
+
+/// Cache probe: ns per load against working-set size (the chase).
+pub const CACHE_LATENCY: &str = "cache.latency";
+/// Cache probe: the same with an idle gap between loads.
+pub const CACHE_GAP: &str = "cache.gap";
+/// Cache probe: ns per load against independent chains.
+pub const CACHE_MLP: &str = "cache.mlp";
+/// Cache probe: share of the chase buffer in huge pages, TLB checks.
+pub const CACHE_HUGE_FRACTION: &str = "cache.huge_fraction";
+/// Cache probe: busy fraction of the other CPUs during the sweep (x = 0).
+pub const CACHE_NEIGHBOURS: &str = "cache.neighbour_busy";
+
+/// Cache probe: a line-size test (`test` 1 or 2, offsets forward or back).
+pub fn cache_line(test: u32, forward: bool) -> String {
+    format!("cache.line.{test}.{}", if forward { "fwd" } else { "bwd" })
+}
+
+/// Cache probe: the flush-granule test of cache level `level`.
+pub fn cache_flush(level: u32) -> String {
+    format!("cache.flush.{level}")
+}
+/// TLB probe: one load per 4 KiB page.
+pub const TLB_SMALL: &str = "tlb.4k";
+/// TLB probe: the same lines without TLB misses (huge pages).
+pub const TLB_BASELINE: &str = "tlb.baseline";
+/// TLB probe: as many lines as pages, packed side by side (the dense
+/// baseline, needs no huge pages).
+pub const TLB_DENSE: &str = "tlb.dense";
+/// TLB probe: one load per 2 MiB page.
+pub const TLB_HUGE: &str = "tlb.2m";
+/// TLB probe: huge-page shares of the three buffers.
+pub const TLB_HUGE_FRACTION: &str = "tlb.huge_fraction";
+/// TLB probe: busy fraction of the other CPUs during the sweep (x = 0).
+pub const TLB_NEIGHBOURS: &str = "tlb.neighbour_busy";
+
+/// Context-switch probe: µs per hop of every ring size, at `size_kb`.
+pub fn ctx_hops(size_kb: u64) -> String {
+    format!("ctx.s{size_kb}k")
+}
+
+/// Context-switch probe: switch counts of every ring size, at `size_kb`.
+pub fn ctx_switches(size_kb: u64) -> String {
+    format!("ctx.s{size_kb}k.switches")
+}
+
+/// Context-switch probe: the one-process overhead, at `size_kb`.
+pub fn ctx_overhead(size_kb: u64) -> String {
+    format!("ctx.s{size_kb}k.overhead")
+}
+
+/// A set of per-thread memory curves (`{series}.t{tid}`): which
+/// measurement of the memory probe they belong to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemSeries {
+    /// `hwcal mem`'s basic run.
+    Basic,
+    /// `hwcal run`'s latency chase.
+    Latency,
+    /// `hwcal run`'s streams: `op` with `threads` threads.
+    Run { op: String, threads: u32 },
+    /// A sweep's streams: `op` with `threads` threads.
+    Sweep { op: String, threads: u32 },
+    /// A sweep's chase with `streams` streaming threads beside it.
+    Loaded { streams: u32 },
+    /// A sweep's `chains` parallel chases.
+    Mlp { chains: u32 },
+    /// The NUMA matrix cell: a CPU of `cpu_node`, memory on `mem_node`.
+    Numa { cpu_node: u32, mem_node: u32 },
+}
+
+impl MemSeries {
+    /// The prefix of the series' curve ids.
+    pub fn prefix(&self) -> String {
+        match self {
+            MemSeries::Basic => "mem".into(),
+            MemSeries::Latency => "mem.latency".into(),
+            MemSeries::Run { op, threads } => format!("mem.{op}.{threads}t"),
+            MemSeries::Sweep { op, threads } => format!("bw.{op}.{threads}t"),
+            MemSeries::Loaded { streams } => format!("loaded.{streams}"),
+            MemSeries::Mlp { chains } => format!("mlp.{chains}"),
+            MemSeries::Numa { cpu_node, mem_node } => format!("numa.c{cpu_node}.n{mem_node}"),
+        }
+    }
+
+    /// The curve id of thread `tid` of this series.
+    pub fn thread(&self, tid: usize) -> String {
+        format!("{}.t{tid}", self.prefix())
+    }
+
+    /// The thread number if `id` is one of this series' curves.
+    pub fn tid_of(&self, id: &str) -> Option<u32> {
+        id.strip_prefix(&self.prefix())?
+            .strip_prefix(".t")?
+            .parse::<u32>()
+            .ok()
+    }
+}
+
+/// The registry id of the probe that wrote the curve `id`, if hwcal knows it.
+pub fn probe_of(id: &str) -> Option<&'static str> {
+    match id.split('.').next()? {
+        "cache" => Some("cache"),
+        "tlb" => Some("tlb"),
+        "ctx" => Some("ctx"),
+        "mem" | "bw" | "loaded" | "mlp" | "numa" => Some("mem"),
+        _ => None,
+    }
+}
+
+/// The id without its probe's prefix (`tlb.4k` → `4k`), for legends.
+pub fn series_name(id: &str) -> &str {
+    match id.split_once('.') {
+        Some((head, rest)) if probe_of(head).is_some() => rest,
+        _ => id,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_the_stored_strings() {
+        assert_eq!(cache_line(2, false), "cache.line.2.bwd");
+        assert_eq!(ctx_switches(64), "ctx.s64k.switches");
+        let s = MemSeries::Run {
+            op: "read".into(),
+            threads: 2,
+        };
+        assert_eq!(s.thread(1), "mem.read.2t.t1");
+        assert_eq!(s.tid_of("mem.read.2t.t1"), Some(1));
+        assert_eq!(MemSeries::Basic.tid_of("mem.read.2t.t1"), None);
+        assert_eq!(
+            MemSeries::Numa {
+                cpu_node: 0,
+                mem_node: 1
+            }
+            .thread(0),
+            "numa.c0.n1.t0"
+        );
+        assert_eq!(probe_of(TLB_SMALL), Some("tlb"));
+        assert_eq!(probe_of("loaded.3.t0"), Some("mem"));
+        assert_eq!(probe_of("other"), None);
+        assert_eq!(series_name(TLB_BASELINE), "baseline");
+    }
+}

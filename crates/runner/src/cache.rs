@@ -1,0 +1,489 @@
+//! The cache probe: cache levels, line sizes, memory latency and memory-level
+//! parallelism (The Calibrator's figures, measured with a random chase).
+//!
+//! Plan: a coarse sweep (3 sizes per octave, 1 per octave past 32 MiB),
+//! the analysis finds the plateaus, the sweep is refined at 16 sizes per
+//! octave around each boundary and analysed again; then the idle-gap chase
+//! at the middle of each plateau, the line-size pairs and the parallel
+//! chases, each sized from what the curve showed.
+
+use crate::registry::{Plan, ProbeEntry};
+use crate::{Context, Progress, Result};
+use hwcal_analysis::cache as an;
+use hwcal_analysis::levels::{refine_boundaries, Plateau};
+use hwcal_harness::{clockref, Timer};
+use hwcal_model::{MachineInfo, Note, Profile, RawCurve, RawPoint};
+use hwcal_probes::buffer::HUGE_PAGE;
+use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
+
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "cache",
+    description: "cache levels, line sizes, memory latency, MLP (Calibrator)",
+    opt_in: false,
+    plan: |config, machine| {
+        Some(Box::new(Cache {
+            max_size: default_max_size(machine),
+            machine: machine.clone(),
+            own_cpu: config.pinned_cpu,
+            // `hwcal run` measures the TLB itself (before the caches).
+            tlb_curves: !config.probes.iter().any(|p| p == "tlb"),
+        }))
+    },
+    analyze: apply,
+};
+
+/// The cache probe's plan: the largest working set, the machine (its
+/// nominal caches guide the analysis) and the CPU the probe runs on.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    pub max_size: u64,
+    pub machine: MachineInfo,
+    pub own_cpu: Option<usize>,
+    /// Measure the TLB's curves too where the chase buffer is 4 KiB pages
+    /// to the TLB (the analysis removes the TLB's share with them); off
+    /// when the same run measures the TLB anyway.
+    pub tlb_curves: bool,
+}
+
+impl Plan for Cache {
+    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+        // The analysis reads the nominal caches from the profile's machine.
+        let mut p = Profile {
+            machine: Some(self.machine.clone()),
+            raw: measure(self.max_size, &self.machine, progress, self.own_cpu)?,
+            ..Default::default()
+        };
+        if self.tlb_curves {
+            ensure_tlb_curves(&mut p, progress, self.own_cpu)?;
+        }
+        apply(&mut p);
+        p.machine = None;
+        Ok(p)
+    }
+}
+
+/// Seconds the sweep (coarse, refinement, repair) may take before the
+/// refinement stops early: on a quiet machine it needs about 2 s; a busy
+/// one makes points slow to settle, and a bounded run with a noise note
+/// beats an unbounded one.
+const SWEEP_BUDGET_S: f64 = 6.0;
+
+/// Idle adds between loads for the miss-latency chase (~100 cycles, as The
+/// Calibrator's delay).
+const GAP_ADDS: u32 = hwcal_probes::cache::IDLE_ADDS;
+
+/// 4× the nominal last-level cache (so memory is reached even if the whole
+/// cache were usable), at least 64 MiB, at most a quarter of available
+/// memory.
+pub fn default_max_size(m: &MachineInfo) -> u64 {
+    let llc = m
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .map(|c| c.size_bytes)
+        .max()
+        .unwrap_or(32 << 20);
+    let avail = hwcal_probes::sysinfo::available_memory();
+    let cap = if avail > 0 { avail / 4 } else { 1 << 30 };
+    (4 * llc).max(64 << 20).min(cap).max(1 << 20)
+}
+
+fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
+    RawCurve {
+        id: id.into(),
+        x_label: x.into(),
+        y_label: y.into(),
+        points,
+    }
+}
+
+/// Geometric sizes from `lo` to `hi` (inclusive), `per_octave` per octave.
+fn sweep(lo: f64, hi: f64, per_octave: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    let mut k = 0.0;
+    loop {
+        let x = lo * 2f64.powf(k / per_octave);
+        if x > hi * 1.0001 {
+            break;
+        }
+        v.push(x);
+        k += 1.0;
+    }
+    v
+}
+
+fn sorted_insert(points: &mut Vec<RawPoint>, p: RawPoint) {
+    let i = points.partition_point(|q| q.x < p.x);
+    if points.get(i).is_some_and(|q| q.x == p.x) {
+        points[i] = p;
+    } else {
+        points.insert(i, p);
+    }
+}
+
+/// Run every cache measurement; returns the raw curves.
+pub fn measure(
+    max_size: u64,
+    machine: &MachineInfo,
+    progress: &dyn Progress,
+    own_cpu: Option<usize>,
+) -> Result<Vec<RawCurve>> {
+    let watch = hwcal_probes::neighbours::Watch::start(own_cpu);
+    let timer = Timer::get();
+    clockref::warm_up(timer, 300);
+    let (mut bench, huge, tlb_ok) = chase_bench(max_size, progress)?;
+    let cap = (bench.capacity() as f64).min(max_size as f64);
+    let t0 = std::time::Instant::now();
+
+    let mut points = coarse_sweep(&mut bench, max_size, cap)?;
+    progress.say(&format!(
+        "cache: coarse sweep of {} sizes in {:.1} s",
+        points.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+    refine(&mut bench, &mut points, machine, progress, t0)?;
+    repair(&mut bench, &mut points, t0)?;
+    let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
+    let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
+    progress.say(&format!(
+        "cache: refined to {} sizes, {} plateaus, {:.1} s",
+        lat.points.len(),
+        a.plateaus.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+
+    // Are the huge pages still huge after all the rewriting? (See
+    // `head_tlb_ratio`.) The 4 MiB head holds L1 and L2's points.
+    let still_huge = tlb_ok && bench.head_tlb_ratio(2)? <= 1.3;
+    if tlb_ok && !still_huge {
+        progress.say("cache: huge pages were split during the run (TLB sees 4 KiB pages now)");
+    }
+
+    let gap = gap_points(&mut bench, &a, &lat)?;
+    let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
+    let l1 = sizes.first().copied().unwrap_or(32768.0);
+    let last = sizes.last().copied().unwrap_or(l1);
+    let mut raw_lines = line_curves(&mut bench, l1, last, progress)?;
+    raw_lines.extend(flush_curves(&sizes)?);
+    progress.say(&format!(
+        "cache: line sizes done, {:.1} s",
+        t0.elapsed().as_secs_f64()
+    ));
+    let mlp = mlp_points(&mut bench, last, cap)?;
+    progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
+
+    let mut out = vec![
+        watch.curve(an::NEIGHBOURS),
+        lat,
+        curve(an::GAP, "working set (bytes)", "ns per load incl. idle gap", gap),
+    ];
+    out.extend(raw_lines);
+    out.push(curve(an::MLP, "independent chains", "ns per load", mlp));
+    out.push(huge_curve(cap, huge, tlb_ok, still_huge));
+    Ok(out)
+}
+
+/// The chase bench over a huge-page buffer for working sets up to
+/// `max_size`; also returns the share of the buffer `smaps` reports as huge
+/// pages and whether the TLB sees huge pages in the buffer's head.
+fn chase_bench(max_size: u64, progress: &dyn Progress) -> Result<(ChaseBench, f64, bool)> {
+    // Huge pages keep TLB misses out of the curve; `huge_buffer` also checks
+    // that the TLB really sees them (a hypervisor may back guest memory with
+    // 4 KiB pages whatever the guest's smaps says) and retries otherwise.
+    // Every 2 MiB page is checked; the head (where every size up to 16 MiB
+    // lives) must pass or the buffer is reallocated, and past it the bench
+    // uses only the pages that passed (a quarter extra is allocated for that).
+    let (buf, check) =
+        huge_buffer(max_size as usize * 5 / 4, 4, 16 << 20, true).context("allocating the chase buffer")?;
+    let huge = check.smaps_fraction;
+    let tlb_ok = check.head_ok;
+    if !check.all_ok {
+        progress.say(
+            "cache: the TLB does not see huge pages everywhere in the chase buffer; using the pages it does",
+        );
+    }
+    let mut bench = ChaseBench::new(buf, 0x5eed);
+    if tlb_ok && check.clean.len() * HUGE_PAGE >= max_size as usize / 2 {
+        bench.use_huge_pages(check.clean.clone());
+    }
+    Ok((bench, huge, tlb_ok))
+}
+
+/// Step 1, the coarse sweep: 3 sizes per octave up to 32 MiB, then 1 per
+/// octave (past every effective cache seen so far the curve is flat), plus
+/// the top.
+fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<RawPoint>> {
+    let top = (max_size as f64).min(cap);
+    let mut xs = sweep(4096.0, top.min(32.0 * 1048576.0), 3.0);
+    if top > 32.0 * 1048576.0 {
+        xs.extend(sweep(64.0 * 1048576.0, top, 1.0));
+    }
+    if xs.last().is_some_and(|&l| l < top * 0.9) {
+        xs.push(top);
+    }
+    let mut points: Vec<RawPoint> = Vec::new();
+    for &x in &xs {
+        sorted_insert(&mut points, bench.point(x as usize, 0)?);
+    }
+    Ok(points)
+}
+
+/// Step 2: refine around each boundary; again if a re-measurement moved a
+/// boundary into a coarse interval. Stops early once the sweep budget
+/// (counted from `t0`) is spent.
+fn refine(
+    bench: &mut ChaseBench,
+    points: &mut Vec<RawPoint>,
+    machine: &MachineInfo,
+    progress: &dyn Progress,
+    t0: std::time::Instant,
+) -> Result<()> {
+    let analyse = |points: &[RawPoint]| {
+        let lat = curve(an::LATENCY, "", "", points.to_vec());
+        an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine)
+    };
+    for round in 0..6 {
+        if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
+            progress.say("cache: sweep budget spent; refinement stopped early");
+            break;
+        }
+        let a = analyse(points);
+        let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
+        let mut new = Vec::new();
+        for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
+            let x = (x / 64.0).round() * 64.0;
+            if !points.iter().any(|q| (q.x / x - 1.0).abs() < 0.005) {
+                new.push(x);
+            }
+        }
+        // Rounds 0, 2, 4: fill in; rounds 1, 3, 5: measure the boundary
+        // windows again, later in time. A level's edge is where
+        // interference (the other vCPU sharing L2, neighbours in L3) shifts
+        // the curve most, and it is rarely there all the time; noise only
+        // adds time, so every sample is kept and the minimum is the figure.
+        if round % 2 == 0 {
+            if new.is_empty() && round > 0 {
+                break;
+            }
+            for x in new {
+                sorted_insert(points, bench.point(x as usize, 0)?);
+            }
+        } else {
+            remeasure_boundaries(bench, points, &a.plateaus, &pxs)?;
+        }
+    }
+    Ok(())
+}
+
+/// Measure again, keeping every sample, the points in the window just
+/// before each plateau's crossing (`pxs` are the points' sizes when the
+/// plateaus were found).
+fn remeasure_boundaries(
+    bench: &mut ChaseBench,
+    points: &mut [RawPoint],
+    plateaus: &[Plateau],
+    pxs: &[f64],
+) -> Result<()> {
+    let windows: Vec<(f64, f64)> = plateaus
+        .iter()
+        .filter_map(|p| p.cross)
+        .map(|j| (pxs[j.saturating_sub(2)], pxs[j]))
+        .collect();
+    for p in points.iter_mut() {
+        if windows.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi) {
+            let q = bench.point(p.x as usize, 0)?;
+            merge_point(p, q);
+        }
+    }
+    Ok(())
+}
+
+/// Step 3, repair: a larger working set cannot be faster than a smaller
+/// one, so a point well above a larger size's latency was disturbed.
+/// Measure it again, later.
+fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instant) -> Result<()> {
+    for _ in 0..3 {
+        if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
+            break;
+        }
+        let mut suffix_min = f64::INFINITY;
+        let mut bad = Vec::new();
+        for i in (0..points.len()).rev() {
+            if points[i].y > 1.15 * suffix_min {
+                bad.push(i);
+            }
+            suffix_min = suffix_min.min(points[i].y);
+        }
+        if bad.is_empty() {
+            break;
+        }
+        for i in bad {
+            let q = bench.point(points[i].x as usize, 0)?;
+            merge_point(&mut points[i], q);
+        }
+    }
+    Ok(())
+}
+
+/// Step 4, the idle-gap chase: an L1-resident calibration point, then the
+/// middle of each plateau.
+fn gap_points(bench: &mut ChaseBench, a: &an::CacheAnalysis, lat: &RawCurve) -> Result<Vec<RawPoint>> {
+    let mut gap = vec![bench.point(4096, GAP_ADDS)?];
+    for x in an::representative_sizes(a, lat) {
+        let x = (x / 64.0).round() * 64.0;
+        if x > 4096.0 * 1.01 {
+            gap.push(bench.point(x as usize, GAP_ADDS)?);
+        }
+    }
+    Ok(gap)
+}
+
+/// Step 5, line size. The pair layout uses 3/8 of the cache sets (see
+/// `ChaseBench::pair_point`). Test 1: twice as many visits as L1 has
+/// lines, which misses L1 and fits L2; test 2: touched lines at least 4×
+/// the last cache level (and 8 MiB), which misses every cache. `l1` and
+/// `last` are the sizes of the first and last levels found.
+fn line_curves(bench: &mut ChaseBench, l1: f64, last: f64, progress: &dyn Progress) -> Result<Vec<RawCurve>> {
+    const BLOCK: usize = 2048;
+    let mut raw_lines: Vec<RawCurve> = Vec::new();
+    let tests = [
+        (1u32, (2.0 * l1 / 64.0) as usize),
+        (2u32, ((4.0 * last).max(8.0 * 1048576.0) / 128.0) as usize),
+    ];
+    for (test, primaries) in tests {
+        let primaries = primaries.max(64);
+        if primaries * BLOCK > bench.capacity() {
+            progress.say(&format!(
+                "cache: buffer too small for line-size test {test} ({} MiB needed); skipped",
+                (primaries * BLOCK) >> 20
+            ));
+            continue;
+        }
+        for fwd in [true, false] {
+            let mut pts = Vec::new();
+            for d in [8i64, 16, 32, 64, 128, 256] {
+                let d = if fwd { d } else { -d };
+                pts.push(bench.pair_point(primaries, d, BLOCK)?);
+            }
+            raw_lines.push(curve(
+                &an::line_id(test, fwd),
+                "offset d (bytes)",
+                "ns per dependent pair",
+                pts,
+            ));
+        }
+    }
+    Ok(raw_lines)
+}
+
+/// Step 5b, the flush granule of each level (see `hwcal_probes::flush`):
+/// the targets warmed, then pushed out of the levels below by a walk over
+/// twice the level below's size (at most the geometric middle of the two
+/// sizes, so they stay in this one). Skipped where the CPU cannot flush a
+/// line from user space; the dependent pairs then stand alone.
+fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
+    use hwcal_probes::flush::{granule_curve, supported, FlushBench};
+    let mut out = Vec::new();
+    if !supported() {
+        return Ok(out);
+    }
+    for (k, &size) in sizes.iter().enumerate() {
+        let evict = match k {
+            0 => 0.0,
+            _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * size).sqrt()),
+        };
+        let mut b = FlushBench::new(64, evict as usize, 0xf1u64 + k as u64)?;
+        out.push(curve(
+            &an::flush_id(k as u32 + 1),
+            "offset d (bytes; negative: no flush, all hits)",
+            "ns per load after flushing the target's line",
+            granule_curve(&mut b, 3)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// Step 6, memory-level parallelism over a memory-sized footprint (8× the
+/// last cache level, at least 64 MiB, at most the bench's `cap`).
+fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
+    let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
+    let mut mlp = Vec::new();
+    for k in [1usize, 2, 4, 8, 16] {
+        mlp.push(bench.parallel_point(mlp_size as usize, k)?);
+    }
+    Ok(mlp)
+}
+
+/// The huge-page curve: the share of the `cap`-byte buffer backed by huge
+/// pages, and whether the TLB saw them before and after the sweep.
+fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) -> RawCurve {
+    curve(
+        an::HUGE,
+        "buffer (bytes)",
+        "fraction backed by huge pages (x = 0 / -1: TLB check passed before / after the sweep)",
+        vec![
+            RawPoint {
+                x: cap,
+                y: huge,
+                ..Default::default()
+            },
+            // x = 0: whether the TLB saw huge pages before the sweep (1) or
+            // not (0); x = -1: the same check after the sweep.
+            RawPoint {
+                x: 0.0,
+                y: if tlb_ok { 1.0 } else { 0.0 },
+                ..Default::default()
+            },
+            RawPoint {
+                x: -1.0,
+                y: if still_huge { 1.0 } else { 0.0 },
+                ..Default::default()
+            },
+        ],
+    )
+}
+
+/// Page counts the TLB correction needs: past 8192 pages (32 MiB) a random
+/// chase misses every TLB level of today's cores on nearly every load, and
+/// the model extrapolates from the levels found.
+const TLB_PAGES_FOR_CACHE: u64 = 8192;
+
+/// Where the chase buffer was 4 KiB pages to the TLB and the profile has no
+/// TLB curves yet (`hwcal cache` alone, or `run --skip tlb`), measure them:
+/// the analysis removes the TLB's share from the cache curve with them.
+pub fn ensure_tlb_curves(p: &mut Profile, progress: &dyn Progress, cpu: Option<usize>) -> Result<()> {
+    let huge_seen = p
+        .raw_curve(an::HUGE)
+        .is_some_and(|c| !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5));
+    let has_tlb = p.raw_curve(hwcal_analysis::tlb::SMALL).is_some();
+    if huge_seen || has_tlb {
+        return Ok(());
+    }
+    progress.say("cache: the TLB sees 4 KiB pages; measuring its levels to correct for them");
+    let raw = crate::tlb::measure(TLB_PAGES_FOR_CACHE, 0, progress, cpu)?;
+    p.raw.extend(raw);
+    Ok(())
+}
+
+/// Recompute the cache sections of a profile from its raw curves.
+pub fn apply(p: &mut Profile) -> bool {
+    let Some(a) = an::analyze(p) else { return false };
+    p.caches = Some(a.levels);
+    p.memory = a.memory;
+    // The analysis words its notes; every one of them is replaced on a
+    // re-analysis (old profiles' plain `cache: ` notes included).
+    let fresh = a
+        .notes
+        .into_iter()
+        .map(|n| {
+            let text = if n.starts_with("cache:") {
+                n
+            } else {
+                format!("cache: {n}")
+            };
+            Note::warning("cache", "analysis", text)
+        })
+        .collect();
+    hwcal_model::note::refresh(&mut p.notes, "cache", &["cache.analysis"], fresh);
+    true
+}

@@ -1,0 +1,98 @@
+//! The context-switch probe: context-switch latency, lmbench lat_ctx's ring of processes
+//! and pipes (seed 001), with lat_ctx's options and output format.
+
+use crate::registry::{Plan, ProbeEntry};
+use crate::{Context, Progress, Result};
+use hwcal_analysis::ctx::Samples;
+use hwcal_model::{ContextSwitch, Profile, RawCurve, SwitchCount};
+use hwcal_probes::ctx::{self, CtxPlan, Placement};
+
+/// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
+/// CPU `run` pinned itself to. About 0.1–0.3 s on the reference machine.
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "ctx",
+    description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KB)",
+    opt_in: false,
+    plan: |config, _| {
+        let placement = config.pinned_cpu.map_or(Placement::None, Placement::Same);
+        Some(Box::new(Ctx {
+            sizes_kb: vec![0, 64],
+            plan: CtxPlan {
+                nprocs: vec![2, 8],
+                warmups: 2,
+                repetitions: 51,
+                placement,
+                ..CtxPlan::default()
+            },
+        }))
+    },
+    analyze: hwcal_analysis::ctx::reanalyze,
+};
+
+/// The context-switch probe's plan: array sizes (KB) and the rings.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub sizes_kb: Vec<u64>,
+    pub plan: CtxPlan,
+}
+
+impl Plan for Ctx {
+    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+        let (cs, raw) = measure(&self.sizes_kb, &self.plan, progress)?;
+        Ok(Profile {
+            notes: hwcal_analysis::ctx::notes(&cs),
+            context_switch: Some(cs),
+            raw,
+            ..Default::default()
+        })
+    }
+}
+
+/// Measure every size in turn; figures and raw curves.
+pub fn measure(
+    sizes: &[u64],
+    plan: &CtxPlan,
+    progress: &dyn Progress,
+) -> Result<(ContextSwitch, Vec<RawCurve>)> {
+    let start = std::time::Instant::now();
+    let mut figs = Vec::new();
+    let mut raw = Vec::new();
+    fn sm(s: &ctx::Series) -> Samples<'_> {
+        Samples {
+            us: &s.us,
+            mhz: &s.mhz,
+        }
+    }
+    for &kb in sizes {
+        progress.say(&format!(
+            "ctx: size {kb} KB, rings of {:?} {} ({} placement)",
+            plan.nprocs,
+            plan.kind.name(),
+            plan.placement.name()
+        ));
+        let r = ctx::measure_size(plan, kb).with_context(|| format!("context-switch ring, size {kb} KB"))?;
+        let rings: Vec<(u32, Samples)> = r.hops.iter().map(|(n, s)| (*n, sm(s))).collect();
+        let mut curves = hwcal_analysis::ctx::raw_curves(kb, sm(&r.overhead), &rings);
+        let counts: Vec<(u32, Option<SwitchCount>)> = r
+            .hops
+            .iter()
+            .map(|(n, _)| *n)
+            .zip(r.switches.iter().copied())
+            .collect();
+        curves.extend(hwcal_analysis::ctx::switches_curve(kb, &counts));
+        figs.push(hwcal_analysis::ctx::size_from_raw(kb, &curves).context("raw curves of a measured size")?);
+        raw.extend(curves);
+    }
+    let mut cs = ContextSwitch {
+        placement: plan.placement.name().into(),
+        kind: plan.kind.name().into(),
+        parallel: plan.parallel,
+        cpus: plan.placement.cpus(),
+        warmups: plan.warmups,
+        repetitions: plan.repetitions,
+        ..Default::default()
+    };
+    hwcal_analysis::ctx::assemble(&mut cs, figs);
+    cs.duration_ms = start.elapsed().as_secs_f64() * 1e3;
+    Ok((cs, raw))
+}

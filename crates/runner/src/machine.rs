@@ -1,0 +1,57 @@
+//! What the runner measures on (hyperfine's executor trait): the real
+//! machine, whose plans run the kernels, or — behind the `synthetic`
+//! feature, for tests — a synthetic machine that returns deterministic
+//! curves and figures, so `hwcal run` can be driven end to end (CLI →
+//! runner → analysis → exporters → database) without timing anything.
+
+use crate::registry::{Plan, ProbeEntry};
+use crate::{Progress, Result};
+use hwcal_model::{HarnessInfo, MachineInfo, NominalCache, Profile};
+
+/// The machine the probes run on.
+pub trait Machine {
+    /// The machine as the OS and CPUID describe it.
+    fn info(&self) -> MachineInfo;
+    /// The caches as CPUID leaf 4 states them (for the nominal
+    /// cross-check against sysfs).
+    fn cpuid_caches(&self) -> Vec<NominalCache>;
+    /// The timing harness (timer, resolution) with the measuring thread on
+    /// `pinned_cpu`.
+    fn harness(&self, pinned_cpu: Option<usize>) -> HarnessInfo;
+    /// Run one planned probe; returns its profile fragment.
+    fn run(&self, probe: &ProbeEntry, plan: &dyn Plan, progress: &dyn Progress) -> Result<Profile>;
+}
+
+/// The real machine: sysfs, CPUID and the kernels.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Real;
+
+impl Machine for Real {
+    fn info(&self) -> MachineInfo {
+        hwcal_probes::sysinfo::machine_info()
+    }
+    fn cpuid_caches(&self) -> Vec<NominalCache> {
+        hwcal_probes::sysinfo::nominal_caches_cpuid()
+    }
+    fn harness(&self, pinned_cpu: Option<usize>) -> HarnessInfo {
+        hwcal_harness::harness_info(pinned_cpu)
+    }
+    fn run(&self, _probe: &ProbeEntry, plan: &dyn Plan, progress: &dyn Progress) -> Result<Profile> {
+        plan.run(progress)
+    }
+}
+
+/// Environment variable that selects the synthetic machine in a binary
+/// built with the `synthetic` feature (the CLI's integration tests are):
+/// `HWCAL_SYNTHETIC_MACHINE=1 hwcal run ...`. Hidden: not for users.
+pub const SYNTHETIC_ENV: &str = "HWCAL_SYNTHETIC_MACHINE";
+
+/// The machine to measure on: the synthetic one when built with the
+/// `synthetic` feature and [`SYNTHETIC_ENV`] is set, else the real one.
+pub fn from_env() -> Box<dyn Machine> {
+    #[cfg(feature = "synthetic")]
+    if std::env::var_os(SYNTHETIC_ENV).is_some_and(|v| !v.is_empty()) {
+        return Box::new(crate::synthetic::Synthetic);
+    }
+    Box::new(Real)
+}

@@ -1,0 +1,167 @@
+//! `hwcal run`'s short memory section (≈1.5 s): chase latency over 256 MiB
+//! on huge pages, then read bandwidth with one thread and with every CPU.
+
+use super::*;
+
+const SHORT_SIZE: usize = 256 << 20;
+
+/// `hwcal run`'s memory section: chase latency on a THP buffer, then read
+/// bandwidth with one thread and with every pinnable CPU.
+pub(super) fn run_short(
+    cpus: &[usize],
+    pinned: Option<usize>,
+    progress: &dyn Progress,
+    p: &mut Profile,
+) -> Result<()> {
+    let start = Instant::now();
+    let cpus = pinnable(cpus);
+    let first = pinned.or_else(|| cpus.last().copied());
+    // CPUs for the all-thread run: the pinned one first, then the others.
+    let mut order: Vec<Option<usize>> = vec![first];
+    order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
+    let n = order.len();
+    let (stream, chase_size) = short_sizes(n);
+    let preps = short_preps(&order, stream, chase_size);
+    let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", stream)?;
+    let plan = RunPlan {
+        duration_ns: 0.3e9,
+        slice_ns: 10e6,
+        warm_up_ms: 50,
+    };
+    let refs: Vec<&Prepared> = bufs.iter().collect();
+    let (page, huge, frac) = pages(&Backing::Thp, &refs);
+    let mut tpl = template("random", "chase", chase_size, true, 1);
+    tpl.page_size_bytes = page;
+    tpl.use_hugepages = huge;
+    tpl.huge_fraction = frac;
+    tpl.setup_s = setup_s;
+    tpl.numa_nodes = numa::nodes().iter().filter(|n| n.has_memory).count() as u32;
+    let lat_plan = RunPlan {
+        duration_ns: 0.4e9,
+        ..plan
+    };
+    let ring = &bufs[n];
+    let jobs = [Job {
+        cpu: first,
+        work: Work::Chase {
+            buf: &ring.buf,
+            start: ring.entries[0],
+        },
+    }];
+    let lat = measure(&MemSeries::Latency, &jobs, &lat_plan, tpl, &mut p.raw)?;
+    let bw = short_bandwidth(&order, &bufs, stream, &plan, p)?;
+    if !huge {
+        p.notes.push(Note::warning(
+            "mem",
+            "latency_not_huge",
+            format!(
+                "mem: only {:.0}% of the latency buffer got huge pages: the latency includes TLB misses",
+                frac * 100.0
+            ),
+        ));
+    }
+    let mut lat = lat;
+    lat.total_exec_time_s = start.elapsed().as_secs_f64();
+    p.notes.extend(noisy_note(&lat));
+    p.mem = Some(lat);
+    p.bandwidth = Some(bw);
+    Ok(())
+}
+
+/// Only CPUs a thread can really be pinned to (a cpuset may hide some
+/// online ones).
+fn pinnable(cpus: &[usize]) -> Vec<usize> {
+    cpus.iter()
+        .copied()
+        .filter(|&c| {
+            std::thread::spawn(move || hwcal_harness::pin::pin_to(c).is_ok())
+                .join()
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// Sizes of the stream buffers and of the chase buffer for `n` threads:
+/// 256 MiB each (2.5× the nominal L3 of the reference machine), less with
+/// many CPUs (1 GiB in all, 64 MiB at least), and all of it within half the
+/// available memory.
+fn short_sizes(n: usize) -> (usize, usize) {
+    let avail = hwcal_probes::sysinfo::available_memory() as usize;
+    let mut stream = SHORT_SIZE.min((1usize << 30) / n).max(64 << 20);
+    let mut chase_size = SHORT_SIZE;
+    if avail > 0 && stream * n + chase_size > avail / 2 {
+        stream = ((avail / 2) / (n + 1)).max(4 << 20) / HUGE_PAGE * HUGE_PAGE;
+        chase_size = stream.max(HUGE_PAGE);
+        stream = stream.max(HUGE_PAGE);
+    }
+    (stream, chase_size)
+}
+
+/// One THP stream buffer per CPU of `order`, each prepared on its CPU, then
+/// the chase ring on the first CPU.
+fn short_preps(order: &[Option<usize>], stream: usize, chase_size: usize) -> Vec<Prep> {
+    let mut preps: Vec<Prep> = order
+        .iter()
+        .map(|&cpu| Prep {
+            cpu,
+            node: None,
+            size: stream,
+            backing: Backing::Thp,
+            ring_entries: 0,
+            ring_cpus: Vec::new(),
+            seed: 0,
+        })
+        .collect();
+    preps.push(Prep {
+        ring_entries: 1,
+        seed: 1,
+        size: chase_size,
+        ..preps[0].clone()
+    });
+    preps
+}
+
+/// Read bandwidth with one thread and, if there are more CPUs, with all of
+/// them, each thread on its own buffer; the last is the headline.
+fn short_bandwidth(
+    order: &[Option<usize>],
+    bufs: &[Prepared],
+    stream: usize,
+    plan: &RunPlan,
+    p: &mut Profile,
+) -> Result<Bandwidth> {
+    let n = order.len();
+    let mut bw = Bandwidth {
+        threads: n as u32,
+        size_bytes: stream as u64,
+        kernel: pm::isa().name().into(),
+        stores: stores(false),
+        ..Default::default()
+    };
+    let counts: Vec<usize> = if n > 1 { vec![1, n] } else { vec![1] };
+    for k in counts {
+        let jobs: Vec<Job> = (0..k)
+            .map(|t| Job {
+                cpu: order[t],
+                work: stream_work(&bufs[t].buf, 0, stream, MemOp::Read, false),
+            })
+            .collect();
+        let r = measure(
+            &MemSeries::Run {
+                op: "read".into(),
+                threads: k as u32,
+            },
+            &jobs,
+            plan,
+            template("sequential", "read", stream, true, k),
+            &mut p.raw,
+        )?;
+        bw.scaling.push(BandwidthPoint {
+            threads: k as u32,
+            op: "read".into(),
+            bytes_per_sec: r.bytes_per_sec,
+        });
+        bw.read_bytes_per_sec = Some(r.bytes_per_sec);
+    }
+    Ok(bw)
+}

@@ -1,0 +1,392 @@
+//! The TLB probe: TLB levels for 4 KiB and 2 MiB pages and the huge-page
+//! penalty (The Calibrator's TLB figures, by the PS3 TLB note's method).
+//!
+//! Plan: 4 page counts per octave from 8 pages, each measured with 4 KiB
+//! pages and with the same lines in a huge-page buffer (side by side, so
+//! both see the same machine state), in three rounds; the difference is
+//! analysed, the sweep refined at 32 counts per octave around each step and
+//! the steps measured again, until they stay put. Then the same with one
+//! page per 2 MiB.
+
+use crate::registry::{Plan, ProbeEntry};
+use crate::{Context, Progress, Result};
+use hwcal_analysis::levels::refine_boundaries;
+use hwcal_analysis::tlb as an;
+use hwcal_harness::{clockref, Timer};
+use hwcal_model::{Note, Profile, RawCurve, RawPoint};
+use hwcal_probes::buffer::{Backing, Buffer, HUGE_PAGE, SMALL_PAGE};
+use hwcal_probes::cache::{huge_buffer, merge_point};
+use hwcal_probes::tlb::{Layout, PageBench};
+
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "tlb",
+    description: "TLB levels, 4 KiB and 2 MiB pages, huge-page penalty (PS3 note)",
+    opt_in: false,
+    plan: |config, _| {
+        Some(Box::new(Tlb {
+            max_pages: 8192,
+            max_huge_pages: 256,
+            own_cpu: config.pinned_cpu,
+        }))
+    },
+    analyze: apply,
+};
+
+/// The TLB probe's plan: the largest page counts and the CPU it runs on.
+#[derive(Debug, Clone, Copy)]
+pub struct Tlb {
+    pub max_pages: u64,
+    pub max_huge_pages: u64,
+    pub own_cpu: Option<usize>,
+}
+
+impl Plan for Tlb {
+    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+        let mut p = Profile {
+            raw: measure(self.max_pages, self.max_huge_pages, progress, self.own_cpu)?,
+            ..Default::default()
+        };
+        apply(&mut p);
+        Ok(p)
+    }
+}
+
+fn curve(id: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
+    RawCurve {
+        id: id.into(),
+        x_label: "pages".into(),
+        y_label: y.into(),
+        points,
+    }
+}
+
+/// Integer page counts, 4 per octave, from `lo` to `hi`.
+fn counts(lo: usize, hi: usize, per_octave: f64) -> Vec<usize> {
+    let mut v: Vec<usize> = Vec::new();
+    let mut k = 0.0;
+    loop {
+        let x = (lo as f64 * 2f64.powf(k / per_octave)).round() as usize;
+        if x > hi {
+            break;
+        }
+        if v.last() != Some(&x) {
+            v.push(x);
+        }
+        k += 1.0;
+    }
+    if v.last() != Some(&hi) {
+        v.push(hi);
+    }
+    v
+}
+
+fn insert(points: &mut Vec<RawPoint>, p: RawPoint) {
+    let i = points.partition_point(|q| q.x < p.x);
+    points.insert(i, p);
+}
+
+/// A test bench and the baselines measured beside it, with their points.
+/// The first baseline is the one the refinement follows.
+struct Benches {
+    bases: Vec<(PageBench, Vec<RawPoint>)>,
+}
+
+impl Benches {
+    /// Measure (or re-measure) the test and every baseline at n pages,
+    /// side by side, so all of them see the same machine state.
+    fn one(&mut self, test: &mut PageBench, pts: &mut Vec<RawPoint>, n: usize) -> Result<()> {
+        merge_into(pts, test.point(n)?);
+        for (b, bp) in self.bases.iter_mut() {
+            if n <= b.max_pages() {
+                merge_into(bp, b.point(n)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The difference test − first baseline.
+    fn difference(&self, pts: &[RawPoint]) -> Vec<an::DiffPoint> {
+        let t = curve(an::SMALL, "", pts.to_vec());
+        let b = curve(an::BASELINE, "", self.bases[0].1.clone());
+        an::difference(&t, &b)
+    }
+}
+
+fn merge_into(points: &mut Vec<RawPoint>, q: RawPoint) {
+    match points.iter_mut().find(|p| p.x == q.x) {
+        Some(p) => merge_point(p, q),
+        None => insert(points, q),
+    }
+}
+
+/// Measure a test curve and its baselines at `pages`, `rounds` times over
+/// (keeping the minimum), then refine around the steps: new page counts
+/// at 32 per octave next to each boundary, alternating with re-measuring
+/// the boundary windows later in time, until the boundaries stay put.
+///
+/// Repetition matters here: the STLB and the page-walk caches are shared
+/// with the other hardware thread, whose bursts of activity make steps
+/// appear early; rounds spread in time see past them (noise only adds time).
+fn sweep(
+    test: &mut PageBench,
+    benches: &mut Benches,
+    pages: &[usize],
+    rounds: usize,
+    budget_s: f64,
+) -> Result<Vec<RawPoint>> {
+    let t0 = std::time::Instant::now();
+    let mut pts: Vec<RawPoint> = Vec::new();
+    for r in 0..rounds {
+        // Later rounds only while time allows (a busy machine is slow).
+        if r > 0 && t0.elapsed().as_secs_f64() > budget_s / 2.0 {
+            break;
+        }
+        for &n in pages {
+            benches.one(test, &mut pts, n)?;
+        }
+    }
+    for round in 0..6 {
+        if t0.elapsed().as_secs_f64() > budget_s {
+            break;
+        }
+        let d = benches.difference(&pts);
+        let (_, pl) = an::levels(&d, 4096);
+        let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
+        if round % 2 == 0 {
+            let new: Vec<usize> = refine_boundaries(&xs, &pl, 32.0)
+                .into_iter()
+                .map(|x| x.round() as usize)
+                .filter(|&n| n <= test.max_pages() && !pts.iter().any(|p| p.x == n as f64))
+                .collect();
+            if new.is_empty() && round > 0 {
+                break;
+            }
+            for n in new {
+                benches.one(test, &mut pts, n)?;
+            }
+        } else {
+            let windows: Vec<(f64, f64)> = pl
+                .iter()
+                .filter_map(|p| p.cross)
+                .map(|j| (xs[j.saturating_sub(2)], xs[(j + 1).min(xs.len() - 1)]))
+                .collect();
+            let redo: Vec<usize> = xs
+                .iter()
+                .filter(|&&x| windows.iter().any(|&(lo, hi)| x >= lo && x <= hi))
+                .map(|&x| x as usize)
+                .collect();
+            for n in redo {
+                benches.one(test, &mut pts, n)?;
+            }
+        }
+    }
+    Ok(pts)
+}
+
+/// The longest run of consecutive page indices in `clean` (sorted).
+fn longest_run(clean: &[usize]) -> &[usize] {
+    let mut best: &[usize] = &[];
+    let mut i = 0;
+    while i < clean.len() {
+        let mut j = i + 1;
+        while j < clean.len() && clean[j] == clean[j - 1] + 1 {
+            j += 1;
+        }
+        if j - i > best.len() {
+            best = &clean[i..j];
+        }
+        i = j;
+    }
+    best
+}
+
+/// Run the TLB measurements; returns the raw curves.
+pub fn measure(
+    max_pages: u64,
+    max_huge_pages: u64,
+    progress: &dyn Progress,
+    own_cpu: Option<usize>,
+) -> Result<Vec<RawCurve>> {
+    let watch = hwcal_probes::neighbours::Watch::start(own_cpu);
+    let timer = Timer::get();
+    clockref::warm_up(timer, 300);
+    let t0 = std::time::Instant::now();
+    let n = max_pages as usize;
+    // Frames scattered: no run of contiguous pages a coalescing TLB could
+    // fold into one entry (see `Buffer::new_scattered`).
+    let small = Buffer::new_scattered(n * SMALL_PAGE, 0x5ca7).context("allocating the 4 KiB-page buffer")?;
+    let small_frac = small.huge_fraction();
+    let dense = PageBench::dense(
+        Buffer::new(n * 64, Backing::Small).context("allocating the dense baseline")?,
+        0xd5e,
+    );
+    let (huge_base, base_huge) = baseline_bench(n, progress)?;
+    let fractions = [small_frac, base_huge];
+    let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
+    // The huge-page baseline leads where the TLB sees huge pages (it has
+    // no TLB misses at any page count); the dense one always runs, as the
+    // baseline where huge pages are not seen and as a cross-check.
+    let mut benches = Benches {
+        bases: match huge_base {
+            Some(h) => vec![(h, Vec::new()), (dense, Vec::new())],
+            None => vec![(dense, Vec::new())],
+        },
+    };
+    let small_pts = sweep(&mut test, &mut benches, &counts(8, n, 4.0), 3, 2.5)?;
+    drop(test);
+    progress.say(&format!(
+        "tlb: 4 KiB pages, {} page counts in {:.1} s",
+        small_pts.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+    let mut out = Vec::new();
+    let (huge_pts, huge_frac) = match benches.bases[0].0.layout() {
+        Layout::Spread => huge_page_sweep(max_huge_pages, n, &mut benches, progress)?,
+        Layout::Dense => {
+            progress.say("tlb: 2 MiB pages not seen by the TLB; skipping the huge-page TLB test");
+            (Vec::new(), Some(0.0))
+        }
+    };
+    progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    out.push(watch.curve(an::NEIGHBOURS));
+    out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
+    for (b, pts) in benches.bases {
+        let (id, label) = match b.layout() {
+            Layout::Spread => (an::BASELINE, "ns per access, same lines in huge pages"),
+            Layout::Dense => (an::DENSE, "ns per access, as many lines packed densely"),
+        };
+        out.push(curve(id, label, pts));
+    }
+    if !huge_pts.is_empty() {
+        out.push(curve(
+            an::HUGE,
+            "ns per access, one line per 2 MiB page",
+            huge_pts,
+        ));
+    }
+    out.push(fraction_curve(fractions, huge_frac));
+    Ok(out)
+}
+
+/// The huge-page baseline bench for `n` 4 KiB-page lines (`None` when too
+/// few of its huge pages pass the TLB check), and the share of its buffer
+/// backed by huge pages (0 when they do not pass).
+fn baseline_bench(n: usize, progress: &dyn Progress) -> Result<(Option<PageBench>, f64)> {
+    // The baseline must be free of TLB misses: huge pages the TLB really
+    // sees. Every 2 MiB page is checked (a hypervisor may back some with
+    // 4 KiB pages) and the baseline uses only those that passed; each keeps
+    // its place in the line pattern, so the cache behaviour is unchanged.
+    let need = (n * SMALL_PAGE).div_ceil(HUGE_PAGE);
+    let (base, check) = huge_buffer(n * SMALL_PAGE * 5 / 4 + HUGE_PAGE, 4, 0, true)
+        .context("allocating the huge-page baseline")?;
+    let base_ok = check.smaps_fraction >= 0.9 && check.clean.len() >= need;
+    if !base_ok {
+        progress.say("tlb: the TLB does not see huge pages; using the dense baseline");
+        return Ok((None, 0.0));
+    }
+    let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
+    // Consecutive pages where possible (the 2 MiB TLB's sets are
+    // indexed by page number; gaps crowd some of them).
+    let run = longest_run(&check.clean);
+    let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
+    let per = HUGE_PAGE / SMALL_PAGE;
+    baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
+    Ok((Some(baseline), check.smaps_fraction))
+}
+
+/// The 2 MiB-page test: one line per huge page, up to `max_huge_pages`
+/// (and `n`, and what a quarter of available memory allows), against the
+/// same baseline. Returns its points (none if skipped) and the share of its
+/// buffer backed by huge pages (`None` if too little memory to try).
+fn huge_page_sweep(
+    max_huge_pages: u64,
+    n: usize,
+    benches: &mut Benches,
+    progress: &dyn Progress,
+) -> Result<(Vec<RawPoint>, Option<f64>)> {
+    let mut huge_frac = None;
+    // 2 MiB pages: each touched page costs a whole huge page of memory.
+    let avail = hwcal_probes::sysinfo::available_memory() as usize;
+    let hn = (max_huge_pages as usize).min(avail / 4 / HUGE_PAGE).min(n);
+    let mut huge_pts = Vec::new();
+    if hn >= 16 {
+        // Allocate a quarter more than needed and use only the 2 MiB pages
+        // the TLB check passed: a hypervisor may back some of them with
+        // 4 KiB pages, and a test through those would measure 4 KiB again.
+        let (hb, hc) = huge_buffer(hn * HUGE_PAGE * 5 / 4, 1, usize::MAX, true)
+            .context("allocating the 2 MiB-page buffer")?;
+        // Prefer the longest run of consecutive clean pages: TLB sets are
+        // indexed by page number, and gaps would crowd some sets early.
+        let best = longest_run(&hc.clean);
+        let pages: Vec<usize> = if best.len() >= 64 {
+            best.to_vec()
+        } else {
+            hc.clean.clone()
+        };
+        let usable = pages.len().min(hn);
+        let f = if usable >= 16 { hc.smaps_fraction } else { 0.0 };
+        huge_frac = Some(f);
+        if f >= 0.9 {
+            let mut htest = PageBench::new(hb, HUGE_PAGE, 0x2b);
+            htest.use_pages(pages[..usable].to_vec());
+            huge_pts = sweep(&mut htest, benches, &counts(8, usable, 4.0), 2, 1.0)?;
+        } else {
+            progress.say("tlb: 2 MiB pages not obtained; skipping the huge-page TLB test");
+        }
+    }
+    Ok((huge_pts, huge_frac))
+}
+
+/// The huge-page shares of the three buffers: `fractions` for the 4 KiB
+/// test and the baseline, `huge_frac` for the 2 MiB test when it was tried.
+fn fraction_curve(fractions: [f64; 2], huge_frac: Option<f64>) -> RawCurve {
+    let mut fr = vec![
+        RawPoint {
+            x: 0.0,
+            y: fractions[0],
+            ..Default::default()
+        },
+        RawPoint {
+            x: 1.0,
+            y: fractions[1],
+            ..Default::default()
+        },
+    ];
+    if let Some(f) = huge_frac {
+        fr.push(RawPoint {
+            x: 2.0,
+            y: f,
+            ..Default::default()
+        });
+    }
+    RawCurve {
+        id: an::HUGE_FRACTION.into(),
+        x_label: "buffer (0: 4 KiB test, 1: baseline, 2: 2 MiB test)".into(),
+        y_label: "fraction backed by huge pages (smaps; for the 2 MiB test 0 if the TLB sees 4 KiB pages)"
+            .into(),
+        points: fr,
+    }
+}
+
+/// Recompute the TLB sections of a profile from its raw curves.
+pub fn apply(p: &mut Profile) -> bool {
+    let Some(a) = an::analyze(p) else { return false };
+    p.tlbs = Some(a.levels);
+    p.tlb_huge_pages = Some(a.comparison);
+    // The analysis words its notes; every one of them is replaced on a
+    // re-analysis (old profiles' plain `tlb: ` notes included).
+    let fresh = a
+        .notes
+        .into_iter()
+        .map(|n| {
+            let text = if n.starts_with("tlb:") {
+                n
+            } else {
+                format!("tlb: {n}")
+            };
+            Note::warning("tlb", "analysis", text)
+        })
+        .collect();
+    hwcal_model::note::refresh(&mut p.notes, "tlb", &["tlb.analysis"], fresh);
+    true
+}
