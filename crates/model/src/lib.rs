@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 pub mod plausible;
 pub mod sample;
+#[cfg(feature = "schema")]
+pub mod schema;
 
 /// Figures that can be undefined (no sample, a clock not measured) are NaN
 /// in memory. JSON has no NaN: serde_json writes it as `null`, and these
@@ -23,9 +25,21 @@ fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> 
 /// Version of the JSON profile layout. Bump on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// One complete (or partial) calibration of a machine.
+/// One complete (or partial) calibration of a machine: what `hwcal ... --json`
+/// writes and `hwcal analyze` / `hwcal db import` read.
+///
+/// Field names carry their unit (`latency_ns`, `size_bytes`, `core_mhz`,
+/// `exec_time_s`). The exceptions are keys kept under the name the original
+/// tool gave them, for compatibility with its output and scripts: lat_ctx's
+/// `us_min` / `us_median` / `us_mad` / `us_max` (µs, unit as a prefix) and
+/// micbench-mem's `clk_per_op` / `total_clk` (core clock cycles), `ops_per_sec`,
+/// `total_ops`; lat_ctx's `ovr` is `overhead_us` here. Each says so in its
+/// description. Sections a command did not measure are absent; figures that
+/// could not be determined are `null`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Profile {
+    /// Version of this layout (1); bumped on an incompatible change.
     pub schema_version: u32,
     pub tool: String,
     pub tool_version: String,
@@ -90,6 +104,7 @@ impl Profile {
 
 /// Noise verdict attached to a measured figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Repetitions agreed within the tolerance.
@@ -118,8 +133,11 @@ impl Verdict {
 
 /// Order statistics of a set of samples, in the samples' own unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Spread {
+    /// Number of samples.
     pub n: usize,
+    /// Smallest sample, in the unit the field holding this spread names.
     pub min: f64,
     pub median: f64,
     pub max: f64,
@@ -140,6 +158,7 @@ impl Spread {
 
 /// What the machine says about itself (OS, CPUID, sysfs). Nothing here is measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MachineInfo {
     pub hostname: String,
     pub arch: String,
@@ -174,6 +193,7 @@ impl MachineInfo {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NumaNode {
     pub node: u32,
     pub cpus: Vec<usize>,
@@ -182,6 +202,7 @@ pub struct NumaNode {
 
 /// A cache as the OS (sysfs) or CPUID leaf 4 describes it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NominalCache {
     pub level: u32,
     /// `Data`, `Instruction` or `Unified`.
@@ -199,6 +220,7 @@ pub struct NominalCache {
 
 /// How the timing harness was set up for this run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HarnessInfo {
     /// `tsc`, `cntvct` or `clock_monotonic_raw`.
     pub timer: String,
@@ -213,6 +235,7 @@ pub struct HarnessInfo {
 
 /// `hwcal clock`: the core clock, by two methods, and the TSC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockResult {
     /// Best estimate of the core clock (median of the chain over all batches).
     pub core_mhz: f64,
@@ -239,6 +262,7 @@ pub struct ClockResult {
 /// Raw data of `hwcal clock`: batches of interleaved rounds. In each round
 /// every expression and the add chain (at N and 2N iterations) was timed once.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockRaw {
     /// The expressions' text, in column order.
     pub expressions: Vec<String>,
@@ -250,6 +274,7 @@ pub struct ClockRaw {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockBatch {
     /// `expr_ns[e][r]`: ns per expression instance of expression `e` in round `r`.
     pub expr_ns: Vec<Vec<f64>>,
@@ -259,16 +284,20 @@ pub struct ClockBatch {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExpressionCycles {
     pub expression: String,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ns: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub cycles: f64,
 }
 
 /// One detected cache level (Calibrator meaning of every figure).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CacheLevel {
     pub level: u32,
     /// Effective capacity: where this level's latency plateau ends.
@@ -291,6 +320,7 @@ pub struct CacheLevel {
 
 /// Latency of main memory (the plateau past the last cache).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemoryLatency {
     pub latency_ns: f64,
     pub latency_cycles: Option<f64>,
@@ -309,18 +339,22 @@ pub struct MemoryLatency {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MlpPoint {
     pub chains: u32,
     /// Average time per load across all chains.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ns_per_load: f64,
     /// Speed-up over one chain.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub speedup: f64,
 }
 
 /// One detected TLB level.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TlbLevel {
     pub level: u32,
     pub page_bytes: u64,
@@ -334,6 +368,7 @@ pub struct TlbLevel {
 /// pages and with the same lines in huge pages (no TLB misses): the
 /// difference is what the TLB costs at that working set.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TlbHugePageComparison {
     pub pages: u64,
     /// Address range the pages span with 4 KiB pages.
@@ -346,29 +381,48 @@ pub struct TlbHugePageComparison {
 
 /// `hwcal mem` (micbench-mem): one memory access benchmark.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemResult {
     /// `random` (dependent chase) or `sequential`.
     pub access_pattern: String,
     /// `read`, `write` or `copy` for sequential; `chase` for random.
     pub op: String,
+    /// Threads (micbench's multiplicity, `-m`).
     pub threads: u32,
+    /// One buffer per thread (micbench's `local`).
     pub local: bool,
     pub size_bytes: u64,
     pub page_size_bytes: u64,
+    /// Whether huge pages were asked for (micbench's key).
     pub use_hugepages: bool,
+    /// Loads or stores of one cache line, all threads (micbench's key, a count).
     pub total_ops: u64,
     /// Core cycles (from the clock measured alongside), all threads.
+    /// micbench's key name, kept for compatibility (its unit is core clock
+    /// cycles, `clk`); `null` when the clock was not measured.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub total_clk: f64,
     /// TSC ticks, all threads (what micbench calls clk).
     pub total_tsc: Option<f64>,
+    /// Timed wall time, seconds (micbench's `exec_time`).
     pub exec_time_s: f64,
+    /// Ops per second, all threads (micbench's key).
     pub ops_per_sec: f64,
+    /// Wall time per op, ns (mean; `null` if undefined).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ns_per_op: f64,
+    /// Core clock cycles per op. micbench-mem's key, kept for compatibility
+    /// with micbench output and scripts (`clk` is the unit: core cycles);
+    /// micbench itself counted TSC ticks here, which hwcal reports as
+    /// `tsc_per_op`. `null` when the clock was not measured.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub clk_per_op: f64,
+    /// TSC ticks per op (micbench's own `clk_per_op`); `null` without a TSC.
     pub tsc_per_op: Option<f64>,
+    /// Bytes moved per second, all threads (micbench's key).
     pub bytes_per_sec: f64,
     #[serde(default)]
     pub per_thread: Vec<MemThread>,
@@ -427,26 +481,36 @@ pub struct MemResult {
 
 /// One cell of the NUMA latency matrix.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NumaLatency {
     pub cpu_node: u32,
     pub cpu: usize,
     pub mem_node: u32,
+    /// Latency, ns per load (`null` if undefined).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ns_per_op: f64,
+    /// Core cycles per load (micbench's key name, kept for compatibility).
     pub clk_per_op: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemThread {
     pub tid: u32,
     pub cpu: Option<usize>,
     pub node: Option<u32>,
+    /// This thread's ops (a count).
     pub ops: u64,
     pub exec_time_s: f64,
     pub ops_per_sec: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub ns_per_op: f64,
+    /// Core cycles per op (micbench's key name, kept for compatibility;
+    /// `null` when the clock was not measured).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
     pub clk_per_op: f64,
     pub bytes_per_sec: f64,
     /// TSC ticks per op (micbench's clk_per_op).
@@ -466,6 +530,7 @@ pub struct MemThread {
 
 /// Sequential bandwidth summary.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Bandwidth {
     pub read_bytes_per_sec: Option<f64>,
     pub write_bytes_per_sec: Option<f64>,
@@ -492,6 +557,7 @@ pub struct Bandwidth {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BandwidthPoint {
     pub threads: u32,
     pub op: String,
@@ -499,6 +565,7 @@ pub struct BandwidthPoint {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LoadedLatencyPoint {
     pub streaming_threads: u32,
     pub latency_ns: f64,
@@ -509,14 +576,22 @@ pub struct LoadedLatencyPoint {
 
 /// `hwcal ctx` (lmbench lat_ctx).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContextSwitch {
     /// `same`, `spread` or `none`.
     pub placement: String,
     /// `processes` or `threads`.
     pub kind: String,
+    /// KB of array each member sums per hop (lat_ctx's `-s`, in KB as lat_ctx has it).
     pub size_kb: u64,
+    /// Rings running at once (lat_ctx's `-P`).
     pub parallel: u32,
+    /// Per-hop overhead subtracted from every sample (passing the token and
+    /// summing the array without switching), µs: what lat_ctx prints as
+    /// `ovr` in its xgraph titles (`size=0k ovr=0.58`); the JSON key carries
+    /// the unit, the text output keeps lat_ctx's `ovr`.
     pub overhead_us: f64,
+    /// One point per ring size, for `size_kb`.
     pub points: Vec<CtxPoint>,
     /// Further sizes, when more than one `-s` was measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -555,8 +630,11 @@ impl ContextSwitch {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CtxSize {
+    /// KB of array per member (lat_ctx's `-s`).
     pub size_kb: u64,
+    /// Overhead subtracted, µs (lat_ctx's `ovr`).
     pub overhead_us: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_cycles: Option<f64>,
@@ -586,12 +664,23 @@ impl SwitchCount {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CtxPoint {
+    /// Processes (or threads) in the ring, the timing one included.
     pub nprocs: u32,
+    /// Fastest sample's time per hop, µs. The `us_` prefix instead of a
+    /// `_us` suffix is lat_ctx's naming, kept for compatibility with
+    /// lat_ctx-based tooling (as are `us_median`, `us_mad`, `us_max`).
     pub us_min: f64,
+    /// Median time per hop, µs: lat_ctx's "context switch" figure (what its
+    /// xgraph lines print). Legacy lat_ctx name, kept for compatibility.
     pub us_median: f64,
+    /// Median absolute deviation of the per-hop samples, µs (unscaled).
+    /// Legacy lat_ctx-style name, kept for compatibility.
     pub us_mad: f64,
     pub verdict: Verdict,
+    /// Slowest sample's time per hop, µs. Legacy lat_ctx-style name, kept
+    /// for compatibility.
     #[serde(default)]
     pub us_max: f64,
     /// Samples behind the figures.
@@ -625,17 +714,24 @@ pub struct CtxPoint {
 
 /// `hwcal io` (micbench-io / fio).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IoResult {
+    /// Access pattern, fio's `rw=` values (`read`, `randread`, `randrw`, ...).
     pub rw: String,
+    /// Percentage of reads in a mixed pattern (fio's `rwmixread`, kept
+    /// under fio's name; a percentage, 0..100); `null` for pure patterns.
     pub rwmix_read: Option<u32>,
     pub bs_bytes: u64,
     pub size_bytes: u64,
+    /// fio's `ioengine=` value: `sync`, `psync` or `io_uring`.
     pub engine: String,
+    /// I/Os in flight per thread (fio's `iodepth`, a count).
     pub iodepth: u32,
     pub threads: u32,
     pub direct: bool,
     pub path: String,
     pub runtime_s: f64,
+    /// I/Os per second (fio's name; the unit is in the name).
     pub iops: f64,
     pub bytes_per_sec: f64,
     pub lat_min_us: f64,
@@ -668,6 +764,7 @@ pub struct IoResult {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IoThread {
     pub tid: u32,
     pub ios: u64,
@@ -688,6 +785,7 @@ pub struct IoThread {
 /// A raw measured curve: x values (e.g. working-set bytes) and y values
 /// (e.g. ns per load), kept so the analysis can be re-run offline.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RawCurve {
     /// Stable identifier, e.g. `cache.latency`, `tlb.4k`, `tlb.4k.baseline`.
     pub id: String,
@@ -697,6 +795,7 @@ pub struct RawCurve {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RawPoint {
     pub x: f64,
     /// The figure of record for this point (minimum or median, per probe).

@@ -985,6 +985,9 @@ pub fn run(a: MemArgs) -> Result<()> {
         }
     }
     emit(&p, a.common.json.as_deref())?;
+    if a.verbose && a.common.json.as_deref() != Some("-") {
+        crate::out!("{}", crate::cmd::mem_verbose::dump(&p)?);
+    }
     save_if_requested(&p, a.common.save)?;
     Ok(())
 }
