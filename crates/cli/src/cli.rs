@@ -80,7 +80,8 @@ pub const SUBCOMMAND_GROUPS: &[(&str, &[&str])] = &[
 ];
 
 /// The clap command with the grouped subcommand list in its help: what
-/// `main` parses with and what completions and man pages are generated from.
+/// `main` parses with and the completions are generated from (the man pages
+/// use the derive's command: the template means nothing to roff).
 pub fn command() -> clap::Command {
     let mut cmd = <Cli as clap::CommandFactory>::command();
     let heading = *cmd.get_styles().get_header();
@@ -355,7 +356,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// Directory to write hwcal.1 and hwcal-SUBCOMMAND.1 into (created if missing);
-    /// without it hwcal.1 goes to stdout (`hwcal man > hwcal.1; man -l hwcal.1`).
+    /// without it hwcal.1 goes to stdout (`hwcal man > hwcal.1; man ./hwcal.1`).
     #[arg(value_name = "DIR")]
     pub dir: Option<std::path::PathBuf>,
 }
