@@ -18,8 +18,9 @@
 //! (the plain chase); its *miss latency* is the same difference with an
 //! idle memory system between misses (the gap chase).
 
-use crate::levels::{plateau_cycles, plateaus_alt, point_cycles, Options, Plateau};
+use crate::levels::{point_cycles, Options, Plateau};
 use crate::line::line_size;
+use crate::segments::{clean, crossing, segments, SegOptions};
 use crate::stats::median;
 use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, MlpPoint, Profile, RawCurve, RawPoint, Verdict};
 
@@ -127,8 +128,10 @@ fn kib(b: f64) -> String {
 pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
     let curve = p.raw_curve(LATENCY)?;
     let machine = p.machine.clone().unwrap_or_default();
-    let mut a = analyze_curves(
+    let tlb = TlbShare::from_profile(p);
+    let mut a = analyze_curves_tlb(
         curve,
+        tlb.as_ref(),
         p.raw_curve(GAP),
         [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
         p.raw_curve(MLP),
@@ -164,10 +167,25 @@ pub fn analyze_curves(
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
 ) -> CacheAnalysis {
+    analyze_curves_tlb(curve, None, gap, lines, mlp, huge_fraction, machine)
+}
+
+/// As [`analyze_curves`], with the TLB's share removed from the latency
+/// curve first where the chase ran on pages the TLB sees as 4 KiB.
+pub fn analyze_curves_tlb(
+    curve: &RawCurve,
+    tlb: Option<&TlbShare>,
+    gap: Option<&RawCurve>,
+    lines: [(Option<&RawCurve>, Option<&RawCurve>); 2],
+    mlp: Option<&RawCurve>,
+    huge_fraction: Option<f64>,
+    machine: &MachineInfo,
+) -> CacheAnalysis {
     let mut out = CacheAnalysis::default();
-    let sw = Sweep::new(curve);
-    let cys: Option<Vec<f64>> = sw.pts.iter().map(point_cycles).collect();
-    let pl = plateaus_alt(&sw.xs, &sw.ys, cys.as_deref(), &options());
+    let huge = huge_fraction.is_some_and(|f| f >= 0.9);
+    let tlb = tlb.filter(|_| !huge);
+    let sw = Sweep::new(curve, tlb);
+    let pl = plateaus(&sw);
     let busy = busy_note(&sw.pts);
     if pl.is_empty() {
         out.notes
@@ -178,7 +196,6 @@ pub fn analyze_curves(
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
     let idle = gap.map(|g| idle_points(g, &sw.pts)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
-    let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&pl[k], &level, machine));
@@ -192,6 +209,7 @@ pub fn analyze_curves(
         out.notes
             .extend(missing_level_notes(machine, n_cache, prev_end, reach));
         out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
+        out.notes.extend(tlb_note(tlb, out.memory.as_ref()));
     } else {
         out.notes
             .push("memory: the sweep ended before latency reached memory; no memory latency".into());
@@ -247,15 +265,21 @@ pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<String> {
 
 /// The latency curve as the analysis reads it: the valid points (positive
 /// size, finite positive latency) sorted by working set, with their sizes
-/// and latencies side by side.
+/// and latencies side by side. With a TLB model, `ys` and `cy` have the
+/// TLB's share removed (`raw_ys` keeps the measured figures).
 struct Sweep {
     pts: Vec<RawPoint>,
     xs: Vec<f64>,
     ys: Vec<f64>,
+    raw_ys: Vec<f64>,
+    /// Cycles per load (each sample with its own clock), if recorded.
+    cy: Option<Vec<f64>>,
+    /// The TLB share removed at each point (ns, cycles).
+    share: Vec<(f64, Option<f64>)>,
 }
 
 impl Sweep {
-    fn new(curve: &RawCurve) -> Self {
+    fn new(curve: &RawCurve, tlb: Option<&TlbShare>) -> Self {
         let mut pts: Vec<RawPoint> = curve
             .points
             .iter()
@@ -263,10 +287,163 @@ impl Sweep {
             .cloned()
             .collect();
         pts.sort_by(|a, b| a.x.total_cmp(&b.x));
-        let xs = pts.iter().map(|q| q.x).collect();
-        let ys = pts.iter().map(|q| q.y).collect();
-        Sweep { pts, xs, ys }
+        let xs: Vec<f64> = pts.iter().map(|q| q.x).collect();
+        let raw_ys: Vec<f64> = pts.iter().map(|q| q.y).collect();
+        let raw_cy: Option<Vec<f64>> = pts.iter().map(point_cycles).collect();
+        let share: Vec<(f64, Option<f64>)> = xs
+            .iter()
+            .map(|&x| tlb.map_or((0.0, Some(0.0)), |t| t.at(x / 4096.0)))
+            .collect();
+        let ys = raw_ys.iter().zip(&share).map(|(y, s)| y - s.0).collect();
+        let cy = raw_cy.and_then(|c| c.iter().zip(&share).map(|(c, s)| s.1.map(|v| c - v)).collect());
+        Sweep {
+            pts,
+            xs,
+            ys,
+            raw_ys,
+            cy,
+            share,
+        }
     }
+
+    /// Median cycles per load over points `first..=last`.
+    fn cycles(&self, first: usize, last: usize) -> Option<f64> {
+        self.cy.as_ref().map(|c| median(&c[first..=last]))
+    }
+}
+
+/// Where the chase's loads miss the TLB, from the measured 4 KiB TLB
+/// levels: a random chase over S bytes touches a page picked at random
+/// among S/4096 on every load, so a level of E entries misses with
+/// probability 1 − E/P once P = S/4096 exceeds E, and each miss costs that
+/// level's miss latency. (The TLB probe's own curve is a cyclic walk, which
+/// thrashes a TLB the moment it is outgrown; a random chase does not, so
+/// its curve at the same page count would overstate the share near each
+/// step.) The page walks of a chase over a large working set find their
+/// page-table lines evicted by the data more often than the TLB probe's
+/// walks do, so the share is a lower bound there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TlbShare {
+    /// (entries, miss latency ns, miss latency cycles), by level.
+    pub levels: Vec<(f64, f64, Option<f64>)>,
+}
+
+impl TlbShare {
+    /// From the 4 KiB TLB levels a profile's TLB curves give; `None`
+    /// without them.
+    pub fn from_profile(p: &Profile) -> Option<TlbShare> {
+        let a = crate::tlb::analyze(p).filter(|a| a.baseline_ok)?;
+        let levels: Vec<(f64, f64, Option<f64>)> = a
+            .levels
+            .iter()
+            .filter(|l| l.page_bytes == 4096 && l.miss_latency_ns.is_finite() && l.miss_latency_ns > 0.0)
+            .map(|l| (l.entries as f64, l.miss_latency_ns, l.miss_latency_cycles))
+            .collect();
+        (!levels.is_empty()).then_some(TlbShare { levels })
+    }
+
+    /// TLB time per load (ns, cycles) of a random chase over `pages` pages.
+    pub fn at(&self, pages: f64) -> (f64, Option<f64>) {
+        let mut ns = 0.0;
+        let mut cy = Some(0.0);
+        for &(e, n, c) in &self.levels {
+            let miss = (1.0 - e / pages).max(0.0);
+            ns += miss * n;
+            cy = cy.zip(c).map(|(a, c)| a + miss * c);
+        }
+        (ns, cy)
+    }
+}
+
+/// The note on a curve corrected for TLB misses: how much of the memory
+/// latency they are.
+fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<String> {
+    tlb?;
+    let m = mem?;
+    let share = m.tlb_share_ns?;
+    Some(format!(
+        "cache: the chase ran on 4 KiB pages as the TLB sees them; level sizes and latencies are judged with \
+         the TLB's share removed (from the measured TLB levels), and of the {:.1} ns memory latency about \
+         {:.1} ns is TLB misses, so memory itself is about {:.1} ns",
+        m.latency_ns,
+        share,
+        m.latency_ns - share
+    ))
+}
+
+/// The plateaus of the (corrected) latency curve: levels by slope (see
+/// [`crate::segments`]), each level's size the capacity it was seen to
+/// hold (see [`held_capacity`]).
+fn plateaus(sw: &Sweep) -> Vec<Plateau> {
+    let segs = segments(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache());
+    let s = clean(&sw.ys);
+    let mut pl: Vec<Plateau> = segs
+        .iter()
+        .map(|g| Plateau {
+            first: g.first,
+            last: g.last,
+            level: g.level,
+            end_x: sw.xs[g.last],
+            bounded: false,
+            cross: None,
+        })
+        .collect();
+    for k in 0..segs.len().saturating_sub(1) {
+        let (a, b) = (segs[k].level, segs[k + 1].level);
+        if b <= a {
+            continue;
+        }
+        let (from, to) = (segs[k].first, segs[k + 1].first);
+        // Where the curve has climbed a quarter of the way to the next
+        // level, but at most 50% above this one: on a slow ramp (a level
+        // with no plateau of its own between this one and the next)
+        // `held_capacity` counts that level's hits as this one's.
+        let climbed = crossing(&sw.xs, &s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
+        let held = held_capacity(&sw.xs, &s, from, to, a, b);
+        let size = climbed.map_or(held, |c| c.min(held));
+        pl[k].end_x = size;
+        pl[k].bounded = true;
+        // Refine where the edge is: up to where a quarter of the loads miss.
+        let quarter = crossing(&sw.xs, &s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
+        pl[k].cross = sw.xs.iter().position(|&x| x > quarter.max(size));
+    }
+    pl
+}
+
+/// A level's effective size: the most of the working set it was seen to
+/// hold. At working set x on the way from this level (latency `a`) to the
+/// next (`b`), a fraction m = (y − a)/(b − a) of the loads miss, so the
+/// level holds x·(1 − m); the size is the largest such value, on the
+/// cleaned curve `s` over points `from..=to`.
+///
+/// It is one of two estimates, and the smaller is kept (see [`plateaus`]).
+/// Why not only where the curve first rises: on 4 KiB pages a physically
+/// indexed level loses its fullest page colours before it is full, so its
+/// curve starts to rise early and climbs over a wide range; a level that
+/// keeps part of an oversized working set (a thrash-resistant
+/// replacement) climbs late. Both hold about their capacity somewhere on
+/// the way, and for a sharp edge the measure is the last size before it.
+pub fn held_capacity(xs: &[f64], s: &[f64], from: usize, to: usize, a: f64, b: f64) -> f64 {
+    let to = to.min(xs.len().min(s.len()) - 1);
+    (from..=to)
+        .map(|i| {
+            let m = ((s[i] - a) / (b - a)).clamp(0.0, 1.0);
+            xs[i] * (1.0 - m)
+        })
+        .fold(xs[from], f64::max)
+}
+
+/// Where 10% and 90% of the loads miss a level on its way to the next.
+fn edge(sw: &Sweep, pl: &[Plateau], k: usize) -> (Option<u64>, Option<u64>) {
+    let Some(n) = pl.get(k + 1) else {
+        return (None, None);
+    };
+    let p = &pl[k];
+    let s = clean(&sw.ys);
+    let at = |f: f64| {
+        crossing(&sw.xs, &s, p.first, n.first, p.level + f * (n.level - p.level)).map(|x| x.round() as u64)
+    };
+    (at(0.1), at(0.9))
 }
 
 /// Whether the last plateau is memory rather than a cache level.
@@ -323,14 +500,15 @@ fn cache_level(
 ) -> CacheLevel {
     let p = &pl[k];
     let level = k as u32 + 1;
-    let cy = plateau_cycles(&sw.pts, p);
+    let cy = sw.cycles(p.first, p.last);
     let next = if k + 1 < pl.len() { Some(&pl[k + 1]) } else { None };
     let replace = next.map(|n| {
         (
             n.level - p.level,
-            plateau_cycles(&sw.pts, n).zip(cy).map(|(a, b)| a - b),
+            sw.cycles(n.first, n.last).zip(cy).map(|(a, b)| a - b),
         )
     });
+    let (edge_start, edge_end) = edge(sw, pl, k);
     let miss = match (idle_at(idle, &sw.xs, pl, k), idle_at(idle, &sw.xs, pl, k + 1)) {
         (Some((a, ac)), Some((b, bc))) => Some((b - a, ac.zip(bc).map(|(a, b)| b - a))),
         _ => None,
@@ -355,6 +533,9 @@ fn cache_level(
         } else {
             Verdict::Ok
         },
+        edge_start_bytes: edge_start,
+        edge_end_bytes: edge_end,
+        line_method: None,
     }
 }
 
@@ -440,10 +621,11 @@ fn cache_reach(sw: &Sweep, pl: &[Plateau], n_cache: usize) -> (f64, f64) {
     // Where the curve gets within 10% of memory latency: the working set
     // the whole cache hierarchy can serve to this CPU.
     let reach = sw
-        .pts
+        .xs
         .iter()
-        .find(|q| q.x > prev_end && q.y >= 0.9 * mem_level)
-        .map_or(sw.xs[pl[n_cache].first], |q| q.x);
+        .zip(&sw.ys)
+        .find(|&(&x, &y)| x > prev_end && y >= 0.9 * mem_level)
+        .map_or(sw.xs[pl[n_cache].first], |(&x, _)| x);
     (prev_end, reach)
 }
 
@@ -508,20 +690,24 @@ fn memory_latency(
     let mlp_pts = mlp_points(mlp);
     // Memory latency from the far end of the plateau (sizes at least 4×
     // where it starts): its first sizes are within tolerance of memory
-    // but still get a few hits from the last cache.
+    // but still get a few hits from the last cache. The figure is the
+    // measured one, TLB misses included; their share is reported beside it.
     let far: Vec<usize> = (m.first..=m.last)
         .filter(|&i| sw.xs[i] >= 4.0 * sw.xs[m.first])
         .collect();
-    let (mem_ns, mem_cy) = if far.len() >= 3 {
-        let ns: Vec<f64> = far.iter().map(|&i| sw.ys[i]).collect();
-        let cy: Option<Vec<f64>> = far.iter().map(|&i| point_cycles(&sw.pts[i])).collect();
-        (median(&ns), cy.map(|c| median(&c)))
+    let idx: Vec<usize> = if far.len() >= 3 {
+        far
     } else {
-        (m.level, plateau_cycles(&sw.pts, m))
+        (m.first..=m.last).collect()
     };
+    let ns: Vec<f64> = idx.iter().map(|&i| sw.raw_ys[i]).collect();
+    let raw_cy: Option<Vec<f64>> = idx.iter().map(|&i| point_cycles(&sw.pts[i])).collect();
+    let share_ns: Vec<f64> = idx.iter().map(|&i| sw.share[i].0).collect();
+    let share_cy: Option<Vec<f64>> = idx.iter().map(|&i| sw.share[i].1).collect();
+    let tlb_share = median(&share_ns);
     MemoryLatency {
-        latency_ns: mem_ns,
-        latency_cycles: mem_cy,
+        latency_ns: median(&ns),
+        latency_cycles: raw_cy.map(|c| median(&c)),
         huge_pages: huge,
         cache_reach_bytes: Some(reach as u64),
         mlp: mlp_pts,
@@ -530,6 +716,8 @@ fn memory_latency(
         } else {
             Verdict::Ok
         },
+        tlb_share_ns: (tlb_share > 0.0).then_some(tlb_share),
+        tlb_share_cycles: share_cy.filter(|_| tlb_share > 0.0).map(|c| median(&c)),
     }
 }
 

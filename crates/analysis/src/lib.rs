@@ -10,5 +10,6 @@ pub mod gcd;
 pub mod levels;
 pub mod line;
 pub mod mem;
+pub mod segments;
 pub mod stats;
 pub mod tlb;

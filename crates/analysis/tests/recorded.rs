@@ -117,10 +117,16 @@ fn check_tlb(name: &str) {
     );
     let huge: Vec<_> = a.levels.iter().filter(|l| l.page_bytes == 2 << 20).collect();
     assert_eq!(huge.len(), 1, "{name}: {huge:?}");
+    // 32 entries.
     assert!(
-        within(huge[0].entries as f64, 32.0, 0.15),
+        within(huge[0].entries as f64, 32.0, 0.125),
         "{name}: 2M DTLB {}",
         huge[0].entries
+    );
+    assert!(
+        huge[0].entries_low.is_some_and(|l| (32..=36).contains(&l)),
+        "{name}: 2M DTLB step starts at {:?}",
+        huge[0].entries_low
     );
     // The PS3 note's comparison: past the STLB, 4 KiB pages cost far more.
     let last = a.comparison.last().unwrap();

@@ -144,7 +144,7 @@ pub struct RunArgs {
     /// List the registered probes and exit.
     #[arg(long)]
     pub list: bool,
-    /// Do not store this run in the results database.
+    /// Do not store this run in the results database (`--save`, the default, is accepted).
     #[arg(long, conflicts_with = "save")]
     pub no_save: bool,
     /// Also write the HTML report of this run to FILE.
@@ -206,7 +206,7 @@ pub struct CacheArgs {
     pub plots: PlotArgs,
     /// Largest working set to measure (e.g. 64M, 1G; default 4x the nominal last-level cache,
     /// at most a quarter of available memory).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub max_size: Option<String>,
 }
 
@@ -249,7 +249,13 @@ pub struct MemArgs {
     #[arg(long, value_enum, default_value = "read", conflicts_with = "random")]
     pub op: MemOp,
     /// Buffer size, 1024-based suffixes k/M/G (e.g. 32K, 128KB, 1G).
-    #[arg(short = 's', long, value_name = "SIZE", default_value = "256M")]
+    #[arg(
+        short = 's',
+        long,
+        value_name = "SIZE",
+        default_value = "256M",
+        allow_hyphen_values = true
+    )]
     pub size: String,
     /// Thread TID runs on CPU and its memory is bound to NUMA NODE (repeatable), e.g. -a 0:c0:0.
     #[arg(short = 'a', long = "affinity", value_name = "TID:cCPU:NODE")]
@@ -294,8 +300,29 @@ pub struct ValidateArgs {
     /// Length of each long reference measurement, ms.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub reference_ms: u64,
-    #[command(flatten)]
-    pub common: CommonArgs,
+    /// Pin the measuring thread to this CPU (default: the highest allowed CPU).
+    #[arg(long, value_name = "N", conflicts_with = "no_pin")]
+    pub cpu: Option<usize>,
+    /// Do not pin the measuring thread.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// No progress messages on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl ValidateArgs {
+    /// The pinning options as the measuring commands take them (validate
+    /// prints a table: it writes no profile and stores nothing, so it
+    /// offers neither --json nor --save).
+    pub fn common(&self) -> CommonArgs {
+        CommonArgs {
+            cpu: self.cpu,
+            no_pin: self.no_pin,
+            quiet: self.quiet,
+            ..CommonArgs::default()
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -415,7 +442,9 @@ pub struct CtxArgs {
         long = "size",
         value_name = "KB",
         value_delimiter = ',',
-        default_value = "0"
+        default_value = "0",
+        allow_hyphen_values = true,
+        value_parser = parse_kb
     )]
     pub size: Vec<u64>,
     /// Placement of the ring members [default: same, or none with --no-pin].
@@ -486,11 +515,11 @@ pub struct IoArgs {
     #[arg(long, visible_alias = "rwmixread", value_name = "P", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub rwmix_read: Option<u32>,
     /// Block size of each I/O (k, M, G suffixes, 1024-based).
-    #[arg(long, default_value = "4k", value_name = "SIZE")]
+    #[arg(long, default_value = "4k", value_name = "SIZE", allow_hyphen_values = true)]
     pub bs: String,
     /// Size of the test file, or of the part of an existing file/device used
     /// (default: 1G for a new file, the whole existing file or device).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: Option<String>,
     /// Bypass the page cache (O_DIRECT); --bs must be a multiple of 512. fio's --direct=1 and
     /// --direct=0 are accepted too.
@@ -518,6 +547,11 @@ pub struct IoArgs {
     /// PATH given fio's way (--filename=PATH) instead of as the positional argument.
     #[arg(long, value_name = "PATH", conflicts_with = "path")]
     pub filename: Option<std::path::PathBuf>,
+    /// With --force: allow writing into a block device that is mounted, used as swap or held
+    /// by another device, or whose partitions are (destroys the filesystem; fio's
+    /// allow_mounted_write).
+    #[arg(long, requires = "force")]
+    pub allow_mounted_write: bool,
 }
 
 impl IoArgs {
@@ -528,6 +562,16 @@ impl IoArgs {
         }
         self
     }
+}
+
+/// A whole number of KB (`hwcal ctx -s`), with a clear word for a negative one.
+fn parse_kb(s: &str) -> Result<u64, String> {
+    if s.trim().starts_with('-') {
+        return Err(format!("'{s}': a size cannot be negative"));
+    }
+    s.trim()
+        .parse()
+        .map_err(|_| format!("'{s}': not a whole number of KB"))
 }
 
 #[cfg(test)]

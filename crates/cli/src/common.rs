@@ -35,7 +35,7 @@ macro_rules! usage {
 #[macro_export]
 macro_rules! outln {
     ($($t:tt)*) => {
-        $crate::common::write_output("-", format!("{}\n", format_args!($($t)*)).as_bytes())?
+        $crate::common::write_text(format!("{}\n", format_args!($($t)*)).as_bytes())?
     };
 }
 
@@ -43,7 +43,7 @@ macro_rules! outln {
 #[macro_export]
 macro_rules! out {
     ($($t:tt)*) => {
-        $crate::common::write_output("-", format!($($t)*).as_bytes())?
+        $crate::common::write_text(format!($($t)*).as_bytes())?
     };
 }
 
@@ -118,11 +118,32 @@ pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
     std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
 }
 
+/// The profile as hwcal writes and stores it: every figure that fails the
+/// plausibility check `analyze` and `import` apply is left out with a note
+/// (`hwcal_model::plausible::scrub`), so hwcal never writes what it would
+/// itself refuse to read.
+pub fn checked(profile: &Profile) -> std::borrow::Cow<'_, Profile> {
+    if hwcal_model::plausible::implausible(profile).is_empty() {
+        return std::borrow::Cow::Borrowed(profile);
+    }
+    let mut p = profile.clone();
+    hwcal_model::plausible::scrub(&mut p);
+    std::borrow::Cow::Owned(p)
+}
+
+/// Text for the terminal on stdout, with every control character other
+/// than newline and tab shown escaped (`\x1b`), never obeyed: what hwcal
+/// prints may come from a profile or database anyone can write.
+pub fn write_text(bytes: &[u8]) -> Result<()> {
+    write_output("-", &hwcal_report::sanitize::inert_bytes(bytes))
+}
+
 /// Print the summary (unless JSON goes to stdout) and write the JSON.
 pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
+    let profile = &*checked(profile);
     if json != Some("-") {
-        let text = TextExporter.export(profile)?;
-        write_output("-", &text)?;
+        let text = TextExporter.export(&hwcal_report::sanitize::inert_profile(profile))?;
+        write_text(&text)?;
     }
     if let Some(dest) = json {
         let bytes = JsonExporter.export(profile)?;
@@ -141,6 +162,9 @@ pub fn check_dest(json: Option<&str>) -> Result<()> {
 /// can be created: its directory exists and it is not a directory.
 pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
     if let Some(d) = dest {
+        if d.is_empty() {
+            usage!("{flag}: empty path (give a file name, or - for stdout)");
+        }
         if d != "-" {
             let p = std::path::Path::new(d);
             let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
@@ -151,6 +175,53 @@ pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
             }
             if p.is_dir() {
                 usage!("{flag} {d}: is a directory");
+            }
+            // Never write an output over the results database.
+            if let Ok(db) = db_path() {
+                if out_key(d) == out_key(&db.to_string_lossy()) {
+                    usage!("{flag} {d}: is the results database; choose another file");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where an output goes, for comparing two outputs: `-` for stdout, else
+/// the path with its directory resolved (so `a.json` and `./a.json` match).
+fn out_key(d: &str) -> PathBuf {
+    if d == "-" {
+        return PathBuf::from("-");
+    }
+    let p = std::path::Path::new(d);
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    let dir = p
+        .parent()
+        .filter(|q| !q.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    match (std::fs::canonicalize(dir), p.file_name()) {
+        (Ok(c), Some(n)) => c.join(n),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Check a command's outputs together: each as [`check_out`] does, and no
+/// two to the same place (stdout twice would interleave them, one file twice
+/// would keep only the last).
+pub fn check_outputs(outs: &[(&str, Option<&str>)]) -> Result<()> {
+    let given: Vec<(&str, &str)> = outs.iter().filter_map(|(f, d)| d.map(|d| (*f, d))).collect();
+    for (flag, d) in &given {
+        check_out(flag, Some(d))?;
+    }
+    for (i, (fa, da)) in given.iter().enumerate() {
+        for (fb, db) in &given[i + 1..] {
+            if out_key(da) == out_key(db) {
+                if *da == "-" {
+                    usage!("{fa} - and {fb} -: both to stdout; send one of them to a file");
+                }
+                usage!("{fa} {da} and {fb} {db}: the same file; give each output its own");
             }
         }
     }
@@ -165,21 +236,64 @@ pub fn set_db_override(path: Option<PathBuf>) {
 }
 
 /// The results database file: `--db`, else `$HWCAL_DB`, else the XDG data
-/// directory (see `hwcal_db::default_path`).
+/// directory (see `hwcal_db::default_path`). A URL of a scheme hwcal does
+/// not support, or an empty path, is a usage error.
 pub fn db_path() -> Result<PathBuf> {
-    if let Some(Some(p)) = DB_OVERRIDE.get() {
-        return Ok(p.clone());
+    let path = match DB_OVERRIDE.get() {
+        Some(Some(p)) => p.clone(),
+        _ => hwcal_db::default_path().map_err(|e| anyhow::Error::new(UsageError(e.to_string())))?,
+    };
+    if path.as_os_str().is_empty() {
+        usage!("--db: empty path");
     }
-    hwcal_db::default_path().map_err(|e| anyhow::Error::new(UsageError(e.to_string())))
+    if let Some(s) = path.to_str() {
+        hwcal_db::check_location(s).map_err(|e| anyhow::Error::new(UsageError(e.to_string())))?;
+    }
+    Ok(path)
 }
 
-/// Open (creating if needed) the results database.
+/// Database errors the user can fix by pointing `--db` elsewhere (another
+/// program's file, a URL, nothing there) are usage errors (exit 2).
+pub fn db_error(e: hwcal_db::DbError) -> anyhow::Error {
+    use hwcal_db::DbError as E;
+    match e {
+        E::NotOurs { .. } | E::UnsupportedScheme(..) | E::Missing { .. } | E::TooNew { .. } | E::NoPath => {
+            anyhow::Error::new(UsageError(e.to_string()))
+        }
+        e => anyhow::Error::new(e),
+    }
+}
+
+/// Open (creating if needed) the results database: commands that store.
 pub fn open_db() -> Result<Db> {
+    open_db_with(hwcal_db::OpenMode::Create)
+}
+
+/// Open the results database only if it exists (creating nothing):
+/// commands that read. A missing database is a usage error.
+pub fn open_db_existing() -> Result<Db> {
+    open_db_with(hwcal_db::OpenMode::Existing)
+}
+
+/// [`open_db_existing`], with a missing database as `None`.
+pub fn open_db_if_exists() -> Result<Option<Db>> {
     let path = db_path()?;
     if path.is_dir() {
         usage!("--db {}: is a directory", path.display());
     }
-    Db::open(&path).context("opening the results database")
+    match Db::open_with(&path, hwcal_db::OpenMode::Existing) {
+        Ok(db) => Ok(Some(db)),
+        Err(hwcal_db::DbError::Missing { .. }) => Ok(None),
+        Err(e) => Err(db_error(e)),
+    }
+}
+
+fn open_db_with(mode: hwcal_db::OpenMode) -> Result<Db> {
+    let path = db_path()?;
+    if path.is_dir() {
+        usage!("--db {}: is a directory", path.display());
+    }
+    Db::open_with(&path, mode).map_err(db_error)
 }
 
 /// Check before measuring that the database a command will save to opens
@@ -199,6 +313,7 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     if !save {
         return Ok(None);
     }
+    let profile = &*checked(profile);
     let mut db = open_db()?;
     let id = if profile.machine.is_none() {
         let mut p = profile.clone();
@@ -207,7 +322,7 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     } else {
         db.insert(profile)
     }
-    .with_context(|| format!("storing the profile in {}", db.path().display()))?;
+    .context("storing the profile")?;
     eprintln!("hwcal: stored as run {id} in {}", db.path().display());
     Ok(Some(id))
 }
@@ -217,6 +332,9 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
 /// Zero is allowed here; callers that need a positive size check it.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}': a size cannot be negative"));
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());

@@ -28,7 +28,8 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line per cause, no backtrace: `hwcal: error: ...: ...`.
             let usage = e.downcast_ref::<common::UsageError>().is_some();
-            eprintln!("hwcal: error: {e:#}");
+            let msg = format!("{e:#}");
+            eprintln!("hwcal: error: {}", hwcal_report::sanitize::inert(&msg));
             ExitCode::from(if usage { 2 } else { 1 })
         }
     }

@@ -28,8 +28,10 @@ pub struct ProbeEntry {
 pub fn probes() -> Vec<ProbeEntry> {
     vec![
         crate::cmd::clock::ENTRY,
-        crate::cmd::cache::ENTRY,
+        // The TLB before the caches: where the TLB sees 4 KiB pages the
+        // cache analysis removes the TLB's share with the TLB's curves.
         crate::cmd::tlb::ENTRY,
+        crate::cmd::cache::ENTRY,
         crate::cmd::mem::ENTRY,
         crate::cmd::ctx::ENTRY,
     ]

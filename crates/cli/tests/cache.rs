@@ -2,6 +2,8 @@
 //! tests with small bounds that assert structure and broad physical bounds
 //! only (never tight timings: the suite runs on a noisy 2-vCPU VM).
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
@@ -16,7 +18,7 @@ fn json_of(args: &[&str]) -> Value {
         .args(["--json", "-", "--quiet"])
         .assert()
         .success();
-    serde_json::from_slice(&out.get_output().stdout).expect("valid JSON on stdout")
+    common::profile_json(&out.get_output().stdout).expect("valid JSON on stdout")
 }
 
 #[test]
@@ -69,7 +71,7 @@ fn cache_smoke_with_small_bound_and_outputs() {
         .assert()
         .success()
         .stdout(predicate::str::contains("caches:"));
-    let p: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let p: Value = common::profile_json(&std::fs::read(&json).unwrap()).unwrap();
     let levels = p["caches"].as_array().expect("caches section");
     assert!(!levels.is_empty());
     let l1 = &levels[0];
@@ -105,7 +107,7 @@ fn cache_smoke_with_small_bound_and_outputs() {
         .args(["--json", "-"])
         .assert()
         .success();
-    let q: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let q: Value = common::profile_json(&out.get_output().stdout).unwrap();
     // Same levels; figures equal up to the last bits JSON's decimal floats
     // can change.
     let (a, b) = (p["caches"].as_array().unwrap(), q["caches"].as_array().unwrap());
@@ -125,11 +127,13 @@ fn tlb_smoke_with_small_bound() {
     let p = json_of(&["tlb", "--max-pages", "256", "--max-huge-pages", "0"]);
     assert!(p["tlbs"].is_array());
     let raw = p["raw"].as_array().unwrap();
-    for id in ["tlb.4k", "tlb.baseline"] {
-        let c = raw
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap_or_else(|| panic!("{id}"));
+    // The dense baseline always; the huge-page one only where the TLB
+    // sees huge pages.
+    for id in ["tlb.4k", "tlb.dense", "tlb.baseline"] {
+        let Some(c) = raw.iter().find(|c| c["id"] == id) else {
+            assert_eq!(id, "tlb.baseline", "{id} missing");
+            continue;
+        };
         let pts = c["points"].as_array().unwrap();
         assert!(pts.len() >= 5);
         for q in pts {
@@ -140,5 +144,7 @@ fn tlb_smoke_with_small_bound() {
     for l in p["tlbs"].as_array().unwrap() {
         assert!(l["entries"].as_u64().unwrap() >= 8);
         assert_eq!(l["page_bytes"], 4096);
+        let base = l["baseline"].as_str().unwrap();
+        assert!(base == "dense" || base == "huge_pages", "{base}");
     }
 }

@@ -1,6 +1,8 @@
 //! CLI behaviour: help, bad input, and real-hardware smoke tests that assert
 //! only structure and broad physical bounds (never tight timings).
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -78,7 +80,7 @@ fn info_json_has_machine_and_nominal_caches() {
         .get_output()
         .stdout
         .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = common::profile_json(&out).unwrap();
     assert_eq!(v["schema_version"], 1);
     assert!(v["machine"]["logical_cpus"].as_u64().unwrap() >= 1);
     assert!(v["machine"]["nominal_caches"].is_array());
@@ -94,7 +96,7 @@ fn clock_json_is_plausible_and_reanalysable() {
         .assert()
         .success()
         .stdout(predicate::str::contains("MHz"));
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    let v: serde_json::Value = common::profile_json(&std::fs::read(&f).unwrap()).unwrap();
     let c = &v["clock"];
     let core = c["core_mhz"].as_f64().unwrap();
     // Broad physical bounds only: a noisy VM may be anywhere in here.
@@ -112,7 +114,7 @@ fn clock_json_is_plausible_and_reanalysable() {
         .get_output()
         .stdout
         .clone();
-    let w: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let w: serde_json::Value = common::profile_json(&out).unwrap();
     assert_eq!(w["clock"]["core_mhz"], c["core_mhz"]);
     assert_eq!(w["clock"]["gcd_mhz"], c["gcd_mhz"]);
 }

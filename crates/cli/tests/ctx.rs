@@ -2,6 +2,8 @@
 //! thread variant, usage errors, and the `hwcal run` section. Real-hardware
 //! runs assert only structure and broad physical bounds, never timings.
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
@@ -24,7 +26,7 @@ fn ctx_json(args: &[&str]) -> Value {
         .get_output()
         .stdout
         .clone();
-    serde_json::from_slice(&out).expect("ctx --json - prints a profile")
+    common::profile_json(&out).expect("ctx --json - prints a profile")
 }
 
 /// A switch time: finite, never negative, under 100 ms even on a loaded VM.
@@ -234,7 +236,7 @@ fn run_has_a_short_ctx_section_and_analyze_redoes_it() {
         .assert()
         .success()
         .stdout(predicate::str::contains("context switch"));
-    let v: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    let v: Value = common::profile_json(&std::fs::read(&f).unwrap()).unwrap();
     let c = &v["context_switch"];
     assert_eq!(c["size_kb"], 0);
     check_points(&c["points"], &[2, 8]);
@@ -247,7 +249,7 @@ fn run_has_a_short_ctx_section_and_analyze_redoes_it() {
         .get_output()
         .stdout
         .clone();
-    let w: Value = serde_json::from_slice(&out).unwrap();
+    let w: Value = common::profile_json(&out).unwrap();
     assert_close(&w["context_switch"], &v["context_switch"]);
 }
 

@@ -305,8 +305,8 @@ fn db_option_overrides_the_environment_in_any_position() {
     e.hwcal()
         .args(["db", "list", "--db", s(&junk)])
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains("opening the results database"))
+        .code(2)
+        .stderr(predicate::str::contains("not an hwcal database"))
         .stderr(predicate::str::contains("panicked").not());
 }
 

@@ -3,6 +3,8 @@
 //! the usage errors. Small files in temporary directories; no timing
 //! assertions beyond "positive and finite".
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
@@ -41,7 +43,7 @@ fn io_json(args: &[&str]) -> Value {
         "left behind: {:?}",
         entries(dir.path())
     );
-    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p: Value = common::profile_json(&out.stdout).unwrap();
     p["io"].clone()
 }
 
@@ -216,7 +218,7 @@ fn existing_file_read_in_place_write_needs_force() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p: Value = common::profile_json(&out.stdout).unwrap();
     assert_eq!(p["io"]["ios"], 64);
     assert_eq!(p["io"]["created_file"], false);
     assert_eq!(std::fs::read(&file).unwrap(), content);

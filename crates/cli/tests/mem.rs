@@ -1,6 +1,8 @@
 //! `hwcal mem`: structure of the output and broad physical bounds on small
 //! buffers and short runs (never tight timings), plus bad input → exit 2.
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
@@ -21,7 +23,7 @@ fn json(args: &[&str]) -> Value {
         "hwcal mem {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON profile on stdout")
+    common::profile_json(&out.stdout).expect("JSON profile on stdout")
 }
 
 /// The profile after a round trip through `hwcal analyze`.
@@ -36,7 +38,7 @@ fn reanalyzed(p: &Value) -> Value {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::profile_json(&out.stdout).unwrap()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -231,7 +233,7 @@ fn run_includes_a_memory_section() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p: Value = common::profile_json(&out.stdout).unwrap();
     let lat = f(&p["mem"]["ns_per_op"]);
     assert!(lat > 1.0 && lat < 10_000.0, "{lat}");
     let bw = p["bandwidth"]["scaling"].as_array().unwrap();
@@ -248,7 +250,7 @@ fn run_includes_a_memory_section() {
         .output()
         .unwrap();
     assert!(again.status.success());
-    let q: Value = serde_json::from_slice(&again.stdout).unwrap();
+    let q: Value = common::profile_json(&again.stdout).unwrap();
     let lat2 = f(&q["mem"]["ns_per_op"]);
     assert!((lat2 - lat).abs() / lat < 1e-6, "{lat} vs {lat2}");
 }

@@ -23,24 +23,91 @@ use std::time::Duration;
 /// The schema version this code writes (SQLite `user_version`).
 pub const SCHEMA_VERSION: i64 = 2;
 
+/// SQLite `application_id` of every hwcal database ("HWCa" in ASCII), set
+/// when the file is created (and on older hwcal files when they are next
+/// opened for writing), so hwcal can tell its files from other programs'.
+pub const APPLICATION_ID: i32 = 0x4857_4361;
+
+/// The tables an hwcal database holds (files written before the
+/// application id existed are recognised by these).
+const OUR_TABLES: [&str; 2] = ["profiles", "sqlite_sequence"];
+
+/// How long a writer waits for another hwcal holding the database.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How [`Db::open_with`] treats a path with no file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    /// Create the database (and its directory) if there is none: commands
+    /// that store something.
+    Create,
+    /// Open only an existing database, never creating a file or a
+    /// directory: commands that read (a missing file is [`DbError::Missing`]).
+    Existing,
+}
+
+/// The text of an SQLite error without the code SQLite repeats.
+fn sqlite_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqliteFailure(f, Some(msg)) => {
+            if msg.is_empty() {
+                f.to_string()
+            } else {
+                msg.clone()
+            }
+        }
+        rusqlite::Error::SqliteFailure(f, None) => f.to_string(),
+        e => e.to_string(),
+    }
+}
+
+/// The URL scheme of a `--db` location, if it has one (`postgres://h/db`
+/// gives `postgres`). A Windows drive or a plain path has none.
+pub fn url_scheme(location: &str) -> Option<&str> {
+    let (scheme, _) = location.split_once("://")?;
+    let ok = !scheme.is_empty()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    ok.then_some(scheme)
+}
+
+/// Check a `--db` location: a file path, or a URL of a supported scheme.
+/// SQLite files are the only backend today, so every scheme is refused
+/// (a backend added later is one more arm here).
+pub fn check_location(location: &str) -> Result<(), DbError> {
+    match url_scheme(location) {
+        None => Ok(()),
+        Some(scheme) => Err(DbError::UnsupportedScheme(
+            location.to_string(),
+            scheme.to_string(),
+        )),
+    }
+}
+
 /// Environment variable naming the database file (overridden by `--db`).
 pub const ENV_VAR: &str = "HWCAL_DB";
 
 /// Errors from the database.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
-    #[error("{path}: {source}")]
-    Sqlite {
-        path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
-    },
-    #[error("cannot create directory {path}: {source}")]
-    CreateDir {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// An SQLite failure, shown once (no repeated codes): the error's own
+    /// text is not chained as a source, so `{:#}` does not print it twice.
+    #[error("{path}: {}", sqlite_message(err))]
+    Sqlite { path: PathBuf, err: rusqlite::Error },
+    #[error("{path}: permission denied{}", if *.write { " (hwcal needs to write there)" } else { "" })]
+    PermissionDenied { path: PathBuf, write: bool },
+    #[error("{path}: cannot read it: {err}")]
+    Unreadable { path: PathBuf, err: std::io::Error },
+    #[error("{path}: no run yet (no database there; `hwcal run` or `hwcal db import` creates it)")]
+    Missing { path: PathBuf },
+    #[error("{path}: {why}; hwcal opens only its own databases and leaves this file untouched")]
+    NotOurs { path: PathBuf, why: String },
+    #[error("--db {0}: the {1}:// scheme is not supported (only SQLite files: give a file path)")]
+    UnsupportedScheme(String, String),
+    #[error("cannot create directory {path}: {err}")]
+    CreateDir { path: PathBuf, err: std::io::Error },
     #[error("cannot serialise the profile: {0}")]
     Serialise(#[from] serde_json::Error),
     #[error("no run with id {0} in the database")]
@@ -221,38 +288,242 @@ fn now_unix() -> u64 {
 
 impl Db {
     /// Open (creating it and its directory if needed) and migrate the
-    /// database at `path`.
+    /// database at `path`: [`Db::open_with`] in [`OpenMode::Create`].
     pub fn open(path: impl AsRef<Path>) -> Result<Db, DbError> {
+        Db::open_with(path, OpenMode::Create)
+    }
+
+    /// Open the database at `path`. An existing file is opened only if it
+    /// is an hwcal database (its application id, or for files of older
+    /// hwcal versions its tables); anything else is [`DbError::NotOurs`]
+    /// and is neither written nor locked for writing. A new database is
+    /// built complete in a temporary file next to `path` and then linked
+    /// into place (no-clobber), so two hwcal processes creating the same
+    /// database at once both end up using one complete file.
+    pub fn open_with(path: impl AsRef<Path>, mode: OpenMode) -> Result<Db, DbError> {
         let path = path.as_ref().to_path_buf();
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.is_dir() {
-                std::fs::create_dir_all(dir).map_err(|source| DbError::CreateDir {
-                    path: dir.to_path_buf(),
-                    source,
-                })?;
+        if let Some(s) = path.to_str() {
+            check_location(s)?;
+        }
+        if path.as_os_str().is_empty() {
+            return Err(DbError::Missing { path });
+        }
+        loop {
+            match std::fs::symlink_metadata(&path) {
+                Ok(_) => return Db::open_existing(&path),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if mode == OpenMode::Existing {
+                        return Err(DbError::Missing { path });
+                    }
+                    if Db::create_new(&path)? {
+                        return Db::open_existing(&path);
+                    }
+                    // Another process created it first: open theirs.
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                    return Err(DbError::PermissionDenied { path, write: false })
+                }
+                Err(err) => return Err(DbError::Unreadable { path, err }),
             }
         }
-        let conn = Connection::open(&path).map_err(|source| DbError::Sqlite {
-            path: path.clone(),
-            source,
+    }
+
+    /// Build a new, empty, migrated database in a temporary file in `path`'s
+    /// directory and hard-link it to `path`. `Ok(false)` when `path` came
+    /// into existence meanwhile (another creator won; nothing was changed).
+    fn create_new(path: &Path) -> Result<bool, DbError> {
+        let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(d) => d.to_path_buf(),
+            None => PathBuf::from("."),
+        };
+        if !dir.is_dir() {
+            std::fs::create_dir_all(&dir).map_err(|source| match source.kind() {
+                std::io::ErrorKind::PermissionDenied => DbError::PermissionDenied {
+                    path: dir.clone(),
+                    write: true,
+                },
+                _ => DbError::CreateDir {
+                    path: dir.clone(),
+                    err: source,
+                },
+            })?;
+        }
+        let name = path
+            .file_name()
+            .map_or("hwcal.db".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = dir.join(format!(
+            ".{name}.new-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        let _cleanup = RemoveOnDrop(tmp.clone());
+        {
+            let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
+                | rusqlite::OpenFlags::SQLITE_OPEN_CREATE
+                | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(&tmp, flags).map_err(|err| match permission(&err) {
+                true => DbError::PermissionDenied {
+                    path: dir.clone(),
+                    write: true,
+                },
+                false => DbError::Sqlite {
+                    path: path.to_path_buf(),
+                    err,
+                },
+            })?;
+            let mut db = Db {
+                conn,
+                path: tmp.clone(),
+            };
+            db.setup()?;
+            db.conn
+                .execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
+                .map_err(db.err())?;
+            db.conn.close().map_err(|(_, err)| DbError::Sqlite {
+                path: tmp.clone(),
+                err,
+            })?;
+        }
+        match std::fs::hard_link(&tmp, path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(_) => {
+                // No hard links here (some filesystems): rename only if the
+                // name is still free; a loser of the small race still holds a
+                // complete database, never a half-built one.
+                if path.exists() {
+                    return Ok(false);
+                }
+                std::fs::rename(&tmp, path).map_err(|err| DbError::Unreadable {
+                    path: path.to_path_buf(),
+                    err,
+                })?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Open an existing file if, and only if, it is an hwcal database.
+    fn open_existing(path: &Path) -> Result<Db, DbError> {
+        let p = path.to_path_buf();
+        let md = std::fs::metadata(path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::PermissionDenied => DbError::PermissionDenied {
+                path: p.clone(),
+                write: false,
+            },
+            _ => DbError::Unreadable {
+                path: p.clone(),
+                err: source,
+            },
         })?;
-        let mut db = Db { conn, path };
+        if md.is_dir() {
+            return Err(DbError::NotOurs {
+                path: p,
+                why: "is a directory".into(),
+            });
+        }
+        if !md.is_file() {
+            return Err(DbError::NotOurs {
+                path: p,
+                why: "not a regular file".into(),
+            });
+        }
+        let mut head = [0u8; 100];
+        let n = {
+            use std::io::Read;
+            let mut f = std::fs::File::open(path).map_err(|source| match source.kind() {
+                std::io::ErrorKind::PermissionDenied => DbError::PermissionDenied {
+                    path: p.clone(),
+                    write: false,
+                },
+                _ => DbError::Unreadable {
+                    path: p.clone(),
+                    err: source,
+                },
+            })?;
+            let mut n = 0;
+            while n < head.len() {
+                match f.read(&mut head[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(err) => return Err(DbError::Unreadable { path: p, err }),
+                }
+            }
+            n
+        };
+        let why = header_verdict(&head[..n]);
+        if let Some(why) = why {
+            return Err(DbError::NotOurs { path: p, why });
+        }
+        // hwcal writes to its database even to read it (WAL, migrations):
+        // a file it may read but not write is named as such, not left to
+        // SQLite's "attempt to write a readonly database".
+        if let Err(e) = std::fs::OpenOptions::new().read(true).write(true).open(path) {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                return Err(DbError::PermissionDenied { path: p, write: true });
+            }
+        }
+        let app_id = i32::from_be_bytes([head[68], head[69], head[70], head[71]]);
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|err| match permission(&err) {
+            true => DbError::PermissionDenied {
+                path: p.clone(),
+                write: true,
+            },
+            false => DbError::Sqlite { path: p.clone(), err },
+        })?;
+        let mut db = Db { conn, path: p };
+        db.conn.busy_timeout(BUSY_TIMEOUT).map_err(db.err())?;
+        if app_id != APPLICATION_ID {
+            // Older hwcal files have no application id: recognise them by
+            // their tables, read without writing anything.
+            let tables: Vec<String> = {
+                let mut st = db
+                    .conn
+                    .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    .map_err(db.err())?;
+                let it = st.query_map([], |r| r.get(0)).map_err(db.err())?;
+                it.collect::<Result<_, _>>().map_err(db.err())?
+            };
+            let ours = app_id == 0
+                && tables.iter().any(|t| t == "profiles")
+                && tables.iter().all(|t| OUR_TABLES.contains(&t.as_str()));
+            if !ours {
+                let why = if app_id != 0 {
+                    format!("an SQLite database of another program (application id {app_id:#x})")
+                } else if tables.is_empty() {
+                    "an SQLite database without hwcal's tables".to_string()
+                } else {
+                    format!(
+                        "an SQLite database of another program (tables: {})",
+                        tables.join(", ")
+                    )
+                };
+                return Err(DbError::NotOurs { path: db.path, why });
+            }
+        }
         db.setup()?;
+        if app_id != APPLICATION_ID {
+            db.conn
+                .execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
+                .map_err(db.err())?;
+        }
         Ok(db)
     }
 
     fn err(&self) -> impl Fn(rusqlite::Error) -> DbError + '_ {
-        |source| DbError::Sqlite {
+        |err| DbError::Sqlite {
             path: self.path.clone(),
-            source,
+            err,
         }
     }
 
     fn setup(&mut self) -> Result<(), DbError> {
         // Another hwcal may be writing (two runs finishing together): wait.
-        self.conn
-            .busy_timeout(Duration::from_secs(10))
-            .map_err(self.err())?;
+        self.conn.busy_timeout(BUSY_TIMEOUT).map_err(self.err())?;
         // WAL: a crash mid-write leaves the main file untouched; the
         // incomplete transaction in the log is discarded on the next open.
         self.conn
@@ -278,15 +549,15 @@ impl Db {
             let tx = self
                 .conn
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .map_err(|source| DbError::Sqlite {
+                .map_err(|err| DbError::Sqlite {
                     path: self.path.clone(),
-                    source,
+                    err,
                 })?;
             let v: i64 = tx
                 .query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(|source| DbError::Sqlite {
+                .map_err(|err| DbError::Sqlite {
                     path: self.path.clone(),
-                    source,
+                    err,
                 })?;
             if v > SCHEMA_VERSION {
                 return Err(DbError::TooNew {
@@ -305,13 +576,13 @@ impl Db {
                 }
                 tx.execute_batch(&format!("PRAGMA user_version = {}", v + 1))
             };
-            step().map_err(|source| DbError::Sqlite {
+            step().map_err(|err| DbError::Sqlite {
                 path: self.path.clone(),
-                source,
+                err,
             })?;
-            tx.commit().map_err(|source| DbError::Sqlite {
+            tx.commit().map_err(|err| DbError::Sqlite {
                 path: self.path.clone(),
-                source,
+                err,
             })?;
         }
     }
@@ -345,9 +616,9 @@ impl Db {
         let json = serde_json::to_string(p)?;
         let c = Columns::of(p);
         let path = self.path.clone();
-        let e = move |source| DbError::Sqlite {
+        let e = move |err| DbError::Sqlite {
             path: path.clone(),
-            source,
+            err,
         };
         let tx = self.conn.transaction().map_err(&e)?;
         tx.execute(
@@ -479,6 +750,43 @@ impl Db {
             return Err(DbError::NotFound(id));
         }
         Ok(())
+    }
+}
+
+/// Why the first bytes of a file show it is not an hwcal database (None: an
+/// SQLite file, to be checked further).
+fn header_verdict(head: &[u8]) -> Option<String> {
+    const MAGIC: &[u8] = b"SQLite format 3\0";
+    if head.is_empty() {
+        return Some("an empty file, not an hwcal database (remove it to let hwcal create one)".into());
+    }
+    if head.len() < 100 || !head.starts_with(MAGIC) {
+        return Some("not an hwcal database (not an SQLite file)".into());
+    }
+    None
+}
+
+/// Whether SQLite failed to open a file for lack of permission.
+fn permission(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::PermissionDenied | rusqlite::ErrorCode::ReadOnly)
+    )
+}
+
+/// Removes a file when dropped (the temporary file of [`Db::create_new`],
+/// whether it was linked into place or not, with its WAL side files).
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        for ext in ["-wal", "-shm", "-journal"] {
+            let mut s = self.0.clone().into_os_string();
+            s.push(ext);
+            let _ = std::fs::remove_file(s);
+        }
     }
 }
 
@@ -642,7 +950,9 @@ mod tests {
         let path = dir.path().join("new.db");
         Connection::open(&path)
             .unwrap()
-            .execute_batch("PRAGMA user_version = 99")
+            .execute_batch(&format!(
+                "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 99"
+            ))
             .unwrap();
         let e = Db::open(&path).err().expect("must refuse");
         assert!(matches!(e, DbError::TooNew { found: 99, .. }), "{e}");
@@ -656,6 +966,156 @@ mod tests {
         std::fs::write(&path, vec![b'x'; 4096]).unwrap();
         let e = Db::open(&path).err().expect("must refuse");
         assert!(e.to_string().contains("junk.db"), "{e}");
+    }
+
+    #[test]
+    fn new_databases_carry_the_application_id() {
+        let (_d, db) = temp_db();
+        let id: i32 = db
+            .conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(id, APPLICATION_ID);
+        // No temporary file is left next to it.
+        let dir = db.path().parent().unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
+    }
+
+    /// Another program's SQLite file is refused and left byte for byte as
+    /// it was (no tables added, no WAL switch, no user_version).
+    #[test]
+    fn another_programs_database_is_not_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases: [(&str, &str); 3] = [
+            (
+                "other.db",
+                "CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('x');",
+            ),
+            (
+                "appid.db",
+                "PRAGMA application_id = 1234; CREATE TABLE profiles (id INTEGER);",
+            ),
+            (
+                "mixed.db",
+                "CREATE TABLE profiles (id INTEGER); CREATE TABLE mine (x);",
+            ),
+        ];
+        for (name, sql) in cases {
+            let path = dir.path().join(name);
+            Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+            let before = std::fs::read(&path).unwrap();
+            for mode in [OpenMode::Create, OpenMode::Existing] {
+                let e = Db::open_with(&path, mode).err().expect("must refuse");
+                assert!(matches!(e, DbError::NotOurs { .. }), "{name}: {e}");
+                assert!(
+                    e.to_string().contains("another program") || e.to_string().contains("hwcal's tables"),
+                    "{e}"
+                );
+            }
+            assert_eq!(std::fs::read(&path).unwrap(), before, "{name} changed");
+            let mut wal = path.clone().into_os_string();
+            wal.push("-wal");
+            assert!(!Path::new(&wal).exists(), "{name}: a WAL file was created");
+        }
+        // An empty file and a text file are not databases either.
+        for (name, bytes) in [("empty.db", &b""[..]), ("text.db", &b"hello\n"[..])] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            let e = Db::open(&path).err().expect("must refuse");
+            assert!(matches!(e, DbError::NotOurs { .. }), "{e}");
+            assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        }
+    }
+
+    #[test]
+    fn an_older_hwcal_file_without_application_id_is_adopted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(MIGRATIONS[0]).unwrap();
+            c.execute_batch("PRAGMA user_version = 1").unwrap();
+        }
+        let db = Db::open_with(&path, OpenMode::Existing).unwrap();
+        let id: i32 = db
+            .conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(id, APPLICATION_ID);
+        assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn existing_mode_creates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no/such/dir/hwcal.db");
+        let e = Db::open_with(&path, OpenMode::Existing).err().expect("missing");
+        assert!(matches!(e, DbError::Missing { .. }), "{e}");
+        assert!(!dir.path().join("no").exists());
+    }
+
+    #[test]
+    fn url_schemes_are_refused_before_anything_is_created() {
+        for loc in ["postgres://host/db", "x://y", "sqlite+foo://a", "HTTP://h"] {
+            assert!(url_scheme(loc).is_some(), "{loc}");
+            let e = check_location(loc).unwrap_err();
+            assert!(e.to_string().contains("not supported"), "{e}");
+            assert!(matches!(Db::open(loc), Err(DbError::UnsupportedScheme(..))));
+        }
+        assert!(!Path::new("postgres:").exists());
+        for loc in ["/tmp/x.db", "a/b.db", "C:\\x.db", "./weird:name.db", "://x"] {
+            assert_eq!(url_scheme(loc), None, "{loc}");
+        }
+    }
+
+    #[test]
+    fn concurrent_creators_share_one_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("race.db");
+        let threads: Vec<_> = (0..16)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let mut db = Db::open(&path).unwrap();
+                    db.insert(&full_profile(i % 4)).unwrap()
+                })
+            })
+            .collect();
+        let mut ids: Vec<i64> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), 16);
+        assert_eq!(Db::open(&path).unwrap().list().unwrap().len(), 16);
+    }
+
+    #[test]
+    fn errors_name_sqlite_once() {
+        let e = DbError::Sqlite {
+            path: "/x.db".into(),
+            err: rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(5),
+                Some("database is locked".into()),
+            ),
+        };
+        let chain = format!("{:#}", anyhow_like(&e));
+        assert_eq!(chain.matches("locked").count(), 1, "{chain}");
+    }
+
+    /// `{:#}` of anyhow: the error and its sources joined by ": ".
+    fn anyhow_like(e: &dyn std::error::Error) -> String {
+        let mut s = e.to_string();
+        let mut src = e.source();
+        while let Some(c) = src {
+            s.push_str(": ");
+            s.push_str(&c.to_string());
+            src = c.source();
+        }
+        s
     }
 
     #[test]

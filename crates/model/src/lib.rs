@@ -22,6 +22,44 @@ fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> 
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
+/// A list of figures whose NaN members were written as `null`.
+fn nan_vec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    Ok(Vec::<Option<f64>>::deserialize(d)?
+        .into_iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect())
+}
+
+/// [`nan_vec`] for a list of lists.
+fn nan_vec_vec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, D::Error> {
+    Ok(Vec::<Vec<Option<f64>>>::deserialize(d)?
+        .into_iter()
+        .map(|r| r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+        .collect())
+}
+
+/// The schema of a field read with [`nan_if_null`]: a number, or `null`
+/// where the figure is undefined (NaN in memory). Unlike `Option<f64>` the
+/// key itself stays required, as serde requires it.
+#[cfg(feature = "schema")]
+struct NanOrNumber;
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for NanOrNumber {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NanOrNumber".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": ["number", "null"],
+            "format": "double",
+        })
+    }
+}
+
 /// Version of the JSON profile layout. Bump on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -138,10 +176,18 @@ pub struct Spread {
     /// Number of samples.
     pub n: usize,
     /// Smallest sample, in the unit the field holding this spread names.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub min: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub median: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub max: f64,
     /// Median absolute deviation from the median (unscaled).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub mad: f64,
 }
 
@@ -181,6 +227,9 @@ pub struct MachineInfo {
     pub invariant_tsc: bool,
     pub cpu_flags: Vec<String>,
     pub nominal_caches: Vec<NominalCache>,
+    /// Data TLBs as CPUID describes them (absent in older profiles).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nominal_tlbs: Vec<NominalTlb>,
 }
 
 impl MachineInfo {
@@ -218,18 +267,38 @@ pub struct NominalCache {
     pub source: String,
 }
 
+/// A data TLB as CPUID describes it (Intel leaf 0x18, AMD leaves
+/// 0x8000_0005/6), or as a per-core table corrects it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NominalTlb {
+    pub level: u32,
+    pub page_bytes: u64,
+    pub entries: u64,
+    /// Associativity; `None` for fully associative or unknown.
+    pub ways: Option<u64>,
+    /// `cpuid`, or `table` where a known core's CPUID understates.
+    pub source: String,
+}
+
 /// How the timing harness was set up for this run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HarnessInfo {
     /// `tsc`, `cntvct` or `clock_monotonic_raw`.
     pub timer: String,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub timer_resolution_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub timer_overhead_ns: f64,
     pub tsc_mhz: Option<f64>,
     /// CPU the measuring thread was pinned to, if any.
     pub pinned_cpu: Option<usize>,
     /// Timing interval the harness considered long enough (lmbench's `enough`).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub enough_ns: f64,
 }
 
@@ -238,11 +307,19 @@ pub struct HarnessInfo {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockResult {
     /// Best estimate of the core clock (median of the chain over all batches).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub core_mhz: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub core_mhz_min: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub core_mhz_max: f64,
     /// Dependent chain of 1-cycle adds (median over the batches the GCD
     /// method accepted, so it compares with `gcd_mhz`).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub chain_mhz: f64,
     /// The mhz paper's GCD of nine expressions (median over accepted batches).
     pub gcd_mhz: Option<f64>,
@@ -256,6 +333,8 @@ pub struct ClockResult {
     /// Cycles of each of the nine expressions, as the GCD fit assigns them.
     #[serde(default)]
     pub expression_cycles: Vec<ExpressionCycles>,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub duration_ms: f64,
 }
 
@@ -270,6 +349,8 @@ pub struct ClockRaw {
     pub chain_adds: u64,
     pub batches: Vec<ClockBatch>,
     pub tsc_mhz: Option<f64>,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub duration_ms: f64,
 }
 
@@ -277,9 +358,12 @@ pub struct ClockRaw {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockBatch {
     /// `expr_ns[e][r]`: ns per expression instance of expression `e` in round `r`.
+    #[serde(deserialize_with = "nan_vec_vec")]
     pub expr_ns: Vec<Vec<f64>>,
     /// ns for the chain's N and 2N blocks, per round.
+    #[serde(deserialize_with = "nan_vec")]
     pub chain_n_ns: Vec<f64>,
+    #[serde(deserialize_with = "nan_vec")]
     pub chain_2n_ns: Vec<f64>,
 }
 
@@ -288,10 +372,10 @@ pub struct ClockBatch {
 pub struct ExpressionCycles {
     pub expression: String,
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns: f64,
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub cycles: f64,
 }
 
@@ -304,6 +388,8 @@ pub struct CacheLevel {
     pub size_bytes: u64,
     pub line_bytes: Option<u64>,
     /// Load-to-use latency of a hit in this level.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub latency_ns: f64,
     pub latency_cycles: Option<f64>,
     /// Extra cost of missing this level (plateau(i+1) - plateau(i)).
@@ -316,12 +402,25 @@ pub struct CacheLevel {
     pub nominal_size_bytes: Option<u64>,
     pub nominal_line_bytes: Option<u64>,
     pub verdict: Verdict,
+    /// The working sets at which 10% and 90% of the loads miss this level:
+    /// how wide its edge is (page colouring on 4 KiB pages, a shared
+    /// level's varying share). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_start_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge_end_bytes: Option<u64>,
+    /// How the line size was measured: `clflush` (the granule a flush
+    /// evicts) or `pairs` (dependent pairs of loads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_method: Option<String>,
 }
 
 /// Latency of main memory (the plateau past the last cache).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemoryLatency {
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub latency_ns: f64,
     pub latency_cycles: Option<f64>,
     /// Whether the buffer was backed by huge pages (verified).
@@ -336,6 +435,14 @@ pub struct MemoryLatency {
     #[serde(default)]
     pub mlp: Vec<MlpPoint>,
     pub verdict: Verdict,
+    /// On 4 KiB pages: the part of `latency_ns` that is TLB misses (from
+    /// the measured TLB levels at the same page count), so that
+    /// `latency_ns - tlb_share_ns` is the memory's own latency. Absent with
+    /// huge pages the TLB sees, and in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlb_share_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlb_share_cycles: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -344,11 +451,11 @@ pub struct MlpPoint {
     pub chains: u32,
     /// Average time per load across all chains.
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_load: f64,
     /// Speed-up over one chain.
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub speedup: f64,
 }
 
@@ -358,10 +465,28 @@ pub struct MlpPoint {
 pub struct TlbLevel {
     pub level: u32,
     pub page_bytes: u64,
+    /// Pages the level maps: where a quarter (first level) or half (later
+    /// levels) of the accesses miss it; see `hwcal_analysis::tlb::levels`.
     pub entries: u64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub miss_latency_ns: f64,
     pub miss_latency_cycles: Option<f64>,
     pub verdict: Verdict,
+    /// The page counts where the step is 10% and 75% of the way up (how
+    /// wide the transition is; absent in older profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries_low: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries_high: Option<u64>,
+    /// Which baseline the step was measured against: `huge_pages` (the
+    /// same lines in 2 MiB pages the TLB sees) or `dense` (as many lines
+    /// packed side by side). Absent in older profiles (huge pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// What CPUID (or the per-core table) says this level holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nominal_entries: Option<u64>,
 }
 
 /// One access per page over `pages` pages in random order, timed with 4 KiB
@@ -373,8 +498,14 @@ pub struct TlbHugePageComparison {
     pub pages: u64,
     /// Address range the pages span with 4 KiB pages.
     pub span_bytes: u64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub small_pages_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub huge_pages_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub penalty_ns: f64,
     pub penalty_cycles: Option<f64>,
 }
@@ -401,28 +532,34 @@ pub struct MemResult {
     /// micbench's key name, kept for compatibility (its unit is core clock
     /// cycles, `clk`); `null` when the clock was not measured.
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub total_clk: f64,
     /// TSC ticks, all threads (what micbench calls clk).
     pub total_tsc: Option<f64>,
     /// Timed wall time, seconds (micbench's `exec_time`).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub exec_time_s: f64,
     /// Ops per second, all threads (micbench's key).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ops_per_sec: f64,
     /// Wall time per op, ns (mean; `null` if undefined).
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_op: f64,
     /// Core clock cycles per op. micbench-mem's key, kept for compatibility
     /// with micbench output and scripts (`clk` is the unit: core cycles);
     /// micbench itself counted TSC ticks here, which hwcal reports as
     /// `tsc_per_op`. `null` when the clock was not measured.
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub clk_per_op: f64,
     /// TSC ticks per op (micbench's own `clk_per_op`); `null` without a TSC.
     pub tsc_per_op: Option<f64>,
     /// Bytes moved per second, all threads (micbench's key).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
     #[serde(default)]
     pub per_thread: Vec<MemThread>,
@@ -438,6 +575,8 @@ pub struct MemResult {
     pub bytes_per_op: u64,
     /// Share of the buffer(s) verified to be on huge pages (smaps), 0..1.
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub huge_fraction: f64,
     /// The TSC rate used for `total_tsc`, MHz.
     #[serde(default)]
@@ -464,9 +603,13 @@ pub struct MemResult {
     pub oncpu_fraction: Option<f64>,
     /// Buffer setup (map, touch, link), wall seconds.
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub setup_s: f64,
     /// Whole command, wall seconds (micbench's total_exec_time).
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub total_exec_time_s: f64,
     /// NUMA nodes with memory on this machine.
     #[serde(default)]
@@ -488,7 +631,7 @@ pub struct NumaLatency {
     pub mem_node: u32,
     /// Latency, ns per load (`null` if undefined).
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_op: f64,
     /// Core cycles per load (micbench's key name, kept for compatibility).
     pub clk_per_op: Option<f64>,
@@ -502,16 +645,22 @@ pub struct MemThread {
     pub node: Option<u32>,
     /// This thread's ops (a count).
     pub ops: u64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub exec_time_s: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ops_per_sec: f64,
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_op: f64,
     /// Core cycles per op (micbench's key name, kept for compatibility;
     /// `null` when the clock was not measured).
     #[serde(deserialize_with = "nan_if_null")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<f64>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub clk_per_op: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
     /// TSC ticks per op (micbench's clk_per_op).
     #[serde(default)]
@@ -561,6 +710,8 @@ pub struct Bandwidth {
 pub struct BandwidthPoint {
     pub threads: u32,
     pub op: String,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
 }
 
@@ -568,7 +719,11 @@ pub struct BandwidthPoint {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LoadedLatencyPoint {
     pub streaming_threads: u32,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub latency_ns: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub stream_bytes_per_sec: f64,
     #[serde(default)]
     pub latency_cycles: Option<f64>,
@@ -590,6 +745,8 @@ pub struct ContextSwitch {
     /// summing the array without switching), µs: what lat_ctx prints as
     /// `ovr` in its xgraph titles (`size=0k ovr=0.58`); the JSON key carries
     /// the unit, the text output keeps lat_ctx's `ovr`.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub overhead_us: f64,
     /// One point per ring size, for `size_kb`.
     pub points: Vec<CtxPoint>,
@@ -608,6 +765,8 @@ pub struct ContextSwitch {
     pub repetitions: u32,
     /// Wall time of the whole measurement.
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub duration_ms: f64,
     /// The overhead in core cycles (each sample converted with the clock
     /// measured alongside it), when the clock was tracked.
@@ -635,6 +794,8 @@ pub struct CtxSize {
     /// KB of array per member (lat_ctx's `-s`).
     pub size_kb: u64,
     /// Overhead subtracted, µs (lat_ctx's `ovr`).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub overhead_us: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_cycles: Option<f64>,
@@ -671,17 +832,25 @@ pub struct CtxPoint {
     /// Fastest sample's time per hop, µs. The `us_` prefix instead of a
     /// `_us` suffix is lat_ctx's naming, kept for compatibility with
     /// lat_ctx-based tooling (as are `us_median`, `us_mad`, `us_max`).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_min: f64,
     /// Median time per hop, µs: lat_ctx's "context switch" figure (what its
     /// xgraph lines print). Legacy lat_ctx name, kept for compatibility.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_median: f64,
     /// Median absolute deviation of the per-hop samples, µs (unscaled).
     /// Legacy lat_ctx-style name, kept for compatibility.
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_mad: f64,
     pub verdict: Verdict,
     /// Slowest sample's time per hop, µs. Legacy lat_ctx-style name, kept
     /// for compatibility.
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_max: f64,
     /// Samples behind the figures.
     #[serde(default)]
@@ -730,14 +899,30 @@ pub struct IoResult {
     pub threads: u32,
     pub direct: bool,
     pub path: String,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub runtime_s: f64,
     /// I/Os per second (fio's name; the unit is in the name).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub iops: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_min_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p50_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p99_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p999_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_max_us: f64,
     #[serde(default)]
     pub per_thread: Vec<IoThread>,
@@ -749,6 +934,8 @@ pub struct IoResult {
     #[serde(default)]
     pub write_ios: u64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_mean_us: f64,
     /// `-t` if time-bound; absent when size-bound (one pass over the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -760,6 +947,7 @@ pub struct IoResult {
     /// IOPS of each 1-second interval of the run (all threads), to show how
     /// steady the device was; empty for runs shorter than a second.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nan_vec")]
     pub iops_intervals: Vec<f64>,
 }
 
@@ -768,17 +956,31 @@ pub struct IoResult {
 pub struct IoThread {
     pub tid: u32,
     pub ios: u64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub iops: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p50_us: f64,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p99_us: f64,
     #[serde(default)]
     pub bytes: u64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_min_us: f64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p999_us: f64,
     #[serde(default)]
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_max_us: f64,
 }
 
@@ -797,14 +999,20 @@ pub struct RawCurve {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RawPoint {
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub x: f64,
     /// The figure of record for this point (minimum or median, per probe).
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub y: f64,
     /// Every repetition, in the same unit as `y`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nan_vec")]
     pub samples: Vec<f64>,
     /// Core MHz measured alongside each sample, when recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(deserialize_with = "nan_vec")]
     pub mhz: Vec<f64>,
 }
 

@@ -31,22 +31,42 @@ const BYTES: u64 = 1 << 50;
 /// Any raw number (ns, µs, cycles, bytes, counts): its magnitude.
 const RAW_ABS: f64 = 1e15;
 
-/// Collects what is out of bounds, each with where it is.
+/// Raw curves whose y values (and samples) are latencies in ns.
+const NS_CURVES: [&str; 7] = [
+    "cache.latency",
+    "cache.gap",
+    "cache.mlp",
+    "tlb.4k",
+    "tlb.baseline",
+    "tlb.2m",
+    "mem.latency",
+];
+
+/// Collects what is out of bounds, each with where it is; in `fix` mode it
+/// also replaces each such figure by "not measured" (NaN, or `None`).
 struct Checker {
     problems: Vec<String>,
+    fix: bool,
 }
 
 impl Checker {
-    fn range(&mut self, what: &str, v: f64, (lo, hi): (f64, f64)) {
-        if !v.is_nan() && !(lo..=hi).contains(&v) {
+    fn range(&mut self, what: &str, v: &mut f64, (lo, hi): (f64, f64)) {
+        if !v.is_nan() && !(lo..=hi).contains(v) {
             self.problems
                 .push(format!("{what} = {v} is outside [{lo}, {hi}]"));
+            if self.fix {
+                *v = f64::NAN;
+            }
         }
     }
 
-    fn opt(&mut self, what: &str, v: Option<f64>, bounds: (f64, f64)) {
-        if let Some(v) = v {
-            self.range(what, v, bounds);
+    fn opt(&mut self, what: &str, v: &mut Option<f64>, bounds: (f64, f64)) {
+        if let Some(x) = v {
+            let mut y = *x;
+            self.range(what, &mut y, bounds);
+            if y.is_nan() && !x.is_nan() {
+                *v = None;
+            }
         }
     }
 
@@ -57,18 +77,62 @@ impl Checker {
         }
     }
 
-    fn raw(&mut self, what: &str, v: f64) {
-        let ok = v.is_nan() || (v.is_finite() && v.abs() <= RAW_ABS);
+    fn raw(&mut self, what: &str, v: &mut f64, (lo, hi): (f64, f64)) {
+        let ok = v.is_nan() || (v.is_finite() && (lo..=hi).contains(v));
         if !ok {
-            self.problems.push(format!("{what} = {v} is beyond ±{RAW_ABS:e}"));
+            if (lo, hi) == (-RAW_ABS, RAW_ABS) {
+                self.problems.push(format!("{what} = {v} is beyond ±{RAW_ABS:e}"));
+            } else {
+                self.problems
+                    .push(format!("{what} = {v} is outside [{lo}, {hi}]"));
+            }
+            if self.fix {
+                *v = f64::NAN;
+            }
         }
+    }
+}
+
+impl Checker {
+    /// Every value of a list (the samples of one raw point), with one line
+    /// for the first bad one.
+    fn raw_many(&mut self, what: &str, vals: &mut [f64], bounds: (f64, f64)) {
+        let before = self.problems.len();
+        for v in vals.iter_mut() {
+            self.raw(what, v, bounds);
+        }
+        self.problems
+            .truncate(before + usize::from(self.problems.len() > before));
     }
 }
 
 /// What in `p` no machine can have measured, one line each (empty when
 /// the profile is plausible).
 pub fn implausible(p: &Profile) -> Vec<String> {
-    let mut c = Checker { problems: Vec::new() };
+    let mut q = p.clone();
+    check(&mut q, false)
+}
+
+/// Flag and leave out what no machine can have measured, at the point a
+/// profile is written or stored: every implausible figure becomes "not
+/// measured" (NaN / `None`, JSON `null`) and one note per figure says what
+/// was left out. Returns the problems (empty: nothing changed). So hwcal
+/// never writes a profile that its own `analyze` and `import` refuse.
+pub fn scrub(p: &mut Profile) -> Vec<String> {
+    let problems = check(p, true);
+    for what in &problems {
+        p.notes.push(format!(
+            "implausible figure left out as not measured: {what}; re-measure to get it"
+        ));
+    }
+    problems
+}
+
+fn check(p: &mut Profile, fix: bool) -> Vec<String> {
+    let mut c = Checker {
+        problems: Vec::new(),
+        fix,
+    };
     clock(&mut c, p);
     caches_and_tlbs(&mut c, p);
     memory(&mut c, p);
@@ -78,115 +142,124 @@ pub fn implausible(p: &Profile) -> Vec<String> {
     c.problems
 }
 
-fn clock(c: &mut Checker, p: &Profile) {
-    if let Some(k) = &p.clock {
-        c.range("clock.core_mhz", k.core_mhz, MHZ);
-        c.range("clock.core_mhz_min", k.core_mhz_min, MHZ);
-        c.range("clock.core_mhz_max", k.core_mhz_max, MHZ);
-        c.range("clock.chain_mhz", k.chain_mhz, MHZ);
-        c.opt("clock.gcd_mhz", k.gcd_mhz, MHZ);
-        c.opt("clock.tsc_mhz", k.tsc_mhz, MHZ);
+fn clock(c: &mut Checker, p: &mut Profile) {
+    if let Some(k) = &mut p.clock {
+        c.range("clock.core_mhz", &mut k.core_mhz, MHZ);
+        c.range("clock.core_mhz_min", &mut k.core_mhz_min, MHZ);
+        c.range("clock.core_mhz_max", &mut k.core_mhz_max, MHZ);
+        c.range("clock.chain_mhz", &mut k.chain_mhz, MHZ);
+        c.opt("clock.gcd_mhz", &mut k.gcd_mhz, MHZ);
+        c.opt("clock.tsc_mhz", &mut k.tsc_mhz, MHZ);
     }
-    if let Some(h) = &p.harness {
-        c.opt("harness.tsc_mhz", h.tsc_mhz, MHZ);
-        c.range("harness.timer_resolution_ns", h.timer_resolution_ns, NS);
-        c.range("harness.timer_overhead_ns", h.timer_overhead_ns, NS);
+    if let Some(h) = &mut p.harness {
+        c.opt("harness.tsc_mhz", &mut h.tsc_mhz, MHZ);
+        c.range("harness.timer_resolution_ns", &mut h.timer_resolution_ns, NS);
+        c.range("harness.timer_overhead_ns", &mut h.timer_overhead_ns, NS);
     }
 }
 
-fn caches_and_tlbs(c: &mut Checker, p: &Profile) {
-    for l in p.caches.iter().flatten() {
+fn caches_and_tlbs(c: &mut Checker, p: &mut Profile) {
+    for l in p.caches.iter_mut().flatten() {
         let at = format!("caches[L{}]", l.level);
         c.bytes(&format!("{at}.size_bytes"), l.size_bytes);
         if let Some(b) = l.line_bytes {
             c.bytes(&format!("{at}.line_bytes"), b);
         }
-        c.range(&format!("{at}.latency_ns"), l.latency_ns, NS);
-        c.opt(&format!("{at}.latency_cycles"), l.latency_cycles, CYCLES);
-        c.opt(&format!("{at}.miss_latency_ns"), l.miss_latency_ns, NS);
-        c.opt(&format!("{at}.replace_time_ns"), l.replace_time_ns, NS);
+        c.range(&format!("{at}.latency_ns"), &mut l.latency_ns, NS);
+        c.opt(&format!("{at}.latency_cycles"), &mut l.latency_cycles, CYCLES);
+        c.opt(&format!("{at}.miss_latency_ns"), &mut l.miss_latency_ns, NS);
+        c.opt(&format!("{at}.replace_time_ns"), &mut l.replace_time_ns, NS);
     }
-    for t in p.tlbs.iter().flatten() {
+    for t in p.tlbs.iter_mut().flatten() {
         let at = format!("tlbs[L{}]", t.level);
         c.bytes(&format!("{at}.page_bytes"), t.page_bytes);
         if t.entries > 1 << 40 {
             c.problems
                 .push(format!("{at}.entries = {} is more than 2^40", t.entries));
         }
-        c.range(&format!("{at}.miss_latency_ns"), t.miss_latency_ns, NS);
+        c.range(&format!("{at}.miss_latency_ns"), &mut t.miss_latency_ns, NS);
         c.opt(
             &format!("{at}.miss_latency_cycles"),
-            t.miss_latency_cycles,
+            &mut t.miss_latency_cycles,
             CYCLES,
         );
     }
 }
 
-fn memory(c: &mut Checker, p: &Profile) {
-    if let Some(m) = &p.memory {
-        c.range("memory.latency_ns", m.latency_ns, NS);
-        c.opt("memory.latency_cycles", m.latency_cycles, CYCLES);
+fn memory(c: &mut Checker, p: &mut Profile) {
+    if let Some(m) = &mut p.memory {
+        c.range("memory.latency_ns", &mut m.latency_ns, NS);
+        c.opt("memory.latency_cycles", &mut m.latency_cycles, CYCLES);
     }
-    if let Some(m) = &p.mem {
+    if let Some(m) = &mut p.mem {
         c.bytes("mem.size_bytes", m.size_bytes);
-        c.range("mem.ns_per_op", m.ns_per_op, NS);
-        c.range("mem.clk_per_op", m.clk_per_op, CYCLES);
-        c.range("mem.bytes_per_sec", m.bytes_per_sec, BPS);
-        for (i, t) in m.per_thread.iter().enumerate() {
-            c.range(&format!("mem.per_thread[{i}].ns_per_op"), t.ns_per_op, NS);
+        c.range("mem.ns_per_op", &mut m.ns_per_op, NS);
+        c.range("mem.clk_per_op", &mut m.clk_per_op, CYCLES);
+        c.range("mem.bytes_per_sec", &mut m.bytes_per_sec, BPS);
+        for (i, t) in m.per_thread.iter_mut().enumerate() {
+            c.range(&format!("mem.per_thread[{i}].ns_per_op"), &mut t.ns_per_op, NS);
             c.range(
                 &format!("mem.per_thread[{i}].bytes_per_sec"),
-                t.bytes_per_sec,
+                &mut t.bytes_per_sec,
                 BPS,
             );
         }
     }
-    if let Some(b) = &p.bandwidth {
-        c.opt("bandwidth.read_bytes_per_sec", b.read_bytes_per_sec, BPS);
-        c.opt("bandwidth.write_bytes_per_sec", b.write_bytes_per_sec, BPS);
-        c.opt("bandwidth.copy_bytes_per_sec", b.copy_bytes_per_sec, BPS);
-        for s in &b.scaling {
+    if let Some(b) = &mut p.bandwidth {
+        c.opt("bandwidth.read_bytes_per_sec", &mut b.read_bytes_per_sec, BPS);
+        c.opt("bandwidth.write_bytes_per_sec", &mut b.write_bytes_per_sec, BPS);
+        c.opt("bandwidth.copy_bytes_per_sec", &mut b.copy_bytes_per_sec, BPS);
+        for s in &mut b.scaling {
             let at = format!("bandwidth.scaling[{} threads {}]", s.threads, s.op);
-            c.range(&at, s.bytes_per_sec, BPS);
+            c.range(&at, &mut s.bytes_per_sec, BPS);
         }
-        for l in &b.loaded_latency {
+        for l in &mut b.loaded_latency {
             let at = format!("bandwidth.loaded_latency[{}]", l.streaming_threads);
-            c.range(&format!("{at}.latency_ns"), l.latency_ns, NS);
-            c.range(&format!("{at}.stream_bytes_per_sec"), l.stream_bytes_per_sec, BPS);
+            c.range(&format!("{at}.latency_ns"), &mut l.latency_ns, NS);
+            c.range(
+                &format!("{at}.stream_bytes_per_sec"),
+                &mut l.stream_bytes_per_sec,
+                BPS,
+            );
         }
     }
 }
 
-fn context_switch(c: &mut Checker, p: &Profile) {
-    let Some(cs) = &p.context_switch else {
+fn context_switch(c: &mut Checker, p: &mut Profile) {
+    let Some(cs) = &mut p.context_switch else {
         return;
     };
-    for z in cs.all_sizes() {
-        let at = format!("context_switch[{} KB]", z.size_kb);
-        c.range(&format!("{at}.overhead_us"), z.overhead_us, US);
-        for q in &z.points {
+    let top = (cs.size_kb, &mut cs.overhead_us, &mut cs.points);
+    let rest = cs
+        .sizes
+        .iter_mut()
+        .map(|z| (z.size_kb, &mut z.overhead_us, &mut z.points));
+    for (size_kb, overhead_us, points) in std::iter::once(top).chain(rest) {
+        let at = format!("context_switch[{size_kb} KB]");
+        c.range(&format!("{at}.overhead_us"), overhead_us, US);
+        for q in points.iter_mut() {
             let at = format!("{at}[{} procs]", q.nprocs);
-            c.range(&format!("{at}.us_min"), q.us_min, US);
-            c.range(&format!("{at}.us_median"), q.us_median, US);
-            c.range(&format!("{at}.us_max"), q.us_max, US);
-            c.opt(&format!("{at}.us_per_switch"), q.us_per_switch, US);
-            c.opt(&format!("{at}.cycles_median"), q.cycles_median, CYCLES);
+            c.range(&format!("{at}.us_min"), &mut q.us_min, US);
+            c.range(&format!("{at}.us_median"), &mut q.us_median, US);
+            c.range(&format!("{at}.us_max"), &mut q.us_max, US);
+            c.opt(&format!("{at}.us_per_switch"), &mut q.us_per_switch, US);
+            c.opt(&format!("{at}.cycles_median"), &mut q.cycles_median, CYCLES);
         }
     }
 }
 
-fn io(c: &mut Checker, p: &Profile) {
-    let Some(o) = &p.io else {
+fn io(c: &mut Checker, p: &mut Profile) {
+    let Some(o) = &mut p.io else {
         return;
     };
-    c.range("io.iops", o.iops, IOPS);
-    c.range("io.bytes_per_sec", o.bytes_per_sec, BPS);
+    c.range("io.iops", &mut o.iops, IOPS);
+    c.range("io.bytes_per_sec", &mut o.bytes_per_sec, BPS);
     for (name, v) in [
-        ("lat_min_us", o.lat_min_us),
-        ("lat_p50_us", o.lat_p50_us),
-        ("lat_p99_us", o.lat_p99_us),
-        ("lat_p999_us", o.lat_p999_us),
-        ("lat_max_us", o.lat_max_us),
+        ("lat_min_us", &mut o.lat_min_us),
+        ("lat_p50_us", &mut o.lat_p50_us),
+        ("lat_p99_us", &mut o.lat_p99_us),
+        ("lat_p999_us", &mut o.lat_p999_us),
+        ("lat_max_us", &mut o.lat_max_us),
     ] {
         c.range(&format!("io.{name}"), v, US);
     }
@@ -194,30 +267,47 @@ fn io(c: &mut Checker, p: &Profile) {
 
 /// Raw curves and clock timings: `hwcal analyze` recomputes every figure
 /// from them, so an absurd raw number would come back as an absurd figure.
-fn raw(c: &mut Checker, p: &Profile) {
-    for curve in &p.raw {
-        for (i, pt) in curve.points.iter().enumerate() {
+/// In latency curves every x (a working-set size, a page or chain count)
+/// is ≥ 0 and every y is a latency, ≥ 0 and under a second; any other raw
+/// number is bounded in magnitude.
+fn raw(c: &mut Checker, p: &mut Profile) {
+    const ANY: (f64, f64) = (-RAW_ABS, RAW_ABS);
+    for curve in &mut p.raw {
+        let latency = NS_CURVES.contains(&curve.id.as_str()) || curve.y_label.starts_with("ns per");
+        let ybounds = if latency { NS } else { ANY };
+        // Latency curves are over sizes or counts; others may have signed x
+        // (the line-size curves walk backwards: `cache.line.*.bwd` at -d).
+        let sizes = NS_CURVES.contains(&curve.id.as_str());
+        let xbounds = if sizes { (0.0, RAW_ABS) } else { ANY };
+        for (i, pt) in curve.points.iter_mut().enumerate() {
             let at = format!("raw[{}].points[{i}]", curve.id);
-            c.raw(&format!("{at}.x"), pt.x);
-            c.raw(&format!("{at}.y"), pt.y);
-            if let Some(s) = pt.samples.iter().find(|s| !s.is_nan() && s.abs() > RAW_ABS) {
-                c.raw(&format!("{at}.samples"), *s);
-            }
-            if let Some(m) = pt
-                .mhz
-                .iter()
-                .find(|m| !m.is_nan() && !(MHZ.0..=MHZ.1).contains(*m))
-            {
-                c.range(&format!("{at}.mhz"), *m, MHZ);
-            }
+            c.raw(&format!("{at}.x"), &mut pt.x, xbounds);
+            c.raw(&format!("{at}.y"), &mut pt.y, ybounds);
+            c.raw_many(&format!("{at}.samples"), &mut pt.samples, ybounds);
+            c.raw_many(&format!("{at}.mhz"), &mut pt.mhz, MHZ);
         }
     }
-    if let Some(k) = &p.raw_clock {
-        c.opt("raw_clock.tsc_mhz", k.tsc_mhz, MHZ);
-        for (b, batch) in k.batches.iter().enumerate() {
-            let all = batch.expr_ns.iter().flatten().chain(&batch.chain_n_ns);
-            if let Some(v) = all.copied().find(|v| !v.is_nan() && !(0.0..=RAW_ABS).contains(v)) {
-                c.range(&format!("raw_clock.batches[{b}]"), v, (0.0, RAW_ABS));
+    if let Some(k) = &mut p.raw_clock {
+        c.opt("raw_clock.tsc_mhz", &mut k.tsc_mhz, MHZ);
+        for (b, batch) in k.batches.iter_mut().enumerate() {
+            let mut all: Vec<&mut f64> = batch
+                .expr_ns
+                .iter_mut()
+                .flatten()
+                .chain(&mut batch.chain_n_ns)
+                .collect();
+            let what = format!("raw_clock.batches[{b}]");
+            let mut reported = false;
+            for v in all.iter_mut() {
+                if !v.is_nan() && !(0.0..=RAW_ABS).contains(&**v) {
+                    if !reported {
+                        c.problems.push(format!("{what} = {v} is outside [0, {RAW_ABS}]"));
+                        reported = true;
+                    }
+                    if c.fix {
+                        **v = f64::NAN;
+                    }
+                }
             }
         }
     }
@@ -280,5 +370,42 @@ mod tests {
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(got[0].contains("points[1].samples"), "{got:?}");
         assert!(got[1].contains("points[1].mhz"), "{got:?}");
+    }
+
+    #[test]
+    fn raw_curves_are_held_to_physical_bounds() {
+        let mut p = full_profile(0);
+        let lat = p.raw.iter_mut().find(|c| c.id == "cache.latency").unwrap();
+        lat.points[0].x = -4096.0;
+        lat.points[1].y = 1e14;
+        lat.points[2].samples = vec![2.0, -1.0, -2.0];
+        let got = implausible(&p);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].contains("points[0].x = -4096"), "{got:?}");
+        assert!(got[1].contains("points[1].y = 100000000000000"), "{got:?}");
+        assert!(got[2].contains("points[2].samples = -1"), "{got:?}");
+    }
+
+    #[test]
+    fn scrub_leaves_out_and_notes_what_is_implausible() {
+        let mut p = full_profile(2);
+        p.caches.as_mut().unwrap()[0].miss_latency_ns = Some(-0.42);
+        p.memory.as_mut().unwrap().latency_ns = -1.0;
+        let notes = p.notes.len();
+        let got = scrub(&mut p);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(p.caches.as_ref().unwrap()[0].miss_latency_ns, None);
+        assert!(p.memory.as_ref().unwrap().latency_ns.is_nan());
+        assert_eq!(p.notes.len(), notes + 2);
+        assert!(
+            p.notes.last().unwrap().contains("memory.latency_ns = -1"),
+            "{:?}",
+            p.notes
+        );
+        assert!(implausible(&p).is_empty(), "{:?}", implausible(&p));
+        // A plausible profile is left exactly as it was.
+        let mut q = full_profile(1);
+        assert!(scrub(&mut q).is_empty());
+        assert_eq!(q, full_profile(1));
     }
 }

@@ -45,6 +45,7 @@ pub fn full_profile(variant: u32) -> Profile {
             nominal(2, "Unified", 2 << 20),
             nominal(3, "Unified", 105 << 20),
         ],
+        nominal_tlbs: vec![],
     });
     p.harness = Some(HarnessInfo {
         timer: "tsc".into(),
@@ -90,6 +91,7 @@ pub fn full_profile(variant: u32) -> Profile {
                     nominal_size_bytes: Some([48 << 10, 2 << 20, 105 << 20][i]),
                     nominal_line_bytes: Some(64),
                     verdict: if i == 2 { Verdict::Noisy } else { Verdict::Ok },
+                    ..Default::default()
                 }
             })
             .collect(),
@@ -111,6 +113,7 @@ pub fn full_profile(variant: u32) -> Profile {
             })
             .collect(),
         verdict: Verdict::Ok,
+        ..Default::default()
     });
     p.tlbs = Some(vec![
         TlbLevel {
@@ -120,6 +123,7 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 3.0 * f,
             miss_latency_cycles: cy(3.0 * f),
             verdict: Verdict::Ok,
+            ..Default::default()
         },
         TlbLevel {
             level: 2,
@@ -128,6 +132,7 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 20.0 * f,
             miss_latency_cycles: cy(20.0 * f),
             verdict: Verdict::Ok,
+            ..Default::default()
         },
         TlbLevel {
             level: 1,
@@ -136,6 +141,7 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 3.5 * f,
             miss_latency_cycles: cy(3.5 * f),
             verdict: Verdict::Ok,
+            ..Default::default()
         },
     ]);
     p.mem = Some(MemResult {

@@ -67,10 +67,46 @@ impl Buffer {
         // Touch every page (writes, so each page is really allocated and not
         // the shared zero page).
         for off in (0..b.len).step_by(SMALL_PAGE) {
-            // SAFETY: off < len and [ptr, ptr+len) is a live writable mapping.
-            unsafe { b.ptr.add(off).write_volatile(0) };
+            b.touch(off);
         }
         Ok(b)
+    }
+
+    /// A 4 KiB-page buffer whose pages are faulted in a random order, so
+    /// that neighbouring virtual pages get frames that are not neighbours.
+    ///
+    /// Why: the kernel hands out frames for successive page faults mostly
+    /// in physical order, so a buffer touched front to back is largely
+    /// physically contiguous. AMD's L2 DTLB (PTE coalescing, Zen 2 on) and
+    /// Arm's contiguous-bit TLBs merge aligned runs of contiguous 4 KiB
+    /// translations into one entry, and a TLB probe over such a buffer
+    /// would read several times the real number of entries. Faulting in a
+    /// shuffled order breaks the runs.
+    pub fn new_scattered(len: usize, seed: u64) -> Result<Buffer, ProbeError> {
+        if len == 0 {
+            return Err(ProbeError::InvalidInput("buffer size must be > 0".into()));
+        }
+        let len = len.div_ceil(SMALL_PAGE) * SMALL_PAGE;
+        let b = Self::map_anon(len, &Backing::Small)?;
+        let mut rng = crate::chase::Rng::new(seed);
+        let mut pages: Vec<usize> = (0..len / SMALL_PAGE).collect();
+        for i in (1..pages.len()).rev() {
+            pages.swap(i, rng.below(i + 1));
+        }
+        for p in pages {
+            b.touch(p * SMALL_PAGE);
+        }
+        Ok(b)
+    }
+
+    /// Write one byte at `off` (< len) so its page is really allocated.
+    fn touch(&self, off: usize) {
+        debug_assert!(off < self.len);
+        if off < self.len {
+            // SAFETY: off < len and [ptr, ptr+len) is a live writable mapping
+            // owned by this buffer.
+            unsafe { self.ptr.add(off).write_volatile(0) };
+        }
     }
 
     fn map_anon(len: usize, backing: &Backing) -> Result<Buffer, ProbeError> {

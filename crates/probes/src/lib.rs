@@ -14,6 +14,7 @@ pub mod io;
 pub mod mem;
 pub mod numa;
 pub mod sysinfo;
+pub mod target;
 pub mod tlb;
 
 /// Errors a probe can report.

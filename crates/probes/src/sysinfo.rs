@@ -1,7 +1,7 @@
 //! What the machine says about itself: /proc, sysfs and CPUID. Nothing here
 //! is measured; hwcal shows these nominal figures beside the measured ones.
 
-use hwcal_model::{MachineInfo, NominalCache, NumaNode};
+use hwcal_model::{MachineInfo, NominalCache, NominalTlb, NumaNode};
 use std::fs;
 use std::path::Path;
 
@@ -249,9 +249,147 @@ pub fn machine_info() -> MachineInfo {
         memory_total_bytes: meminfo_kb(&meminfo, "MemTotal").unwrap_or(0) * 1024,
         memory_available_bytes: meminfo_kb(&meminfo, "MemAvailable").unwrap_or(0) * 1024,
         invariant_tsc: hwcal_harness::timer::invariant_tsc(),
+        nominal_tlbs: nominal_tlbs(
+            field("vendor_id").as_deref().unwrap_or(""),
+            field("cpu family").and_then(|v| v.parse().ok()),
+            field("model").and_then(|v| v.parse().ok()),
+        ),
         cpu_flags: flags,
         nominal_caches: caches,
     }
+}
+
+/// Data TLBs from CPUID, corrected by [`TLB_TABLE`] where a core is known
+/// to understate. Empty off x86 or where the hypervisor zeroes the leaves.
+pub fn nominal_tlbs(vendor: &str, family: Option<u32>, model: Option<u32>) -> Vec<NominalTlb> {
+    let mut v = cpuid_tlbs(vendor);
+    apply_tlb_table(&mut v, vendor, family, model);
+    v
+}
+
+/// A core whose CPUID understates one of its TLBs.
+struct TlbFix {
+    vendor: &'static str,
+    family: u32,
+    models: &'static [u32],
+    level: u32,
+    page_bytes: u64,
+    /// What CPUID reports...
+    reported: u64,
+    /// ...and what the vendor documents.
+    documented: u64,
+}
+
+/// Golden Cove and Raptor Cove (Sapphire/Emerald Rapids, Alder/Raptor
+/// Lake P-cores) report a 64-entry L1 load DTLB for 4 KiB pages; Intel's
+/// optimisation manual gives 96.
+const TLB_TABLE: &[TlbFix] = &[TlbFix {
+    vendor: "GenuineIntel",
+    family: 6,
+    models: &[143, 207, 151, 154, 183, 186, 191],
+    level: 1,
+    page_bytes: 4096,
+    reported: 64,
+    documented: 96,
+}];
+
+fn apply_tlb_table(v: &mut [NominalTlb], vendor: &str, family: Option<u32>, model: Option<u32>) {
+    for f in TLB_TABLE {
+        if vendor != f.vendor || family != Some(f.family) || !model.is_some_and(|m| f.models.contains(&m)) {
+            continue;
+        }
+        for t in v.iter_mut() {
+            if t.level == f.level && t.page_bytes == f.page_bytes && t.entries == f.reported {
+                t.entries = f.documented;
+                t.source = "table".into();
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn cpuid_tlbs(vendor: &str) -> Vec<NominalTlb> {
+    let mut out = Vec::new();
+    let tlb = |level: u32, page: u64, entries: u64, ways: Option<u64>| NominalTlb {
+        level,
+        page_bytes: page,
+        entries,
+        ways,
+        source: "cpuid".into(),
+    };
+    if vendor == "AuthenticAMD" || vendor == "HygonGenuine" {
+        let (max_ext, ..) = cpuid(0x8000_0000, 0);
+        if max_ext >= 0x8000_0005 {
+            // L1: EBX for 4 KiB pages, EAX for 2 MiB; bits 23:16 entries,
+            // 31:24 associativity (0xff fully associative).
+            let (eax, ebx, ..) = cpuid(0x8000_0005, 0);
+            for (reg, page) in [(ebx, 4096u64), (eax, 2 << 20)] {
+                let entries = ((reg >> 16) & 0xff) as u64;
+                let assoc = (reg >> 24) & 0xff;
+                if entries > 0 {
+                    out.push(tlb(1, page, entries, (assoc != 0xff).then_some(assoc as u64)));
+                }
+            }
+        }
+        if max_ext >= 0x8000_0006 {
+            // L2: bits 27:16 entries, 31:28 an associativity code.
+            let (eax, ebx, ..) = cpuid(0x8000_0006, 0);
+            for (reg, page) in [(ebx, 4096u64), (eax, 2 << 20)] {
+                let entries = ((reg >> 16) & 0xfff) as u64;
+                if entries > 0 {
+                    out.push(tlb(2, page, entries, amd_l2_ways((reg >> 28) & 0xf)));
+                }
+            }
+        }
+    } else {
+        let (max_leaf, ..) = cpuid(0, 0);
+        if max_leaf >= 0x18 {
+            let (max_sub, ..) = cpuid(0x18, 0);
+            for sub in 0..=max_sub.min(32) {
+                let (_, ebx, ecx, edx) = cpuid(0x18, sub);
+                let ty = edx & 0x1f;
+                // 1 data, 3 unified, 4 load-only.
+                if !matches!(ty, 1 | 3 | 4) {
+                    continue;
+                }
+                let level = (edx >> 5) & 7;
+                let ways = ((ebx >> 16) & 0xffff) as u64;
+                let entries = ways * ecx as u64;
+                let full = (edx >> 8) & 1 == 1;
+                for (bit, page) in [(0, 4096u64), (1, 2 << 20), (3, 1 << 30)] {
+                    if entries > 0 && (ebx >> bit) & 1 == 1 {
+                        out.push(tlb(level, page, entries, (!full).then_some(ways)));
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|t| (t.page_bytes, t.level));
+    out.dedup_by_key(|t| (t.page_bytes, t.level));
+    out
+}
+
+/// AMD's 4-bit L2 associativity code (CPUID 0x8000_0006).
+#[cfg(target_arch = "x86_64")]
+fn amd_l2_ways(code: u32) -> Option<u64> {
+    match code {
+        1 => Some(1),
+        2 => Some(2),
+        4 => Some(4),
+        6 => Some(8),
+        8 => Some(16),
+        0xa => Some(32),
+        0xb => Some(48),
+        0xc => Some(64),
+        0xd => Some(96),
+        0xe => Some(128),
+        _ => None,
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cpuid_tlbs(_vendor: &str) -> Vec<NominalTlb> {
+    Vec::new()
 }
 
 /// CPUID leaf-4 caches, for cross-checking sysfs (empty off x86).
@@ -262,6 +400,23 @@ pub fn nominal_caches_cpuid() -> Vec<NominalCache> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn golden_cove_dtlb_is_corrected() {
+        let mut v = vec![NominalTlb {
+            level: 1,
+            page_bytes: 4096,
+            entries: 64,
+            ways: Some(4),
+            source: "cpuid".into(),
+        }];
+        apply_tlb_table(&mut v, "GenuineIntel", Some(6), Some(207));
+        assert_eq!((v[0].entries, v[0].source.as_str()), (96, "table"));
+        let mut z = v.clone();
+        z[0].entries = 64;
+        apply_tlb_table(&mut z, "AuthenticAMD", Some(25), Some(1));
+        assert_eq!(z[0].entries, 64);
+    }
 
     #[test]
     fn parsers() {

@@ -11,6 +11,14 @@
 //! line index within page j is `(j + j/32) mod 64`: for the first 2048
 //! pages every (4 KiB page slot mod 32, line) pair, i.e. every L2 set of a
 //! 2048-set cache, is used once, and consecutive pages use different L1 sets.
+//!
+//! Two baselines. Where the TLB really sees 2 MiB pages, the same lines in a
+//! huge-page buffer (the note's own comparison). Everywhere, the *dense*
+//! baseline of lmbench's `tlb` and the Chips and Cheese TLB test: the same
+//! number of lines packed side by side, so n lines live in n/64 pages and
+//! stay within the L1 DTLB's reach up to 64 × 64 = 4096 lines. Both chases
+//! hold n lines spread evenly over the L1 sets, so they sit in the same
+//! cache level at every n the first two TLB levels care about.
 
 use crate::buffer::{Buffer, HUGE_PAGE, SMALL_PAGE};
 use crate::cache::{link_seq, shuffled, time_chain, to_point, LOADS_PER_ITER};
@@ -37,6 +45,16 @@ pub fn slot_offset(j: usize, page_bytes: usize) -> usize {
     }
 }
 
+/// Where the touched lines lie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One line per page, at [`slot_offset`] (the test, and the huge-page
+    /// baseline).
+    Spread,
+    /// n lines packed into n × 64 bytes (the dense baseline).
+    Dense,
+}
+
 /// Measures one chase per page count in one buffer (relinked per point).
 pub struct PageBench {
     buf: Buffer,
@@ -45,6 +63,7 @@ pub struct PageBench {
     map: Vec<usize>,
     /// Distance between touched pages: 4 KiB or 2 MiB.
     stride: usize,
+    layout: Layout,
     rng: Rng,
     pub policy: Policy,
 }
@@ -57,9 +76,28 @@ impl PageBench {
             buf,
             map,
             stride,
+            layout: Layout::Spread,
             rng: Rng::new(seed),
             policy: crate::cache::latency_policy(),
         }
+    }
+
+    /// The dense baseline: `buf` must hold `max_pages * 64` bytes; point(n)
+    /// chases n lines packed side by side, in random order.
+    pub fn dense(buf: Buffer, seed: u64) -> Self {
+        let lines = buf.len() / 64;
+        PageBench {
+            buf,
+            map: (0..lines).collect(),
+            stride: 64,
+            layout: Layout::Dense,
+            rng: Rng::new(seed),
+            policy: crate::cache::latency_policy(),
+        }
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
     }
 
     pub fn buffer(&self) -> &Buffer {
@@ -90,15 +128,18 @@ impl PageBench {
         let perm = shuffled(pages, &mut self.rng);
         let stride = self.stride;
         let map = &self.map;
-        // Logical page j keeps its line pattern (slot_offset) but lives in
-        // physical page map[j].
-        let start = link_seq(
-            &self.buf,
-            perm.iter().map(|&j| {
-                let j = j as usize;
-                slot_offset(j, stride) - j * stride + map[j] * stride
-            }),
-        )?;
+        let start = match self.layout {
+            // Logical page j keeps its line pattern (slot_offset) but lives
+            // in physical page map[j].
+            Layout::Spread => link_seq(
+                &self.buf,
+                perm.iter().map(|&j| {
+                    let j = j as usize;
+                    slot_offset(j, stride) - j * stride + map[j] * stride
+                }),
+            )?,
+            Layout::Dense => link_seq(&self.buf, perm.iter().map(|&j| j as usize * 64))?,
+        };
         // Several walks of warm-up: the TLBs and the page-walk caches must
         // reach their steady state, not only the data caches.
         // SAFETY: `start` is a slot of the chain just linked in `self.buf`.
@@ -142,5 +183,49 @@ mod tests {
         assert!(b.point(64).unwrap().y > 0.0);
         assert!(b.point(65).is_err());
         assert!(b.point(0).is_err());
+    }
+
+    #[test]
+    fn dense_baseline_packs_lines() {
+        let buf = Buffer::new(4096, Backing::Small).unwrap();
+        let mut b = PageBench::dense(buf, 2);
+        b.policy.max_samples = 5;
+        b.policy.enough_ns = Some(20_000.0);
+        assert_eq!(b.max_pages(), 64);
+        assert_eq!(b.layout(), Layout::Dense);
+        assert!(b.point(64).unwrap().y > 0.0);
+        assert!(b.point(65).is_err());
+    }
+
+    /// Frames of a scattered buffer are not in virtual order (readable
+    /// only as root: unprivileged pagemap reads give zero frame numbers,
+    /// and then there is nothing to check).
+    #[test]
+    fn scattered_buffer_breaks_contiguous_runs() {
+        use std::io::{Read, Seek, SeekFrom};
+        let n = 512;
+        let b = Buffer::new_scattered(n * 4096, 7).unwrap();
+        let Ok(mut f) = std::fs::File::open("/proc/self/pagemap") else {
+            return;
+        };
+        let mut pfn = Vec::new();
+        for k in 0..n {
+            let va = b.as_ptr() as u64 + (k * 4096) as u64;
+            let mut e = [0u8; 8];
+            if f.seek(SeekFrom::Start(va / 4096 * 8)).is_err() || f.read_exact(&mut e).is_err() {
+                return;
+            }
+            let v = u64::from_le_bytes(e);
+            pfn.push(v & ((1 << 55) - 1));
+        }
+        if pfn.iter().all(|&p| p == 0) {
+            eprintln!("pagemap gives no frame numbers (not root): nothing to check");
+            return;
+        }
+        let adjacent = pfn.windows(2).filter(|w| w[1] == w[0] + 1).count();
+        assert!(
+            adjacent < n / 8,
+            "{adjacent} of {n} neighbouring pages are physically adjacent"
+        );
     }
 }

@@ -18,8 +18,16 @@ use std::fmt::Write;
 /// One output file: path (or name) and contents.
 pub type File = (String, String);
 
+/// Text for inside a single-quoted gnuplot string: quotes doubled, and no
+/// control character (a newline would end the string and the line, and
+/// what followed would run as a command; the caller validates prefixes,
+/// this keeps a script inert whatever it is given).
 fn gp_quote(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('\'', "''")
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace('\'', "''")
 }
 
 fn fmt_opt(v: Option<f64>) -> String {
@@ -30,7 +38,7 @@ fn fmt_opt(v: Option<f64>) -> String {
 fn gp_head(prefix: &str, what: &str, title: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# hwcal: {title}");
-    let _ = writeln!(s, "# Render with: gnuplot {}.{what}.gp", prefix);
+    let _ = writeln!(s, "# Render with: gnuplot {}.{what}.gp", gp_quote(prefix));
     let _ = writeln!(s, "set terminal svg size 900,560 dynamic enhanced");
     let _ = writeln!(s, "set output '{}.{what}.svg'", gp_quote(prefix));
     let _ = writeln!(s, "set title '{}'", gp_quote(title));
@@ -358,6 +366,14 @@ mod tests {
         assert!(f[0].1.contains("4096\t4.000\t2.0000\t5.0000"));
         assert!(f[1].1.contains("set output 'out/m''s.cache-miss-latency.svg'"));
         assert!(f[1].1.contains("L1 48 KiB"));
+        // A newline in the prefix cannot start a command line of its own.
+        let f = gnuplot_files(&p, "x\nsystem('touch pwned')\n#");
+        for (name, text) in f.iter().filter(|(n, _)| n.ends_with(".gp")) {
+            assert!(
+                !text.lines().any(|l| l.trim_start().starts_with("system")),
+                "{name}: {text}"
+            );
+        }
         let svgs = svg_plots(&p);
         assert_eq!(svgs[0].0, "cache-latency.svg");
         assert!(svgs[0].1.contains("<svg"));

@@ -8,6 +8,7 @@ use hwcal_model::Profile;
 pub mod calibrator;
 pub mod compare;
 pub mod html;
+pub mod sanitize;
 pub mod svg;
 pub mod text;
 pub mod xgraph;
@@ -36,7 +37,7 @@ impl Exporter for JsonExporter {
         "json"
     }
     fn export(&self, profile: &Profile) -> Result<Vec<u8>, ReportError> {
-        let mut v = serde_json::to_vec_pretty(profile)?;
+        let mut v = sanitize::json_inert(serde_json::to_vec_pretty(profile)?);
         v.push(b'\n');
         Ok(v)
     }
@@ -75,16 +76,72 @@ pub fn format_utc(unix: u64) -> String {
     )
 }
 
+/// The most bytes a profile file may have (`db import`, `analyze`, `report
+/// FILE`): far above any profile hwcal writes (a few MB with every raw
+/// curve), far below what would exhaust memory.
+pub const MAX_PROFILE_BYTES: u64 = 64 << 20;
+
+/// Read a profile file: a regular file of at most [`MAX_PROFILE_BYTES`]
+/// (a device such as `/dev/urandom`, a FIFO or a larger file is refused
+/// before or while reading, never read to the end).
+pub fn read_profile_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let md = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if md.is_dir() {
+        return Err("is a directory, not a profile file".into());
+    }
+    if !md.is_file() {
+        return Err("not a regular file (a device, FIFO or socket); give a JSON profile file".into());
+    }
+    if md.len() > MAX_PROFILE_BYTES {
+        return Err(format!(
+            "{} bytes, more than the {} MiB a profile may have",
+            md.len(),
+            MAX_PROFILE_BYTES >> 20
+        ));
+    }
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    f.take(MAX_PROFILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_PROFILE_BYTES {
+        return Err(format!(
+            "more than the {} MiB a profile may have",
+            MAX_PROFILE_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Parse a profile from JSON bytes, checking the schema version.
 pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
     let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    match v.get("schema_version").and_then(|s| s.as_u64()) {
-        Some(n) if n == hwcal_model::SCHEMA_VERSION as u64 => {}
-        Some(n) => {
+    let version = v.get("schema_version");
+    match version.map(|s| (s, s.as_u64())) {
+        Some((_, Some(n))) if n == hwcal_model::SCHEMA_VERSION as u64 => {}
+        Some((_, Some(n))) => {
             return Err(format!(
                 "schema_version {n} is not supported (this hwcal reads {})",
                 hwcal_model::SCHEMA_VERSION
             ))
+        }
+        Some((s, None)) => {
+            let kind = match s {
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "not a whole number",
+                serde_json::Value::Null => "null",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "not a number",
+            };
+            let shown = sanitize::inert_line(&s.to_string())
+                .chars()
+                .take(40)
+                .collect::<String>();
+            return Err(format!(
+                "schema_version {shown} is {kind}; expected the number {}",
+                hwcal_model::SCHEMA_VERSION
+            ));
         }
         None => return Err("not an hwcal profile: no schema_version".into()),
     }
@@ -108,6 +165,48 @@ pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schema_version_of_the_wrong_type_is_named() {
+        let e = parse_profile(b"{\"schema_version\": \"1\"}").unwrap_err();
+        assert!(e.contains("is a string"), "{e}");
+        let e = parse_profile(b"{\"schema_version\": 1.5}").unwrap_err();
+        assert!(e.contains("not a whole number"), "{e}");
+        let e = parse_profile(b"{\"schema_version\": null}").unwrap_err();
+        assert!(e.contains("null"), "{e}");
+    }
+
+    #[test]
+    fn a_scrubbed_profile_reads_back() {
+        let mut p = hwcal_model::sample::full_profile(3);
+        p.caches.as_mut().unwrap()[0].miss_latency_ns = Some(-0.42);
+        p.caches.as_mut().unwrap()[1].latency_ns = -2.0;
+        p.raw[0].points[1].samples[0] = 1e14;
+        assert!(parse_profile(&JsonExporter.export(&p).unwrap()).is_err());
+        assert_eq!(hwcal_model::plausible::scrub(&mut p).len(), 3);
+        let back = parse_profile(&JsonExporter.export(&p).unwrap()).expect("reads back");
+        assert!(back.caches.as_ref().unwrap()[1].latency_ns.is_nan());
+        assert!(back.raw[0].points[1].samples[0].is_nan());
+    }
+
+    #[test]
+    fn profile_files_are_capped_and_must_be_regular() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(read_profile_file(dir.path()).unwrap_err().contains("directory"));
+        let urandom = std::path::Path::new("/dev/urandom");
+        if urandom.exists() {
+            assert!(read_profile_file(urandom)
+                .unwrap_err()
+                .contains("not a regular file"));
+        }
+        let big = dir.path().join("big.json");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_PROFILE_BYTES + 1).unwrap();
+        assert!(read_profile_file(&big).unwrap_err().contains("MiB"));
+        let ok = dir.path().join("ok.json");
+        std::fs::write(&ok, b"{}").unwrap();
+        assert_eq!(read_profile_file(&ok).unwrap(), b"{}");
+    }
 
     #[test]
     fn json_roundtrip_and_schema_check() {

@@ -292,18 +292,41 @@ pub fn tlbs(t: &[TlbLevel]) -> String {
     for l in t {
         let _ = writeln!(
             s,
-            "  {:>5}  {:>7}  {:>9}  {}{}",
+            "  {:>5}  {:>7}  {:>9}  {}{}{}",
             l.level,
             l.entries,
             human_bytes(l.page_bytes),
             ns_cy(l.miss_latency_ns, l.miss_latency_cycles),
-            noisy_mark(l.verdict)
+            noisy_mark(l.verdict),
+            tlb_details(l)
         );
     }
     if t.is_empty() {
         let _ = writeln!(s, "  (no TLB level detected)");
     }
     s
+}
+
+/// The step's width, the nominal size and the baseline, where recorded
+/// (empty for older profiles, so their text is unchanged).
+fn tlb_details(l: &TlbLevel) -> String {
+    let mut parts = Vec::new();
+    if let (Some(lo), Some(hi)) = (l.entries_low, l.entries_high) {
+        parts.push(format!("step {lo}–{hi}"));
+    }
+    if let Some(n) = l.nominal_entries {
+        parts.push(format!("nominal {n}"));
+    }
+    match l.baseline.as_deref() {
+        Some("dense") => parts.push("vs dense lines".into()),
+        Some("huge_pages") => parts.push("vs huge pages".into()),
+        _ => {}
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("  ({})", parts.join("; "))
+    }
 }
 
 /// The PS3 note's comparison: the same page walk in 4 KiB and huge pages.

@@ -8,7 +8,7 @@ use anyhow::Result;
 pub fn run(a: AnalyzeArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
     crate::cmd::plots::check(&a.plots)?;
-    let bytes = std::fs::read(&a.file)
+    let bytes = hwcal_report::read_profile_file(&a.file)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut p = hwcal_report::parse_profile(&bytes)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;

@@ -8,7 +8,7 @@
 //! chases, each sized from what the curve showed.
 
 use crate::cli::CacheArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{check_db, check_dest, command_line, emit, now_unix, pin, save_if_requested, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
 use hwcal_analysis::cache as an;
@@ -26,6 +26,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
         let raw = measure(max, &ctx.machine, &ctx.progress, ctx.pinned_cpu)?;
         p.raw.retain(|c| !c.id.starts_with("cache."));
         p.raw.extend(raw);
+        ensure_tlb_curves(p, &ctx.progress, ctx.pinned_cpu)?;
         apply(p);
         Ok(())
     },
@@ -385,6 +386,28 @@ fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) -> RawCurve {
     )
 }
 
+/// Page counts the TLB correction needs: past 8192 pages (32 MiB) a random
+/// chase misses every TLB level of today's cores on nearly every load, and
+/// the model extrapolates from the levels found.
+const TLB_PAGES_FOR_CACHE: u64 = 8192;
+
+/// Where the chase buffer was 4 KiB pages to the TLB and the profile has no
+/// TLB curves yet (`hwcal cache` alone, or `run --skip tlb`), measure them:
+/// the analysis removes the TLB's share from the cache curve with them.
+fn ensure_tlb_curves(p: &mut Profile, progress: &Progress, cpu: Option<usize>) -> Result<()> {
+    let huge_seen = p
+        .raw_curve(an::HUGE)
+        .is_some_and(|c| !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5));
+    let has_tlb = p.raw_curve(hwcal_analysis::tlb::SMALL).is_some();
+    if huge_seen || has_tlb {
+        return Ok(());
+    }
+    progress.say("cache: the TLB sees 4 KiB pages; measuring its levels to correct for them");
+    let raw = crate::cmd::tlb::measure(TLB_PAGES_FOR_CACHE, 0, progress, cpu)?;
+    p.raw.extend(raw);
+    Ok(())
+}
+
 /// Recompute the cache sections of a profile from its raw curves.
 pub fn apply(p: &mut Profile) -> bool {
     let Some(a) = an::analyze(p) else { return false };
@@ -423,6 +446,7 @@ pub fn run(a: CacheArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
     let max = a.max_size.as_deref().map(parse_max_size).transpose()?;
     crate::cmd::plots::check(&a.plots)?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let machine = hwcal_probes::sysinfo::machine_info();
@@ -431,7 +455,9 @@ pub fn run(a: CacheArgs) -> Result<()> {
     let max = max.unwrap_or_else(|| default_max_size(&machine));
     p.machine = Some(machine.clone());
     p.raw = measure(max, &machine, &progress, cpu)?;
+    ensure_tlb_curves(&mut p, &progress, cpu)?;
     apply(&mut p);
     crate::cmd::plots::write(&p, &a.plots)?;
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save).map(drop)
 }

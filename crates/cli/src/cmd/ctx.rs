@@ -2,7 +2,9 @@
 //! and pipes (seed 001), with lat_ctx's options and output format.
 
 use crate::cli::{CtxArgs, CtxCpus};
-use crate::common::{check_dest, command_line, now_unix, write_output, Progress};
+use crate::common::{
+    check_db, check_dest, command_line, now_unix, save_if_requested, write_output, Progress,
+};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
 use hwcal_analysis::ctx::Samples;
@@ -167,6 +169,7 @@ fn check_limits(plan: &CtxPlan, sizes: &[u64]) -> Result<()> {
 
 pub fn run(a: CtxArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let placement = placement(&a)?;
     let plan = CtxPlan {
@@ -207,8 +210,8 @@ pub fn run(a: CtxArgs) -> Result<()> {
         write_output("-", text.as_bytes())?;
     }
     if let Some(dest) = json {
-        let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &p)?;
+        let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &crate::common::checked(&p))?;
         write_output(dest, &bytes)?;
     }
-    Ok(())
+    save_if_requested(&p, a.common.save).map(drop)
 }

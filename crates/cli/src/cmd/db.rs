@@ -3,10 +3,13 @@
 //! export and import profiles, remove runs.
 
 use crate::cli::{DbArgs, DbCommand};
-use crate::common::{check_dest, db_path, open_db, write_output, UsageError};
+use crate::common::{
+    check_dest, db_path, open_db, open_db_existing, open_db_if_exists, write_output, UsageError,
+};
 use anyhow::{Context, Result};
 use hwcal_db::{Db, DbError, Origin};
 use hwcal_model::Profile;
+use hwcal_report::sanitize::{inert_line, inert_profile};
 use hwcal_report::{compare, format_utc, text, Exporter, JsonExporter};
 
 pub fn run(a: DbArgs) -> Result<()> {
@@ -15,6 +18,7 @@ pub fn run(a: DbArgs) -> Result<()> {
         DbCommand::Show { id } => {
             let (db, id) = open_with(&id)?;
             let p = get(&db, id)?;
+            let p = inert_profile(&p);
             crate::out!("{}{}", header(&db, id, &p)?, text::summary(&p));
             Ok(())
         }
@@ -22,6 +26,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             let (db, ia) = open_with(&a)?;
             let ib = parse_id(&db, &b)?;
             let (pa, pb) = (get(&db, ia)?, get(&db, ib)?);
+            let (pa, pb) = (inert_profile(&pa), inert_profile(&pb));
             let c = compare::compare(&pa, &pb);
             crate::out!(
                 "{}",
@@ -37,7 +42,7 @@ pub fn run(a: DbArgs) -> Result<()> {
         }
         DbCommand::Import { file } => {
             let bad = |e: String| anyhow::Error::new(UsageError(format!("{}: {e}", file.display())));
-            let bytes = std::fs::read(&file).map_err(|e| bad(e.to_string()))?;
+            let bytes = hwcal_report::read_profile_file(&file).map_err(bad)?;
             let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
             let mut db = open_db()?;
             if let Some(id) = db.find_identical(&p)? {
@@ -53,7 +58,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             crate::outln!(
                 "imported {} as run {id} ({})",
                 file.display(),
-                compare::machine_label(&p)
+                compare::machine_label(&inert_profile(&p))
             );
             Ok(())
         }
@@ -138,18 +143,17 @@ pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
 
 /// Open the database and resolve an id in it.
 fn open_with(id: &str) -> Result<(Db, i64)> {
-    let db = open_db()?;
+    let db = open_db_existing()?;
     let id = parse_id(&db, id)?;
     Ok((db, id))
 }
 
 fn list() -> Result<()> {
     let path = db_path()?;
-    if !path.exists() {
+    let Some(db) = open_db_if_exists()? else {
         crate::outln!("no runs stored yet ({} does not exist)", path.display());
         return Ok(());
-    }
-    let db = open_db()?;
+    };
     let rows = db.list()?;
     if rows.is_empty() {
         crate::outln!("no runs stored in {}", path.display());
@@ -181,15 +185,15 @@ fn list() -> Result<()> {
             "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  {}",
             r.id,
             format_utc(r.created_unix),
-            r.origin,
-            cut(r.hostname.as_deref().unwrap_or("-"), 16),
-            cut(r.cpu_model.as_deref().unwrap_or("-").trim(), 30),
+            inert_line(&r.origin),
+            cut(&inert_line(r.hostname.as_deref().unwrap_or("-")), 16),
+            cut(inert_line(r.cpu_model.as_deref().unwrap_or("-")).trim(), 30),
             opt(r.core_mhz, 0),
             opt(r.l1_latency_ns, 2),
             opt(r.memory_latency_ns, 1),
             opt(r.read_bytes_per_sec.map(|b| b / 1e9), 2),
             opt(r.ctx_us, 2),
-            r.sections
+            inert_line(&r.sections)
         );
     }
     Ok(())

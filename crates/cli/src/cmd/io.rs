@@ -5,7 +5,9 @@
 //! the end, on error and on SIGINT/SIGTERM/SIGHUP) and builds the profile.
 
 use crate::cli::{CommonArgs, IoArgs, IoEngineArg, IoRw};
-use crate::common::{check_dest, command_line, emit, now_unix, parse_size, Progress, UsageError};
+use crate::common::{
+    check_db, check_dest, command_line, emit, now_unix, parse_size, save_if_requested, Progress, UsageError,
+};
 use crate::usage;
 use anyhow::{anyhow, Context, Result};
 use hwcal_harness::harness_info;
@@ -115,13 +117,15 @@ impl Drop for StopOnSignal {
 
 pub fn run(a: IoArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let m = measure(&a, &progress)?;
     let mut p = Profile::new(command_line(), now_unix());
     p.harness = Some(harness_info(m.pinned_cpu));
     p.io = Some(m.io);
     p.notes.extend(m.notes);
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save).map(drop)
 }
 
 /// What one I/O job measured, for `hwcal io` or a caller such as `hwcal run`.
@@ -144,6 +148,14 @@ pub fn measure(a: &IoArgs, progress: &Progress) -> Result<Measured> {
         }
         Err(e) => usage!("{}: {e}", path.display()),
     };
+    // fio's rules: no kernel pseudo files, no mounted block device, no
+    // O_DIRECT on a memory filesystem (exit 2).
+    let intent = hwcal_probes::target::Intent {
+        writes: req.pattern.writes(),
+        direct: a.direct,
+        allow_mounted_write: a.allow_mounted_write,
+    };
+    hwcal_probes::target::check(&path, intent).map_err(|e| UsageError(e.to_string()))?;
     let cpus = worker_cpus(&a.common)?;
     let signals = StopOnSignal::install()?;
     let stop = &*signals.stop;
@@ -300,7 +312,16 @@ fn existing_target(a: &IoArgs, pat: Pattern, path: &Path, md: &Metadata) -> Resu
             path.display()
         );
     }
-    TestFile::existing(path).map_err(|e| io_err(e, false))
+    let target = TestFile::existing(path).map_err(|e| io_err(e, false))?;
+    if pat.writes() {
+        // Said whatever --quiet: this overwrites data that was there.
+        let what = match hwcal_probes::target::check(path, hwcal_probes::target::Intent::default()) {
+            Ok(t) => t.describe(),
+            Err(_) => path.display().to_string(),
+        };
+        eprintln!("hwcal: io: writing into {what}: its data is overwritten (--force)");
+    }
+    Ok(target)
 }
 
 /// Bytes the job covers: --size (at most the target's size) or the whole

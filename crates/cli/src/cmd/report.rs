@@ -3,7 +3,7 @@
 
 use crate::cli::ReportArgs;
 use crate::cmd::db::{get, parse_id, run_label};
-use crate::common::{check_out, open_db, write_output, UsageError};
+use crate::common::{check_out, open_db_existing, write_output, UsageError};
 use anyhow::Result;
 use hwcal_db::Db;
 use hwcal_model::Profile;
@@ -11,6 +11,10 @@ use hwcal_report::html::{compare_report, report};
 
 pub fn run(a: ReportArgs) -> Result<()> {
     check_out("--html", Some(&a.html))?;
+    // The report must not overwrite a profile it reads.
+    for s in a.ids.iter().filter(|s| std::path::Path::new(s).is_file()) {
+        crate::common::check_outputs(&[("--html", Some(&a.html)), ("profile", Some(s))])?;
+    }
     let mut db: Option<Db> = None;
     let mut runs: Vec<(String, Profile)> = Vec::new();
     let ids = if a.ids.is_empty() {
@@ -38,18 +42,19 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
     let is_id = s == "latest" || s.starts_with("host:") || s.parse::<i64>().is_ok();
     if !is_id && std::path::Path::new(s).is_file() {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{s}: {e}")));
-        let bytes = std::fs::read(s).map_err(|e| bad(e.to_string()))?;
+        let bytes = hwcal_report::read_profile_file(std::path::Path::new(s)).map_err(bad)?;
         let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        let p = hwcal_report::sanitize::inert_profile(&p).into_owned();
         return Ok((format!("{s} ({})", hwcal_report::compare::machine_label(&p)), p));
     }
     if !is_id {
         crate::usage!("'{s}' is neither a run id (a number, `latest`, `host:NAME`) nor a profile file");
     }
     if db.is_none() {
-        *db = Some(open_db()?);
+        *db = Some(open_db_existing()?);
     }
     let db = db.as_ref().expect("opened above");
     let id = parse_id(db, s)?;
-    let p = get(db, id)?;
+    let p = hwcal_report::sanitize::inert_profile(&get(db, id)?).into_owned();
     Ok((run_label(id, &p), p))
 }

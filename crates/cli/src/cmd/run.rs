@@ -3,8 +3,7 @@
 
 use crate::cli::RunArgs;
 use crate::common::{
-    check_db, check_dest, check_out, command_line, emit, now_unix, pin, save_if_requested, write_output,
-    Progress,
+    check_db, check_outputs, command_line, emit, now_unix, pin, save_if_requested, write_output, Progress,
 };
 use crate::registry::{select, RunCtx};
 use anyhow::{Context, Result};
@@ -27,8 +26,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         }
         return Ok(());
     }
-    check_dest(a.common.json.as_deref())?;
-    check_out("--html", a.html.as_deref())?;
+    check_outputs(&[
+        ("--json", a.common.json.as_deref()),
+        ("--html", a.html.as_deref()),
+    ])?;
     let save = !a.no_save;
     check_db(save)?;
     let progress = Progress::new(a.common.quiet);
@@ -95,6 +96,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     // Store before writing any output: a stored run can always be exported
     // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
     // lost to an unwritable output file cannot.
+    hwcal_model::plausible::scrub(&mut p);
     save_if_requested(&p, save)?;
     emit(&p, a.common.json.as_deref())?;
     if let Some(dest) = &a.html {
@@ -158,6 +160,7 @@ fn run_io_job(dir: &std::path::Path, cpu: Option<usize>) -> crate::cli::IoArgs {
         threads: 1,
         time: Some(2.0),
         force: false,
+        allow_mounted_write: false,
         filename: None,
     }
 }

@@ -9,7 +9,7 @@
 //! page per 2 MiB.
 
 use crate::cli::TlbArgs;
-use crate::common::{check_dest, command_line, emit, now_unix, pin, Progress};
+use crate::common::{check_db, check_dest, command_line, emit, now_unix, pin, save_if_requested, Progress};
 use crate::registry::ProbeEntry;
 use anyhow::{Context, Result};
 use hwcal_analysis::levels::refine_boundaries;
@@ -18,7 +18,7 @@ use hwcal_harness::{clockref, harness_info, Timer};
 use hwcal_model::{Profile, RawCurve, RawPoint};
 use hwcal_probes::buffer::{Backing, Buffer, HUGE_PAGE, SMALL_PAGE};
 use hwcal_probes::cache::{huge_buffer, merge_point};
-use hwcal_probes::tlb::PageBench;
+use hwcal_probes::tlb::{Layout, PageBench};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "tlb",
@@ -67,7 +67,41 @@ fn insert(points: &mut Vec<RawPoint>, p: RawPoint) {
     points.insert(i, p);
 }
 
-/// Measure a test curve and its baseline at `pages`, `rounds` times over
+/// A test bench and the baselines measured beside it, with their points.
+/// The first baseline is the one the refinement follows.
+struct Benches {
+    bases: Vec<(PageBench, Vec<RawPoint>)>,
+}
+
+impl Benches {
+    /// Measure (or re-measure) the test and every baseline at n pages,
+    /// side by side, so all of them see the same machine state.
+    fn one(&mut self, test: &mut PageBench, pts: &mut Vec<RawPoint>, n: usize) -> Result<()> {
+        merge_into(pts, test.point(n)?);
+        for (b, bp) in self.bases.iter_mut() {
+            if n <= b.max_pages() {
+                merge_into(bp, b.point(n)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The difference test − first baseline.
+    fn difference(&self, pts: &[RawPoint]) -> Vec<an::DiffPoint> {
+        let t = curve(an::SMALL, "", pts.to_vec());
+        let b = curve(an::BASELINE, "", self.bases[0].1.clone());
+        an::difference(&t, &b)
+    }
+}
+
+fn merge_into(points: &mut Vec<RawPoint>, q: RawPoint) {
+    match points.iter_mut().find(|p| p.x == q.x) {
+        Some(p) => merge_point(p, q),
+        None => insert(points, q),
+    }
+}
+
+/// Measure a test curve and its baselines at `pages`, `rounds` times over
 /// (keeping the minimum), then refine around the steps: new page counts
 /// at 32 per octave next to each boundary, alternating with re-measuring
 /// the boundary windows later in time, until the boundaries stay put.
@@ -77,63 +111,46 @@ fn insert(points: &mut Vec<RawPoint>, p: RawPoint) {
 /// appear early; rounds spread in time see past them (noise only adds time).
 fn sweep(
     test: &mut PageBench,
-    base: &mut PageBench,
-    base_pts: &mut Vec<RawPoint>,
+    benches: &mut Benches,
     pages: &[usize],
     rounds: usize,
     budget_s: f64,
 ) -> Result<Vec<RawPoint>> {
     let t0 = std::time::Instant::now();
     let mut pts: Vec<RawPoint> = Vec::new();
-    // Measure (or re-measure) test and baseline at n pages, side by side.
-    let mut one = |n: usize, pts: &mut Vec<RawPoint>, base_pts: &mut Vec<RawPoint>| -> Result<()> {
-        let q = test.point(n)?;
-        match pts.iter_mut().find(|p| p.x == q.x) {
-            Some(p) => merge_point(p, q),
-            None => insert(pts, q),
-        }
-        let q = base.point(n)?;
-        match base_pts.iter_mut().find(|p| p.x == q.x) {
-            Some(p) => merge_point(p, q),
-            None => insert(base_pts, q),
-        }
-        Ok(())
-    };
     for r in 0..rounds {
         // Later rounds only while time allows (a busy machine is slow).
         if r > 0 && t0.elapsed().as_secs_f64() > budget_s / 2.0 {
             break;
         }
         for &n in pages {
-            one(n, &mut pts, base_pts)?;
+            benches.one(test, &mut pts, n)?;
         }
     }
     for round in 0..6 {
         if t0.elapsed().as_secs_f64() > budget_s {
             break;
         }
-        let t = curve(an::SMALL, "", pts.clone());
-        let b = curve(an::BASELINE, "", base_pts.clone());
-        let d = an::difference(&t, &b);
+        let d = benches.difference(&pts);
         let (_, pl) = an::levels(&d, 4096);
         let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
         if round % 2 == 0 {
             let new: Vec<usize> = refine_boundaries(&xs, &pl, 32.0)
                 .into_iter()
                 .map(|x| x.round() as usize)
-                .filter(|&n| !pts.iter().any(|p| p.x == n as f64))
+                .filter(|&n| n <= test.max_pages() && !pts.iter().any(|p| p.x == n as f64))
                 .collect();
             if new.is_empty() && round > 0 {
                 break;
             }
             for n in new {
-                one(n, &mut pts, base_pts)?;
+                benches.one(test, &mut pts, n)?;
             }
         } else {
             let windows: Vec<(f64, f64)> = pl
                 .iter()
                 .filter_map(|p| p.cross)
-                .map(|j| (xs[j.saturating_sub(2)], xs[j]))
+                .map(|j| (xs[j.saturating_sub(2)], xs[(j + 1).min(xs.len() - 1)]))
                 .collect();
             let redo: Vec<usize> = xs
                 .iter()
@@ -141,7 +158,7 @@ fn sweep(
                 .map(|&x| x as usize)
                 .collect();
             for n in redo {
-                one(n, &mut pts, base_pts)?;
+                benches.one(test, &mut pts, n)?;
             }
         }
     }
@@ -177,19 +194,27 @@ pub fn measure(
     clockref::warm_up(timer, 300);
     let t0 = std::time::Instant::now();
     let n = max_pages as usize;
-    let small = Buffer::new(n * SMALL_PAGE, Backing::Small).context("allocating the 4 KiB-page buffer")?;
-    let (mut baseline, base_huge) = baseline_bench(n, progress)?;
-    let fractions = [small.huge_fraction(), base_huge];
+    // Frames scattered: no run of contiguous pages a coalescing TLB could
+    // fold into one entry (see `Buffer::new_scattered`).
+    let small = Buffer::new_scattered(n * SMALL_PAGE, 0x5ca7).context("allocating the 4 KiB-page buffer")?;
+    let small_frac = small.huge_fraction();
+    let dense = PageBench::dense(
+        Buffer::new(n * 64, Backing::Small).context("allocating the dense baseline")?,
+        0xd5e,
+    );
+    let (huge_base, base_huge) = baseline_bench(n, progress)?;
+    let fractions = [small_frac, base_huge];
     let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
-    let mut base_pts = Vec::new();
-    let small_pts = sweep(
-        &mut test,
-        &mut baseline,
-        &mut base_pts,
-        &counts(8, n, 4.0),
-        3,
-        2.5,
-    )?;
+    // The huge-page baseline leads where the TLB sees huge pages (it has
+    // no TLB misses at any page count); the dense one always runs, as the
+    // baseline where huge pages are not seen and as a cross-check.
+    let mut benches = Benches {
+        bases: match huge_base {
+            Some(h) => vec![(h, Vec::new()), (dense, Vec::new())],
+            None => vec![(dense, Vec::new())],
+        },
+    };
+    let small_pts = sweep(&mut test, &mut benches, &counts(8, n, 4.0), 3, 2.5)?;
     drop(test);
     progress.say(&format!(
         "tlb: 4 KiB pages, {} page counts in {:.1} s",
@@ -197,15 +222,23 @@ pub fn measure(
         t0.elapsed().as_secs_f64()
     ));
     let mut out = Vec::new();
-    let (huge_pts, huge_frac) = huge_page_sweep(max_huge_pages, n, &mut baseline, &mut base_pts, progress)?;
+    let (huge_pts, huge_frac) = match benches.bases[0].0.layout() {
+        Layout::Spread => huge_page_sweep(max_huge_pages, n, &mut benches, progress)?,
+        Layout::Dense => {
+            progress.say("tlb: 2 MiB pages not seen by the TLB; skipping the huge-page TLB test");
+            (Vec::new(), Some(0.0))
+        }
+    };
     progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
     out.push(watch.curve(an::NEIGHBOURS));
     out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
-    out.push(curve(
-        an::BASELINE,
-        "ns per access, same lines in huge pages",
-        base_pts,
-    ));
+    for (b, pts) in benches.bases {
+        let (id, label) = match b.layout() {
+            Layout::Spread => (an::BASELINE, "ns per access, same lines in huge pages"),
+            Layout::Dense => (an::DENSE, "ns per access, as many lines packed densely"),
+        };
+        out.push(curve(id, label, pts));
+    }
     if !huge_pts.is_empty() {
         out.push(curve(
             an::HUGE,
@@ -217,9 +250,10 @@ pub fn measure(
     Ok(out)
 }
 
-/// The baseline bench for `n` 4 KiB-page lines, and the share of its buffer
-/// backed by huge pages (0 when too few of them pass the TLB check).
-fn baseline_bench(n: usize, progress: &Progress) -> Result<(PageBench, f64)> {
+/// The huge-page baseline bench for `n` 4 KiB-page lines (`None` when too
+/// few of its huge pages pass the TLB check), and the share of its buffer
+/// backed by huge pages (0 when they do not pass).
+fn baseline_bench(n: usize, progress: &Progress) -> Result<(Option<PageBench>, f64)> {
     // The baseline must be free of TLB misses: huge pages the TLB really
     // sees. Every 2 MiB page is checked (a hypervisor may back some with
     // 4 KiB pages) and the baseline uses only those that passed; each keeps
@@ -228,20 +262,18 @@ fn baseline_bench(n: usize, progress: &Progress) -> Result<(PageBench, f64)> {
     let (base, check) = huge_buffer(n * SMALL_PAGE * 5 / 4 + HUGE_PAGE, 4, 0, true)
         .context("allocating the huge-page baseline")?;
     let base_ok = check.smaps_fraction >= 0.9 && check.clean.len() >= need;
-    let base_huge = if base_ok { check.smaps_fraction } else { 0.0 };
     if !base_ok {
-        progress.say("tlb: not enough huge pages that the TLB sees for the baseline");
+        progress.say("tlb: the TLB does not see huge pages; using the dense baseline");
+        return Ok((None, 0.0));
     }
     let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
-    if base_ok {
-        // Consecutive pages where possible (the 2 MiB TLB's sets are
-        // indexed by page number; gaps crowd some of them).
-        let run = longest_run(&check.clean);
-        let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
-        let per = HUGE_PAGE / SMALL_PAGE;
-        baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
-    }
-    Ok((baseline, base_huge))
+    // Consecutive pages where possible (the 2 MiB TLB's sets are
+    // indexed by page number; gaps crowd some of them).
+    let run = longest_run(&check.clean);
+    let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
+    let per = HUGE_PAGE / SMALL_PAGE;
+    baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
+    Ok((Some(baseline), check.smaps_fraction))
 }
 
 /// The 2 MiB-page test: one line per huge page, up to `max_huge_pages`
@@ -251,8 +283,7 @@ fn baseline_bench(n: usize, progress: &Progress) -> Result<(PageBench, f64)> {
 fn huge_page_sweep(
     max_huge_pages: u64,
     n: usize,
-    baseline: &mut PageBench,
-    base_pts: &mut Vec<RawPoint>,
+    benches: &mut Benches,
     progress: &Progress,
 ) -> Result<(Vec<RawPoint>, Option<f64>)> {
     let mut huge_frac = None;
@@ -280,7 +311,7 @@ fn huge_page_sweep(
         if f >= 0.9 {
             let mut htest = PageBench::new(hb, HUGE_PAGE, 0x2b);
             htest.use_pages(pages[..usable].to_vec());
-            huge_pts = sweep(&mut htest, baseline, base_pts, &counts(8, usable, 4.0), 2, 1.0)?;
+            huge_pts = sweep(&mut htest, benches, &counts(8, usable, 4.0), 2, 1.0)?;
         } else {
             progress.say("tlb: 2 MiB pages not obtained; skipping the huge-page TLB test");
         }
@@ -338,6 +369,7 @@ pub fn apply(p: &mut Profile) -> bool {
 pub fn run(a: TlbArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
     crate::cmd::plots::check(&a.plots)?;
+    check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
     let mut p = Profile::new(command_line(), now_unix());
@@ -346,5 +378,6 @@ pub fn run(a: TlbArgs) -> Result<()> {
     p.raw = measure(a.max_pages, a.max_huge_pages, &progress, cpu)?;
     apply(&mut p);
     crate::cmd::plots::write(&p, &a.plots)?;
-    emit(&p, a.common.json.as_deref())
+    emit(&p, a.common.json.as_deref())?;
+    save_if_requested(&p, a.common.save).map(drop)
 }

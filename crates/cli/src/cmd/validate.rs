@@ -33,8 +33,8 @@ pub fn run(a: ValidateArgs) -> Result<()> {
 }
 
 fn clock(a: &ValidateArgs) -> Result<()> {
-    let progress = Progress::new(a.common.quiet);
-    let cpu = pin(&a.common)?;
+    let progress = Progress::new(a.quiet);
+    let cpu = pin(&a.common())?;
     let timer = Timer::get();
     clockref::warm_up(timer, 300);
     crate::outln!(

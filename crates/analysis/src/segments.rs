@@ -1,0 +1,349 @@
+//! Levels of a latency curve found by local slope, so that the same data
+//! always gives the same structure.
+//!
+//! The greedy plateau finder of [`crate::levels`] groups points that stay
+//! within a tolerance of a running median. On a busy VM that flips on one
+//! point: a shared L3 whose usable share shrinks as the working set grows
+//! slopes by 20–30% across its plateau and gets cut in two, and a ramp
+//! between L3 and memory that happens to hold still for half an octave
+//! becomes a level of its own (the Emerald Rapids profiles in
+//! `shared/reference/machines`). Here a level is defined by what the
+//! hardware does, measured so that no single point decides:
+//!
+//! 1. **Clean the curve.** A running median of three removes any single
+//!    disturbed point, up or down. Then the suffix minimum: a larger
+//!    working set cannot be served faster than a smaller one by the same
+//!    hierarchy (noise only adds time), so a point above a later point was
+//!    disturbed and takes that point's value.
+//! 2. **Flat is a slope, not a band.** Each point's slope per octave is
+//!    read over a fixed window of ±¼ octave of working set (interpolated in
+//!    log size), so dense refinement points and sparse sweep points are
+//!    judged alike. A point is flat when the curve rises less than a given
+//!    fraction of its own value per octave: a sloped plateau (a VM's share
+//!    of a shared L3, a victim L3, a cache climbing with TLB misses) is
+//!    still flat; a ramp between two levels is not.
+//! 3. **A level spans an octave.** Each level of a hierarchy holds at
+//!    least twice what the level before it holds, so its latency holds over
+//!    at least an octave of working set; a shoulder that holds for less is
+//!    a mixture of the levels on either side. Runs of flat points count
+//!    from ¼ octave before their first point to ¼ octave after their last
+//!    (the slope window hides that much of each end).
+//! 4. **Neighbours that differ by little are one level.** Two flat runs
+//!    whose levels differ by less than a given fraction are one level
+//!    interrupted by a bump (a cache-set effect, a short burst of noise).
+
+use crate::stats::median;
+
+/// Knobs of [`segments`].
+#[derive(Debug, Clone, Copy)]
+pub struct SegOptions {
+    /// Half-width of the slope window, in octaves of x.
+    pub window_oct: f64,
+    /// A point is flat when its slope per octave is at most
+    /// `max(slope_abs, slope_rel × |value|)`.
+    pub slope_abs: f64,
+    pub slope_rel: f64,
+    /// A level spans at least this many octaves (window ends included).
+    pub min_octaves: f64,
+    /// Neighbouring levels closer than `max(merge_abs, merge_rel × |lower|)`
+    /// are one level.
+    pub merge_abs: f64,
+    pub merge_rel: f64,
+}
+
+impl SegOptions {
+    /// For latency-vs-working-set curves (ns or cycles per load).
+    pub fn cache() -> Self {
+        SegOptions {
+            window_oct: 0.25,
+            slope_abs: 0.0,
+            slope_rel: 0.2,
+            min_octaves: 1.0,
+            merge_abs: 0.0,
+            merge_rel: 0.25,
+        }
+    }
+}
+
+/// One level: points `first..=last` of the curve, at `level` (median of
+/// the raw values over the run).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Segment {
+    pub first: usize,
+    pub last: usize,
+    pub level: f64,
+}
+
+/// Running median of three (the two ends keep their own value when it is
+/// between their neighbour and the next; a median of two is their mean).
+pub fn median3(ys: &[f64]) -> Vec<f64> {
+    let n = ys.len();
+    (0..n)
+        .map(|i| {
+            if n < 3 {
+                return ys[i];
+            }
+            let (a, b) = if i == 0 {
+                (1, 2)
+            } else if i == n - 1 {
+                (n - 2, n - 3)
+            } else {
+                (i - 1, i + 1)
+            };
+            median(&[ys[a], ys[i], ys[b]])
+        })
+        .collect()
+}
+
+/// The suffix minimum: each value replaced by the smallest value at or
+/// after it.
+pub fn suffix_min(ys: &[f64]) -> Vec<f64> {
+    let mut out = ys.to_vec();
+    for i in (0..out.len().saturating_sub(1)).rev() {
+        out[i] = out[i].min(out[i + 1]);
+    }
+    out
+}
+
+/// Median of three, then suffix minimum (step 1 of the module notes).
+pub fn clean(ys: &[f64]) -> Vec<f64> {
+    suffix_min(&median3(ys))
+}
+
+/// `ys` at `x`, linear in log2 x between the neighbouring points (clamped
+/// to the ends).
+pub fn interp_log(xs: &[f64], ys: &[f64], x: f64) -> f64 {
+    let n = xs.len().min(ys.len());
+    if n == 0 {
+        return f64::NAN;
+    }
+    if x <= xs[0] {
+        return ys[0];
+    }
+    if x >= xs[n - 1] {
+        return ys[n - 1];
+    }
+    let j = xs[..n].partition_point(|&v| v < x);
+    let (x0, x1) = (xs[j - 1], xs[j]);
+    let f = (x / x0).log2() / (x1 / x0).log2();
+    ys[j - 1] + f * (ys[j] - ys[j - 1])
+}
+
+/// Slope per octave of `s` at each point, over ±`w` octaves (one-sided
+/// where the window runs off the measured range).
+fn slopes(xs: &[f64], s: &[f64], w: f64) -> Vec<f64> {
+    let n = xs.len();
+    (0..n)
+        .map(|i| {
+            let lo = (xs[i] * 2f64.powf(-w)).max(xs[0]);
+            let hi = (xs[i] * 2f64.powf(w)).min(xs[n - 1]);
+            let oct = (hi / lo).log2();
+            if oct <= 1e-9 {
+                0.0
+            } else {
+                (interp_log(xs, s, hi) - interp_log(xs, s, lo)) / oct
+            }
+        })
+        .collect()
+}
+
+/// Which points are flat in this unit.
+fn flat_points(xs: &[f64], s: &[f64], o: &SegOptions) -> Vec<bool> {
+    slopes(xs, s, o.window_oct)
+        .iter()
+        .zip(s)
+        .map(|(sl, v)| sl.abs() <= o.slope_abs.max(o.slope_rel * v.abs()))
+        .collect()
+}
+
+/// The levels of `ys` over increasing `xs` (x > 0). `alt` is the same
+/// curve in a second unit (cycles beside ns): a point is flat if it is
+/// flat in either (cache hits are fixed in cycles, memory in ns, and the
+/// core clock drifts). Levels and merging are judged on `ys`.
+pub fn segments(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &SegOptions) -> Vec<Segment> {
+    let n = xs.len().min(ys.len());
+    if n == 0 {
+        return Vec::new();
+    }
+    let (xs, ys) = (&xs[..n], &ys[..n]);
+    let s = clean(ys);
+    let mut flat = flat_points(xs, &s, o);
+    if let Some(a) = alt.filter(|a| a.len() >= n && a[..n].iter().all(|v| v.is_finite())) {
+        let sa = clean(&a[..n]);
+        for (f, g) in flat.iter_mut().zip(flat_points(xs, &sa, o)) {
+            *f |= g;
+        }
+    }
+    // Runs of flat points long enough to be a level.
+    let span = |a: usize, b: usize| {
+        let lo = (xs[a] * 2f64.powf(-o.window_oct)).max(xs[0]);
+        let hi = (xs[b] * 2f64.powf(o.window_oct)).min(xs[n - 1]);
+        (hi / lo).log2()
+    };
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if !flat[i] {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j + 1 < n && flat[j + 1] {
+            j += 1;
+        }
+        if j > i && span(i, j) >= o.min_octaves {
+            runs.push((i, j));
+        }
+        i = j + 1;
+    }
+    // Merge neighbours at nearly the same level.
+    let level = |a: usize, b: usize| median(&s[a..=b]);
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for r in runs {
+        if let Some(last) = merged.last_mut() {
+            let (lo, hi) = (level(last.0, last.1), level(r.0, r.1));
+            if (hi - lo).abs() < o.merge_abs.max(o.merge_rel * lo.abs().min(hi.abs())) {
+                last.1 = r.1;
+                continue;
+            }
+        }
+        merged.push(r);
+    }
+    merged
+        .into_iter()
+        .map(|(a, b)| Segment {
+            first: a,
+            last: b,
+            level: median(&ys[a..=b]),
+        })
+        .collect()
+}
+
+/// Where the cleaned curve `s` last crosses `threshold` going up between
+/// points `from` and `to` (inclusive): the x of the crossing, interpolated
+/// in log x, or `None` if it does not cross there.
+pub fn crossing(xs: &[f64], s: &[f64], from: usize, to: usize, threshold: f64) -> Option<f64> {
+    let to = to.min(xs.len().min(s.len()).saturating_sub(1));
+    if from >= to {
+        return None;
+    }
+    // The last point at or under the threshold before the first point of
+    // `to`'s run over it.
+    let mut j = to;
+    while j > from && s[j - 1] > threshold {
+        j -= 1;
+    }
+    if j == from || s[j] <= threshold {
+        return None;
+    }
+    let (x0, y0, x1, y1) = (xs[j - 1], s[j - 1], xs[j], s[j]);
+    let f = if y1 > y0 {
+        ((threshold - y0) / (y1 - y0)).clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    Some(x0 * (x1 / x0).powf(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn xs(lo: f64, hi: f64, per_oct: f64) -> Vec<f64> {
+        let mut v = Vec::new();
+        let mut x = lo;
+        while x <= hi * 1.0001 {
+            v.push(x);
+            x *= 2f64.powf(1.0 / per_oct);
+        }
+        v
+    }
+
+    /// Levels at (capacity, latency), sharp steps, memory at `mem`.
+    fn staircase(xs: &[f64], lv: &[(f64, f64)], mem: f64) -> Vec<f64> {
+        xs.iter()
+            .map(|&x| lv.iter().find(|l| x <= l.0).map_or(mem, |l| l.1))
+            .collect()
+    }
+
+    #[test]
+    fn cleaning_removes_single_points_either_way() {
+        let y = [1.0, 1.0, 9.0, 1.0, 1.0, 0.1, 1.0, 5.0, 5.0];
+        let c = clean(&y);
+        assert_eq!(c, vec![1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 5.0, 5.0]);
+    }
+
+    #[test]
+    fn staircase_levels() {
+        let x = xs(4096.0, 1073741824.0, 4.0);
+        let y = staircase(
+            &x,
+            &[(32768.0, 1.3), (524288.0, 3.9), (8.0 * 1048576.0, 16.0)],
+            140.0,
+        );
+        let s = segments(&x, &y, None, &SegOptions::cache());
+        let lv: Vec<f64> = s.iter().map(|s| s.level).collect();
+        assert_eq!(lv, vec![1.3, 3.9, 16.0, 140.0]);
+    }
+
+    #[test]
+    fn sloped_plateau_is_one_level_and_a_shoulder_is_none() {
+        // L3 slopes from 38 to 46 ns over 2.5..9 MiB (a VM's share of a
+        // shared L3); a shoulder at 80 ns holds for half an octave on the
+        // way to memory.
+        let x = xs(262144.0, 512.0 * 1048576.0, 16.0);
+        let y: Vec<f64> = x
+            .iter()
+            .map(|&x| {
+                let m = x / 1048576.0;
+                if m <= 2.0 {
+                    6.0
+                } else if m <= 2.5 {
+                    6.0 + (m - 2.0) / 0.5 * 32.0
+                } else if m <= 9.0 {
+                    38.0 + 8.0 * (m / 2.5).log2() / (9.0f64 / 2.5).log2()
+                } else if m <= 11.0 {
+                    46.0 + (m - 9.0) / 2.0 * 34.0
+                } else if m <= 16.0 {
+                    80.0
+                } else if m <= 22.0 {
+                    80.0 + (m - 16.0) / 6.0 * 40.0
+                } else {
+                    120.0
+                }
+            })
+            .collect();
+        let s = segments(&x, &y, None, &SegOptions::cache());
+        assert_eq!(s.len(), 3, "{s:?}");
+        assert!((s[1].level - 42.0).abs() < 3.0, "{s:?}");
+        assert!((s[2].level - 120.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn one_bad_point_does_not_change_the_structure() {
+        let x = xs(4096.0, 256.0 * 1048576.0, 6.0);
+        let y = staircase(
+            &x,
+            &[(49152.0, 1.7), (2097152.0, 5.5), (9.0 * 1048576.0, 40.0)],
+            120.0,
+        );
+        let base = segments(&x, &y, None, &SegOptions::cache());
+        for i in 0..x.len() {
+            for f in [0.3, 3.0] {
+                let mut z = y.clone();
+                z[i] *= f;
+                let s = segments(&x, &z, None, &SegOptions::cache());
+                assert_eq!(s.len(), base.len(), "point {i} × {f}: {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn crossing_interpolates_in_log_x() {
+        let x = [1.0, 2.0, 4.0, 8.0];
+        let s = [0.0, 0.0, 10.0, 10.0];
+        let c = crossing(&x, &s, 0, 3, 5.0).unwrap();
+        assert!((c - 2.0 * 2f64.sqrt()).abs() < 1e-9);
+        assert_eq!(crossing(&x, &s, 0, 3, 20.0), None);
+    }
+}
