@@ -48,6 +48,11 @@ pub fn neighbour_note(p: &Profile, id: &str, what: &str) -> Option<String> {
     })
 }
 
+/// Raw curve id of the flush-granule test of cache level `level`.
+pub fn flush_id(level: u32) -> String {
+    format!("cache.flush.{level}")
+}
+
 /// Raw curve id of a line-size test (`test` 1 or 2, forward or backward).
 pub fn line_id(test: u32, forward: bool) -> String {
     format!("cache.line.{test}.{}", if forward { "fwd" } else { "bwd" })
@@ -146,6 +151,7 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
         }),
         &machine,
     );
+    flush_lines(p, &mut a);
     if let Some(n) = neighbour_note(p, NEIGHBOURS, "cache") {
         a.notes.push(n);
         for l in &mut a.levels {
@@ -156,6 +162,47 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
         }
     }
     Some(a)
+}
+
+/// Each level's line from its flush-granule curve where there is one (a
+/// method prefetchers cannot fool); the dependent pairs stay as a
+/// cross-check, and where neither gives a line a note says why.
+fn flush_lines(p: &Profile, a: &mut CacheAnalysis) {
+    for l in &mut a.levels {
+        let pairs = l.line_bytes;
+        let flush = p
+            .raw_curve(&flush_id(l.level))
+            .and_then(crate::line::line_from_flush);
+        match (flush, pairs) {
+            (Some(f), _) => {
+                l.line_bytes = Some(f);
+                l.line_method = Some("clflush".into());
+                let stale = format!("L{}: measured line", l.level);
+                a.notes.retain(|n| !n.starts_with(&stale));
+                if let Some(n) = l.nominal_line_bytes.filter(|&n| n != f) {
+                    a.notes
+                        .push(format!("L{}: measured line {f} B, nominal {n} B", l.level));
+                }
+                if let Some(q) = pairs.filter(|&q| q != f) {
+                    a.notes.push(format!(
+                        "L{}: dependent pairs of loads read {q} B lines, the flush granule {f} B: \
+                         prefetchers fetched neighbouring lines with the one asked for",
+                        l.level
+                    ));
+                }
+            }
+            (None, Some(_)) => l.line_method = Some("pairs".into()),
+            (None, None) => a.notes.push(format!(
+                "L{}: line size not measured ({})",
+                l.level,
+                if p.raw_curve(&flush_id(l.level)).is_some() {
+                    "the flush test saw no clear contrast between a flushed line and a cached one"
+                } else {
+                    "no flush test in this profile, and the pair test saw no clear miss"
+                }
+            )),
+        }
+    }
 }
 
 /// The analysis proper, on the curves themselves.

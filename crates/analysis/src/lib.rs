@@ -10,6 +10,7 @@ pub mod gcd;
 pub mod levels;
 pub mod line;
 pub mod mem;
+pub mod repeat;
 pub mod segments;
 pub mod stats;
 pub mod tlb;

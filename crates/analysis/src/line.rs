@@ -11,6 +11,35 @@
 
 use hwcal_model::RawCurve;
 
+/// Line size from a flush-granule curve (`hwcal_probes::flush`): x = d for
+/// loads after their line's base was flushed, x = −d for the all-hits
+/// reference. A flushed line is served from memory, the next one from the
+/// cache, so the line is the smallest d that runs near the reference:
+/// below the geometric middle of the reference and the certain miss at
+/// the smallest d. `None` without a clear contrast (at least 2×) or when
+/// no d hits (a line larger than the largest d tested).
+pub fn line_from_flush(c: &RawCurve) -> Option<u64> {
+    let hit = c
+        .points
+        .iter()
+        .filter(|p| p.x < 0.0)
+        .map(|p| p.y)
+        .fold(f64::INFINITY, f64::min);
+    let mut pts: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .filter(|p| p.x > 0.0 && p.y.is_finite())
+        .map(|p| (p.x, p.y))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let &(_, miss) = pts.first()?;
+    if !(hit.is_finite() && hit > 0.0 && miss > 2.0 * hit) {
+        return None;
+    }
+    let threshold = (hit * miss).sqrt();
+    pts.iter().find(|p| p.1 < threshold).map(|p| p.0.round() as u64)
+}
+
 /// Line size seen by one curve (x = d in bytes, signed; y = ns per pair):
 /// the smallest |d| whose extra time over the smallest |d| is at least half
 /// the largest extra. `None` when no |d| tested shows a clear miss (the
@@ -112,6 +141,42 @@ mod tests {
             ],
         );
         assert_eq!(line_from_pairs(&c), Some(128));
+    }
+
+    #[test]
+    fn flush_granule() {
+        // Zen 3 guest, targets in L2: 124 ns after a flush, 4 ns hits.
+        let c = pairs(
+            1.0,
+            &[
+                (8.0, 124.0),
+                (16.0, 126.5),
+                (32.0, 123.2),
+                (64.0, 3.9),
+                (128.0, 4.2),
+                (256.0, 4.1),
+            ],
+        );
+        let mut c2 = c.clone();
+        c2.points.push(RawPoint {
+            x: -8.0,
+            y: 4.5,
+            ..Default::default()
+        });
+        assert_eq!(line_from_flush(&c2), Some(64));
+        // No reference: no answer. No contrast: no answer.
+        assert_eq!(line_from_flush(&c), None);
+        let flat = pairs(1.0, &[(8.0, 5.0), (64.0, 4.9)]);
+        let mut flat2 = flat.clone();
+        flat2.points.push(RawPoint {
+            x: -8.0,
+            y: 4.8,
+            ..Default::default()
+        });
+        assert_eq!(line_from_flush(&flat2), None);
+        // Every d in the flushed line: larger than 256 B.
+        let big = pairs(1.0, &[(8.0, 120.0), (256.0, 121.0), (-8.0, 4.0)]);
+        assert_eq!(line_from_flush(&big), None);
     }
 
     #[test]

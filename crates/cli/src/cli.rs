@@ -300,6 +300,9 @@ pub struct ValidateArgs {
     /// Length of each long reference measurement, ms.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub reference_ms: u64,
+    /// Profiles to summarise (`validate profiles` only).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<std::path::PathBuf>,
     /// Pin the measuring thread to this CPU (default: the highest allowed CPU).
     #[arg(long, value_name = "N", conflicts_with = "no_pin")]
     pub cpu: Option<usize>,
@@ -329,6 +332,11 @@ impl ValidateArgs {
 pub enum ValidateWhat {
     /// `hwcal clock` against a long dependent-add measurement before and after each run.
     Clock,
+    /// The cache and TLB probes N times: each figure's min/median/max and how often
+    /// the runs agree on the levels.
+    Cache,
+    /// The same summary over profiles already written (`hwcal run --json FILE`, ...).
+    Profiles,
 }
 
 #[derive(Debug, Args)]

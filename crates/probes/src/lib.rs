@@ -10,6 +10,7 @@ pub mod cache;
 pub mod chase;
 pub mod clock;
 pub mod ctx;
+pub mod flush;
 pub mod io;
 pub mod mem;
 pub mod numa;

@@ -1271,8 +1271,10 @@ mod tests {
                 .slices
                 .iter()
                 .all(|s| s.cpu_ns.is_nan() || (0.0..=s.ns).contains(&s.cpu_ns)));
+            // At least one slice's worth: on a loaded 2-core machine a
+            // thread can be kept off the CPU for most of a 30 ms run.
             let ns: f64 = r.slices.iter().map(|s| s.ns).sum();
-            assert!(ns > 20e6 && ns < 2e9, "{ns}");
+            assert!(ns > 0.9 * plan.slice_ns && ns < 2e9, "{ns}");
         }
     }
 

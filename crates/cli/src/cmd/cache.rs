@@ -134,7 +134,8 @@ pub fn measure(
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
     let l1 = sizes.first().copied().unwrap_or(32768.0);
     let last = sizes.last().copied().unwrap_or(l1);
-    let raw_lines = line_curves(&mut bench, l1, last, progress)?;
+    let mut raw_lines = line_curves(&mut bench, l1, last, progress)?;
+    raw_lines.extend(flush_curves(&sizes)?);
     progress.say(&format!(
         "cache: line sizes done, {:.1} s",
         t0.elapsed().as_secs_f64()
@@ -344,6 +345,33 @@ fn line_curves(bench: &mut ChaseBench, l1: f64, last: f64, progress: &Progress) 
         }
     }
     Ok(raw_lines)
+}
+
+/// Step 5b, the flush granule of each level (see `hwcal_probes::flush`):
+/// the targets warmed, then pushed out of the levels below by a walk over
+/// twice the level below's size (at most the geometric middle of the two
+/// sizes, so they stay in this one). Skipped where the CPU cannot flush a
+/// line from user space; the dependent pairs then stand alone.
+fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
+    use hwcal_probes::flush::{granule_curve, supported, FlushBench};
+    let mut out = Vec::new();
+    if !supported() {
+        return Ok(out);
+    }
+    for (k, &size) in sizes.iter().enumerate() {
+        let evict = match k {
+            0 => 0.0,
+            _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * size).sqrt()),
+        };
+        let mut b = FlushBench::new(64, evict as usize, 0xf1u64 + k as u64)?;
+        out.push(curve(
+            &an::flush_id(k as u32 + 1),
+            "offset d (bytes; negative: no flush, all hits)",
+            "ns per load after flushing the target's line",
+            granule_curve(&mut b, 3)?,
+        ));
+    }
+    Ok(out)
 }
 
 /// Step 6, memory-level parallelism over a memory-sized footprint (8× the

@@ -27,11 +27,160 @@ fn reference(timer: &Timer, ms: u64) -> Vec<f64> {
 }
 
 pub fn run(a: ValidateArgs) -> Result<()> {
+    if !a.files.is_empty() && !matches!(a.what, ValidateWhat::Profiles) {
+        crate::usage!("profile files are read only by `validate profiles`");
+    }
     match a.what {
         ValidateWhat::Clock => clock(&a),
+        ValidateWhat::Cache => cache(&a),
+        ValidateWhat::Profiles => profiles(&a),
     }
 }
 
+/// `validate cache`: the TLB and cache probes `--runs` times in a row, as
+/// `hwcal run` runs them, then the repeatability table.
+fn cache(a: &ValidateArgs) -> Result<()> {
+    let progress = Progress::new(a.quiet);
+    let cpu = pin(&a.common())?;
+    let machine = hwcal_probes::sysinfo::machine_info();
+    let ctx = crate::registry::RunCtx {
+        progress: Progress::new(true),
+        pinned_cpu: cpu,
+        machine: machine.clone(),
+    };
+    let probes = crate::registry::select(&["tlb".into(), "cache".into()], &[])?;
+    crate::outln!(
+        "validate cache: {} runs of the TLB and cache probes, pinned to {}",
+        a.runs,
+        cpu.map_or("no CPU".into(), |c| format!("CPU {c}"))
+    );
+    let mut profiles = Vec::new();
+    let mut secs = Vec::new();
+    for i in 1..=a.runs {
+        let mut p = hwcal_model::Profile::new(crate::common::command_line(), crate::common::now_unix());
+        p.machine = Some(machine.clone());
+        p.harness = Some(hwcal_harness::harness_info(cpu));
+        let t = std::time::Instant::now();
+        for probe in &probes {
+            (probe.measure)(&ctx, &mut p)?;
+        }
+        secs.push(t.elapsed().as_secs_f64());
+        crate::outln!("{}", run_line(i, &p, t.elapsed().as_secs_f64()));
+        progress.say(&format!("validate: run {i} of {}", a.runs));
+        profiles.push(p);
+    }
+    crate::outln!("{}", summary(&profiles, &secs));
+    Ok(())
+}
+
+/// `validate profiles FILE...`: the repeatability table of profiles on disk.
+fn profiles(a: &ValidateArgs) -> Result<()> {
+    if a.files.len() < 2 {
+        crate::usage!("validate profiles needs at least two profile files");
+    }
+    let mut ps = Vec::new();
+    for f in &a.files {
+        let bad = |e: String| anyhow::Error::new(crate::common::UsageError(format!("{}: {e}", f.display())));
+        let bytes = hwcal_report::read_profile_file(f).map_err(bad)?;
+        let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        // Figures as today's analysis reads the raw curves.
+        for probe in crate::registry::probes() {
+            (probe.reanalyze)(&mut p)?;
+        }
+        ps.push(p);
+    }
+    for (i, p) in ps.iter().enumerate() {
+        crate::outln!("{}", run_line(i as u32 + 1, p, f64::NAN));
+    }
+    crate::outln!("{}", summary(&ps, &[]));
+    Ok(())
+}
+
+/// One run's headline figures on a line.
+fn run_line(i: u32, p: &hwcal_model::Profile, secs: f64) -> String {
+    let caches = p.caches.as_deref().unwrap_or(&[]);
+    let mut s = format!("run {i:>3}: {} cache levels", caches.len());
+    for l in caches {
+        s.push_str(&format!(
+            "  L{} {:.0} KiB {} {:.2} ns{}",
+            l.level,
+            l.size_bytes as f64 / 1024.0,
+            l.line_bytes.map_or("?".into(), |b| format!("{b} B")),
+            l.latency_ns,
+            if l.verdict == hwcal_model::Verdict::Noisy {
+                " (noisy)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(m) = &p.memory {
+        s.push_str(&format!("  mem {:.1} ns", m.latency_ns));
+    }
+    for t in p.tlbs.as_deref().unwrap_or(&[]) {
+        s.push_str(&format!(
+            "  TLB{}{} {}",
+            if t.page_bytes >= 2 << 20 { "2M " } else { " " },
+            t.level,
+            t.entries
+        ));
+    }
+    if secs.is_finite() {
+        s.push_str(&format!("  {secs:.1} s"));
+    }
+    s
+}
+
+/// The repeatability table: per figure min / median / max, the largest
+/// distance from the median, noisy verdicts; then the structures found.
+fn summary(ps: &[hwcal_model::Profile], secs: &[f64]) -> String {
+    use std::fmt::Write;
+    let r = hwcal_analysis::repeat::repeatability(ps);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<24} {:>6} {:>10} {:>10} {:>10} {:>8} {:>6}",
+        "figure", "unit", "min", "median", "max", "±max%", "noisy"
+    );
+    let mut figures = r.figures.clone();
+    if !secs.is_empty() {
+        figures.push(hwcal_analysis::repeat::Figure {
+            name: "seconds per run".into(),
+            unit: "s",
+            values: secs.to_vec(),
+            noisy: 0,
+        });
+    }
+    for f in &figures {
+        let _ = writeln!(
+            out,
+            "{:<24} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>8.1} {:>6}{}",
+            f.name,
+            f.unit,
+            f.min(),
+            f.median(),
+            f.max(),
+            f.max_dev() * 100.0,
+            f.noisy,
+            if f.values.len() < r.runs {
+                format!("  (in {} of {} runs)", f.values.len(), r.runs)
+            } else {
+                String::new()
+            }
+        );
+    }
+    let structures = |c: &[(usize, usize)]| {
+        c.iter()
+            .map(|(n, k)| format!("{n} in {k}/{}", r.runs))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "cache levels found: {}", structures(&r.cache_levels));
+    let _ = writeln!(out, "4 KiB TLB levels found: {}", structures(&r.tlb_levels));
+    let noisy: usize = r.figures.iter().map(|f| f.noisy).sum();
+    let _ = write!(out, "noisy verdicts over all figures and runs: {noisy}");
+    out
+}
 fn clock(a: &ValidateArgs) -> Result<()> {
     let progress = Progress::new(a.quiet);
     let cpu = pin(&a.common())?;
