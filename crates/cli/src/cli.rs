@@ -54,6 +54,61 @@ pub enum Command {
     Ctx(CtxArgs),
     /// Storage I/O: IOPS, bandwidth and latency percentiles (micbench-io, fio).
     Io(IoArgs),
+    /// Shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    #[command(after_help = "\
+Install, e.g.:
+  bash: hwcal completions bash > ~/.local/share/bash-completion/completions/hwcal
+  zsh:  hwcal completions zsh > ~/.zfunc/_hwcal   (with fpath+=~/.zfunc before compinit)
+  fish: hwcal completions fish > ~/.config/fish/completions/hwcal.fish")]
+    Completions(CompletionsArgs),
+    /// Man pages: hwcal.1 on stdout, or hwcal.1 and one page per subcommand into DIR.
+    Man(ManArgs),
+    /// The JSON Schema (draft 2020-12) of the profiles --json writes, on stdout.
+    Schema,
+}
+
+/// How `--help` groups the subcommands (clap lists them in one block): each
+/// subcommand in exactly one group, in this order (a test checks that every
+/// subcommand is listed once).
+pub const SUBCOMMAND_GROUPS: &[(&str, &[&str])] = &[
+    (
+        "Measure",
+        &["run", "clock", "cache", "tlb", "mem", "ctx", "io", "validate"],
+    ),
+    ("Results", &["db", "report", "analyze"]),
+    ("Tools", &["info", "completions", "man", "schema", "help"]),
+];
+
+/// The clap command with the grouped subcommand list in its help: what
+/// `main` parses with and the completions are generated from (the man pages
+/// use the derive's command: the template means nothing to roff).
+pub fn command() -> clap::Command {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    let heading = *cmd.get_styles().get_header();
+    let literal = *cmd.get_styles().get_literal();
+    cmd.build();
+    let width = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().len())
+        .max()
+        .unwrap_or(0);
+    let mut groups = String::new();
+    for (title, names) in SUBCOMMAND_GROUPS {
+        groups.push_str(&format!("{heading}{title} commands:{heading:#}\n"));
+        for name in *names {
+            let about = cmd
+                .find_subcommand(name)
+                .and_then(|c| c.get_about())
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            let pad = " ".repeat(width - name.len().min(width));
+            groups.push_str(&format!("  {literal}{name}{literal:#}{pad}  {about}\n"));
+        }
+        groups.push('\n');
+    }
+    cmd.help_template(format!(
+        "{{before-help}}{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}{heading}Options:{heading:#}\n{{options}}{{after-help}}"
+    ))
 }
 
 /// Options every measuring command shares.
@@ -228,6 +283,10 @@ pub struct MemArgs {
     /// load then shows memory-level parallelism instead of latency.
     #[arg(long, value_name = "K", default_value_t = 1, requires = "random")]
     pub chains: usize,
+    /// After the summary, every recorded key and value (micbench's -v): the whole result,
+    /// one line per thread, per NUMA cell and per bandwidth point.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -320,6 +379,21 @@ pub enum DbCommand {
         /// Run id.
         id: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Directory to write hwcal.1 and hwcal-SUBCOMMAND.1 into (created if missing);
+    /// without it hwcal.1 goes to stdout (`hwcal man > hwcal.1; man ./hwcal.1`).
+    #[arg(value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -431,6 +505,9 @@ test file of --size bytes, fills it, and removes it at the end, on error and on 
 PATH may also be an existing file or block device: read patterns use it as it is;
 writing into it needs --force (its data is overwritten and it is not removed).
 
+fio's names for the same options work too: --ioengine, --runtime, --rwmixread, --numjobs,
+--filename=PATH, --direct=1.
+
 Buffered (non --direct) runs drop the file's pages from the page cache before the run and
 at the start of every pass over the file, as fio does (invalidate=1), so they measure the
 device behind readahead and write-back, not memory. Use --direct to measure the device alone.")]
@@ -443,7 +520,7 @@ pub struct IoArgs {
     #[arg(long, value_enum, default_value_t = IoRw::Randread)]
     pub rw: IoRw,
     /// Percentage of reads for --rw rw|randrw (default 50).
-    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(0..=100))]
+    #[arg(long, visible_alias = "rwmixread", value_name = "P", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub rwmix_read: Option<u32>,
     /// Block size of each I/O (k, M, G suffixes, 1024-based).
     #[arg(long, default_value = "4k", value_name = "SIZE", allow_hyphen_values = true)]
@@ -452,31 +529,47 @@ pub struct IoArgs {
     /// (default: 1G for a new file, the whole existing file or device).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: Option<String>,
-    /// Bypass the page cache (O_DIRECT); --bs must be a multiple of 512.
-    #[arg(long)]
+    /// Bypass the page cache (O_DIRECT); --bs must be a multiple of 512. fio's --direct=1 and
+    /// --direct=0 are accepted too.
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value = "false", hide_default_value = true,
+          value_name = "0|1", value_parser = clap::builder::BoolishValueParser::new())]
     pub direct: bool,
     /// I/O engine.
-    #[arg(long, value_enum, default_value_t = IoEngineArg::Psync)]
+    #[arg(long, visible_alias = "ioengine", value_enum, default_value_t = IoEngineArg::Psync)]
     pub engine: IoEngineArg,
     /// I/Os in flight per thread (io_uring only).
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub iodepth: u32,
     /// Worker threads, each with its own file descriptor (and ring).
-    #[arg(short = 'm', long, default_value_t = 1, value_name = "N",
+    #[arg(short = 'm', long, visible_alias = "numjobs", default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
     /// Run for SECS seconds, looping over the file; without it each thread
     /// moves its share of --size once.
-    #[arg(short = 't', long, value_name = "SECS")]
+    #[arg(short = 't', long, visible_alias = "runtime", value_name = "SECS")]
     pub time: Option<f64>,
     /// Allow writing into an existing file or block device (destroys its data).
     #[arg(long)]
     pub force: bool,
+    /// PATH given fio's way (--filename=PATH) instead of as the positional argument.
+    #[arg(long, value_name = "PATH", conflicts_with = "path")]
+    pub filename: Option<std::path::PathBuf>,
     /// With --force: allow writing into a block device that is mounted, used as swap or held
     /// by another device, or whose partitions are (destroys the filesystem; fio's
     /// allow_mounted_write).
     #[arg(long, requires = "force")]
     pub allow_mounted_write: bool,
+}
+
+impl IoArgs {
+    /// Fold fio's `--filename` into the positional PATH.
+    pub fn normalize(mut self) -> Self {
+        if self.path.is_none() {
+            self.path = self.filename.take();
+        }
+        self
+    }
 }
 
 /// A whole number of KB (`hwcal ctx -s`), with a clear word for a negative one.
@@ -487,4 +580,118 @@ fn parse_kb(s: &str) -> Result<u64, String> {
     s.trim()
         .parse()
         .map_err(|_| format!("'{s}': not a whole number of KB"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::FromArgMatches;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        let m = command().try_get_matches_from(args)?;
+        Cli::from_arg_matches(&m)
+    }
+
+    fn io(args: &[&str]) -> IoArgs {
+        match parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}")).command {
+            Command::Io(a) => a.normalize(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_subcommand_is_in_exactly_one_help_group() {
+        let mut cmd = command();
+        cmd.build();
+        let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+        for n in &names {
+            let n_groups = SUBCOMMAND_GROUPS.iter().filter(|(_, g)| g.contains(n)).count();
+            assert_eq!(n_groups, 1, "subcommand {n} is in {n_groups} help groups");
+        }
+        for (_, g) in SUBCOMMAND_GROUPS {
+            for n in *g {
+                assert!(names.contains(n), "help group lists unknown subcommand {n}");
+            }
+        }
+        let help = cmd.render_help().to_string();
+        let (m, r, t) = (
+            help.find("Measure commands:").unwrap(),
+            help.find("Results commands:").unwrap(),
+            help.find("Tools commands:").unwrap(),
+        );
+        assert!(m < r && r < t, "{help}");
+        assert!(help.contains("Options:") && help.contains("--db"), "{help}");
+        assert!(help.contains("Exit status"), "{help}");
+    }
+
+    #[test]
+    fn fio_names_are_aliases_of_the_io_flags() {
+        let fio = io(&[
+            "hwcal",
+            "io",
+            "--ioengine",
+            "io_uring",
+            "--runtime",
+            "3",
+            "--rwmixread=70",
+            "--numjobs",
+            "4",
+            "--rw",
+            "randrw",
+            "--direct=1",
+            "--filename=/tmp/x",
+        ]);
+        let own = io(&[
+            "hwcal",
+            "io",
+            "--engine",
+            "io_uring",
+            "-t",
+            "3",
+            "--rwmix-read",
+            "70",
+            "-m",
+            "4",
+            "--rw",
+            "randrw",
+            "--direct",
+            "/tmp/x",
+        ]);
+        for a in [&fio, &own] {
+            assert_eq!(a.engine, IoEngineArg::IoUring);
+            assert_eq!(a.time, Some(3.0));
+            assert_eq!(a.rwmix_read, Some(70));
+            assert_eq!(a.threads, 4);
+            assert!(a.direct);
+            assert_eq!(a.path.as_deref(), Some(std::path::Path::new("/tmp/x")));
+        }
+        assert_eq!(io(&["hwcal", "io", "--time", "2"]).time, Some(2.0));
+        assert!(!io(&["hwcal", "io", "--direct=0"]).direct);
+        assert!(!io(&["hwcal", "io"]).direct);
+        // `--direct PATH` keeps PATH positional (the flag takes a value only with `=`).
+        let d = io(&["hwcal", "io", "--direct", "/mnt"]);
+        assert!(d.direct);
+        assert_eq!(d.path.as_deref(), Some(std::path::Path::new("/mnt")));
+        assert!(parse(&["hwcal", "io", "--filename", "/a", "/b"]).is_err());
+        assert!(parse(&["hwcal", "io", "--direct=maybe"]).is_err());
+    }
+
+    #[test]
+    fn mem_verbose_flag() {
+        for v in ["-v", "--verbose"] {
+            match parse(&["hwcal", "mem", "-R", v]).unwrap().command {
+                Command::Mem(a) => assert!(a.verbose && a.random),
+                other => panic!("{other:?}"),
+            }
+        }
+        match parse(&["hwcal", "mem"]).unwrap().command {
+            Command::Mem(a) => assert!(!a.verbose),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn clap_definitions_are_consistent() {
+        command().debug_assert();
+    }
 }

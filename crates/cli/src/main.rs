@@ -7,11 +7,14 @@ mod output;
 // After the modules whose macros (`usage!`, `outln!`) it uses.
 mod cmd;
 
-use clap::Parser;
+use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    // Parsed with `cli::command()`: the derive's definitions plus the
+    // grouped subcommand list of `--help`.
+    let matches = cli::command().get_matches();
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cli::command()).exit());
     match cmd::dispatch(args) {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away (`hwcal db export 3 | head`): not an error.

@@ -19,6 +19,8 @@ mod units;
 
 pub use note::{Note, Severity};
 pub use units::{axis_bytes, human_bytes, measured_bytes};
+#[cfg(feature = "schema")]
+pub mod schema;
 
 /// Figures that can be undefined (no sample, a clock not measured) are NaN
 /// in memory. JSON has no NaN: serde_json writes it as `null`, and these
@@ -44,12 +46,46 @@ fn nan_vec_vec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, 
         .collect())
 }
 
+/// The schema of a field read with [`nan_if_null`]: a number, or `null`
+/// where the figure is undefined (NaN in memory). Unlike `Option<f64>` the
+/// key itself stays required, as serde requires it.
+#[cfg(feature = "schema")]
+struct NanOrNumber;
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for NanOrNumber {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NanOrNumber".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": ["number", "null"],
+            "format": "double",
+        })
+    }
+}
+
 /// Version of the JSON profile layout. Bump on incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// One complete (or partial) calibration of a machine.
+/// One complete (or partial) calibration of a machine: what `hwcal ... --json`
+/// writes and `hwcal analyze` / `hwcal db import` read.
+///
+/// Field names carry their unit (`latency_ns`, `size_bytes`, `core_mhz`,
+/// `exec_time_s`). The exceptions are keys kept under the name the original
+/// tool gave them, for compatibility with its output and scripts: lat_ctx's
+/// `us_min` / `us_median` / `us_mad` / `us_max` (µs, unit as a prefix) and
+/// micbench-mem's `clk_per_op` / `total_clk` (core clock cycles), `ops_per_sec`,
+/// `total_ops`; lat_ctx's `ovr` is `overhead_us` here. Each says so in its
+/// description. Sections a command did not measure are absent; figures that
+/// could not be determined are `null`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Profile {
+    /// Version of this layout (1); bumped on an incompatible change.
     pub schema_version: u32,
     pub tool: String,
     pub tool_version: String,
@@ -145,6 +181,7 @@ pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
 
 /// Noise verdict attached to a measured figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Repetitions agreed within the tolerance.
@@ -173,16 +210,23 @@ impl Verdict {
 
 /// Order statistics of a set of samples, in the samples' own unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Spread {
+    /// Number of samples.
     pub n: usize,
+    /// Smallest sample, in the unit the field holding this spread names.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub min: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub median: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub max: f64,
     /// Median absolute deviation from the median (unscaled).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub mad: f64,
 }
 
@@ -199,6 +243,7 @@ impl Spread {
 
 /// What the machine says about itself (OS, CPUID, sysfs). Nothing here is measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MachineInfo {
     pub hostname: String,
     pub arch: String,
@@ -236,6 +281,7 @@ impl MachineInfo {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NumaNode {
     pub node: u32,
     pub cpus: Vec<usize>,
@@ -244,6 +290,7 @@ pub struct NumaNode {
 
 /// A cache as the OS (sysfs) or CPUID leaf 4 describes it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NominalCache {
     pub level: u32,
     /// `Data`, `Instruction` or `Unified`.
@@ -262,6 +309,7 @@ pub struct NominalCache {
 /// A data TLB as CPUID describes it (Intel leaf 0x18, AMD leaves
 /// 0x8000_0005/6), or as a per-core table corrects it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NominalTlb {
     pub level: u32,
     pub page_bytes: u64,
@@ -274,34 +322,43 @@ pub struct NominalTlb {
 
 /// How the timing harness was set up for this run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HarnessInfo {
     /// `tsc`, `cntvct` or `clock_monotonic_raw`.
     pub timer: String,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub timer_resolution_ns: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub timer_overhead_ns: f64,
     pub tsc_mhz: Option<f64>,
     /// CPU the measuring thread was pinned to, if any.
     pub pinned_cpu: Option<usize>,
     /// Timing interval the harness considered long enough (lmbench's `enough`).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub enough_ns: f64,
 }
 
 /// `hwcal clock`: the core clock, by two methods, and the TSC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockResult {
     /// Best estimate of the core clock (median of the chain over all batches).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub core_mhz: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub core_mhz_min: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub core_mhz_max: f64,
     /// Dependent chain of 1-cycle adds (median over the batches the GCD
     /// method accepted, so it compares with `gcd_mhz`).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub chain_mhz: f64,
     /// The mhz paper's GCD of nine expressions (median over accepted batches).
     pub gcd_mhz: Option<f64>,
@@ -316,12 +373,14 @@ pub struct ClockResult {
     #[serde(default)]
     pub expression_cycles: Vec<ExpressionCycles>,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub duration_ms: f64,
 }
 
 /// Raw data of `hwcal clock`: batches of interleaved rounds. In each round
 /// every expression and the add chain (at N and 2N iterations) was timed once.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockRaw {
     /// The expressions' text, in column order.
     pub expressions: Vec<String>,
@@ -330,10 +389,12 @@ pub struct ClockRaw {
     pub batches: Vec<ClockBatch>,
     pub tsc_mhz: Option<f64>,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub duration_ms: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockBatch {
     /// `expr_ns[e][r]`: ns per expression instance of expression `e` in round `r`.
     #[serde(deserialize_with = "nan_vec_vec")]
@@ -346,16 +407,20 @@ pub struct ClockBatch {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExpressionCycles {
     pub expression: String,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub cycles: f64,
 }
 
 /// One detected cache level (Calibrator meaning of every figure).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CacheLevel {
     pub level: u32,
     /// Effective capacity: where this level's latency plateau ends.
@@ -363,6 +428,7 @@ pub struct CacheLevel {
     pub line_bytes: Option<u64>,
     /// Load-to-use latency of a hit in this level.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub latency_ns: f64,
     pub latency_cycles: Option<f64>,
     /// Extra cost of missing this level (plateau(i+1) - plateau(i)).
@@ -390,8 +456,10 @@ pub struct CacheLevel {
 
 /// Latency of main memory (the plateau past the last cache).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemoryLatency {
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub latency_ns: f64,
     pub latency_cycles: Option<f64>,
     /// Whether the buffer was backed by huge pages (verified).
@@ -417,18 +485,22 @@ pub struct MemoryLatency {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MlpPoint {
     pub chains: u32,
     /// Average time per load across all chains.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_load: f64,
     /// Speed-up over one chain.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub speedup: f64,
 }
 
 /// One detected TLB level.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TlbLevel {
     pub level: u32,
     pub page_bytes: u64,
@@ -436,6 +508,7 @@ pub struct TlbLevel {
     /// levels) of the accesses miss it; see `hwcal_analysis::tlb::levels`.
     pub entries: u64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub miss_latency_ns: f64,
     pub miss_latency_cycles: Option<f64>,
     pub verdict: Verdict,
@@ -459,47 +532,73 @@ pub struct TlbLevel {
 /// pages and with the same lines in huge pages (no TLB misses): the
 /// difference is what the TLB costs at that working set.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TlbHugePageComparison {
     pub pages: u64,
     /// Address range the pages span with 4 KiB pages.
     pub span_bytes: u64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub small_pages_ns: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub huge_pages_ns: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub penalty_ns: f64,
     pub penalty_cycles: Option<f64>,
 }
 
 /// `hwcal mem` (micbench-mem): one memory access benchmark.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemResult {
     /// `random` (dependent chase) or `sequential`.
     pub access_pattern: String,
     /// `read`, `write` or `copy` for sequential; `chase` for random.
     pub op: String,
+    /// Threads (micbench's multiplicity, `-m`).
     pub threads: u32,
+    /// One buffer per thread (micbench's `local`).
     pub local: bool,
     pub size_bytes: u64,
     pub page_size_bytes: u64,
+    /// Whether huge pages were asked for (micbench's key).
     pub use_hugepages: bool,
+    /// Loads or stores of one cache line, all threads (micbench's key, a count).
     pub total_ops: u64,
     /// Core cycles (from the clock measured alongside), all threads.
+    /// micbench's key name, kept for compatibility (its unit is core clock
+    /// cycles, `clk`); `null` when the clock was not measured.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub total_clk: f64,
     /// TSC ticks, all threads (what micbench calls clk).
     pub total_tsc: Option<f64>,
+    /// Timed wall time, seconds (micbench's `exec_time`).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub exec_time_s: f64,
+    /// Ops per second, all threads (micbench's key).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ops_per_sec: f64,
+    /// Wall time per op, ns (mean; `null` if undefined).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_op: f64,
+    /// Core clock cycles per op. micbench-mem's key, kept for compatibility
+    /// with micbench output and scripts (`clk` is the unit: core cycles);
+    /// micbench itself counted TSC ticks here, which hwcal reports as
+    /// `tsc_per_op`. `null` when the clock was not measured.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub clk_per_op: f64,
+    /// TSC ticks per op (micbench's own `clk_per_op`); `null` without a TSC.
     pub tsc_per_op: Option<f64>,
+    /// Bytes moved per second, all threads (micbench's key).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
     #[serde(default)]
     pub per_thread: Vec<MemThread>,
@@ -516,6 +615,7 @@ pub struct MemResult {
     /// Share of the buffer(s) verified to be on huge pages (smaps), 0..1.
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub huge_fraction: f64,
     /// The TSC rate used for `total_tsc`, MHz.
     #[serde(default)]
@@ -543,10 +643,12 @@ pub struct MemResult {
     /// Buffer setup (map, touch, link), wall seconds.
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub setup_s: f64,
     /// Whole command, wall seconds (micbench's total_exec_time).
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub total_exec_time_s: f64,
     /// NUMA nodes with memory on this machine.
     #[serde(default)]
@@ -561,30 +663,43 @@ pub struct MemResult {
 
 /// One cell of the NUMA latency matrix.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NumaLatency {
     pub cpu_node: u32,
     pub cpu: usize,
     pub mem_node: u32,
+    /// Latency, ns per load (`null` if undefined).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_op: f64,
+    /// Core cycles per load (micbench's key name, kept for compatibility).
     pub clk_per_op: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MemThread {
     pub tid: u32,
     pub cpu: Option<usize>,
     pub node: Option<u32>,
+    /// This thread's ops (a count).
     pub ops: u64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub exec_time_s: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ops_per_sec: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub ns_per_op: f64,
+    /// Core cycles per op (micbench's key name, kept for compatibility;
+    /// `null` when the clock was not measured).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub clk_per_op: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
     /// TSC ticks per op (micbench's clk_per_op).
     #[serde(default)]
@@ -603,6 +718,7 @@ pub struct MemThread {
 
 /// Sequential bandwidth summary.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Bandwidth {
     pub read_bytes_per_sec: Option<f64>,
     pub write_bytes_per_sec: Option<f64>,
@@ -629,19 +745,24 @@ pub struct Bandwidth {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BandwidthPoint {
     pub threads: u32,
     pub op: String,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LoadedLatencyPoint {
     pub streaming_threads: u32,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub latency_ns: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub stream_bytes_per_sec: f64,
     #[serde(default)]
     pub latency_cycles: Option<f64>,
@@ -649,15 +770,24 @@ pub struct LoadedLatencyPoint {
 
 /// `hwcal ctx` (lmbench lat_ctx).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContextSwitch {
     /// `same`, `spread` or `none`.
     pub placement: String,
     /// `processes` or `threads`.
     pub kind: String,
+    /// KB of array each member sums per hop (lat_ctx's `-s`, in KB as lat_ctx has it).
     pub size_kb: u64,
+    /// Rings running at once (lat_ctx's `-P`).
     pub parallel: u32,
+    /// Per-hop overhead subtracted from every sample (passing the token and
+    /// summing the array without switching), µs: what lat_ctx prints as
+    /// `ovr` in its xgraph titles (`size=0k ovr=0.58`); the JSON key carries
+    /// the unit, the text output keeps lat_ctx's `ovr`.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub overhead_us: f64,
+    /// One point per ring size, for `size_kb`.
     pub points: Vec<CtxPoint>,
     /// Further sizes, when more than one `-s` was measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -675,6 +805,7 @@ pub struct ContextSwitch {
     /// Wall time of the whole measurement.
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub duration_ms: f64,
     /// The overhead in core cycles (each sample converted with the clock
     /// measured alongside it), when the clock was tracked.
@@ -697,9 +828,13 @@ impl ContextSwitch {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CtxSize {
+    /// KB of array per member (lat_ctx's `-s`).
     pub size_kb: u64,
+    /// Overhead subtracted, µs (lat_ctx's `ovr`).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub overhead_us: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_cycles: Option<f64>,
@@ -729,17 +864,32 @@ impl SwitchCount {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CtxPoint {
+    /// Processes (or threads) in the ring, the timing one included.
     pub nprocs: u32,
+    /// Fastest sample's time per hop, µs. The `us_` prefix instead of a
+    /// `_us` suffix is lat_ctx's naming, kept for compatibility with
+    /// lat_ctx-based tooling (as are `us_median`, `us_mad`, `us_max`).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_min: f64,
+    /// Median time per hop, µs: lat_ctx's "context switch" figure (what its
+    /// xgraph lines print). Legacy lat_ctx name, kept for compatibility.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_median: f64,
+    /// Median absolute deviation of the per-hop samples, µs (unscaled).
+    /// Legacy lat_ctx-style name, kept for compatibility.
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_mad: f64,
     pub verdict: Verdict,
+    /// Slowest sample's time per hop, µs. Legacy lat_ctx-style name, kept
+    /// for compatibility.
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub us_max: f64,
     /// Samples behind the figures.
     #[serde(default)]
@@ -772,31 +922,46 @@ pub struct CtxPoint {
 
 /// `hwcal io` (micbench-io / fio).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IoResult {
+    /// Access pattern, fio's `rw=` values (`read`, `randread`, `randrw`, ...).
     pub rw: String,
+    /// Percentage of reads in a mixed pattern (fio's `rwmixread`, kept
+    /// under fio's name; a percentage, 0..100); `null` for pure patterns.
     pub rwmix_read: Option<u32>,
     pub bs_bytes: u64,
     pub size_bytes: u64,
+    /// fio's `ioengine=` value: `sync`, `psync` or `io_uring`.
     pub engine: String,
+    /// I/Os in flight per thread (fio's `iodepth`, a count).
     pub iodepth: u32,
     pub threads: u32,
     pub direct: bool,
     pub path: String,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub runtime_s: f64,
+    /// I/Os per second (fio's name; the unit is in the name).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub iops: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_min_us: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p50_us: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p99_us: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p999_us: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_max_us: f64,
     #[serde(default)]
     pub per_thread: Vec<IoThread>,
@@ -809,6 +974,7 @@ pub struct IoResult {
     pub write_ios: u64,
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_mean_us: f64,
     /// `-t` if time-bound; absent when size-bound (one pass over the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -825,33 +991,42 @@ pub struct IoResult {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IoThread {
     pub tid: u32,
     pub ios: u64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub iops: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p50_us: f64,
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p99_us: f64,
     #[serde(default)]
     pub bytes: u64,
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_min_us: f64,
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_p999_us: f64,
     #[serde(default)]
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub lat_max_us: f64,
 }
 
 /// A raw measured curve: x values (e.g. working-set bytes) and y values
 /// (e.g. ns per load), kept so the analysis can be re-run offline.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RawCurve {
     /// Stable identifier, e.g. `cache.latency`, `tlb.4k`, `tlb.4k.baseline`.
     pub id: String,
@@ -861,11 +1036,14 @@ pub struct RawCurve {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RawPoint {
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub x: f64,
     /// The figure of record for this point (minimum or median, per probe).
     #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub y: f64,
     /// Every repetition, in the same unit as `y`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

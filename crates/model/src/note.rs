@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// How much a note matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Context for reading the figures (what was measured, how).
@@ -177,5 +178,38 @@ mod tests {
         );
         let t: Vec<String> = v.iter().map(|n| n.to_string()).collect();
         assert_eq!(t, ["mem: 4 KiB pages", "cache: b", "mem: noisy: c"]);
+    }
+}
+
+/// The schema of a note as profiles hold it: the object hwcal writes now,
+/// or the plain string of profiles written before notes had codes (both
+/// load, see [`Note::legacy`]).
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum NoteSchema {
+    /// A note of this hwcal.
+    Note {
+        /// The registry id of the probe it is about (`machine`, `analyze`, `profile` besides).
+        probe: String,
+        /// Stable identifier of the kind of note, `{probe}.{what}`.
+        code: String,
+        severity: Severity,
+        /// The note as printed.
+        text: String,
+    },
+    /// A note of a profile written before notes had codes: its text.
+    Legacy(String),
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Note {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Note".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        NoteSchema::json_schema(generator)
     }
 }

@@ -3,13 +3,16 @@
 pub mod analyze;
 pub mod cache;
 pub mod clock;
+pub mod completions;
 pub mod ctx;
 pub mod db;
 pub mod info;
 pub mod io;
 pub mod mem;
+pub mod mem_verbose;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod tlb;
 pub mod validate;
 
@@ -30,6 +33,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Db(a) => db::run(a),
         Command::Report(a) => report::run(a),
         Command::Ctx(a) => ctx::run(a),
-        Command::Io(a) => io::run(a),
+        Command::Io(a) => io::run(a.normalize()),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
+        Command::Schema => schema::run(),
     }
 }

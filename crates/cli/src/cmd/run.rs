@@ -47,7 +47,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     // One bar across the phases. Created before pinning: its ticker thread
     // inherits the creator's CPU affinity and must not wake up on the
     // measuring CPU. While it is shown, the probes' own messages are off.
-    let bar = phase_bar(progress, probes.len());
+    let bar = phase_bar(progress, probes.len() + usize::from(a.io.is_some()));
     let probe_progress = if bar.is_some() {
         Progress::new(true)
     } else {
@@ -132,9 +132,41 @@ fn phase_bar(progress: Progress, phases: usize) -> Option<indicatif::ProgressBar
         return None;
     }
     let b = indicatif::ProgressBar::new(phases as u64);
-    let style = indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} ({elapsed})")
+    let style = indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} ({elapsed}{left})")
+        .map(|s| s.with_key("left", eta_key))
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
     b.set_style(style);
     b.enable_steady_tick(std::time::Duration::from_millis(120));
     Some(b)
+}
+
+/// `{left}` of the phase bar: the time remaining if the phases still to run
+/// take as long as the finished ones did on average; nothing before the
+/// first phase ends (indicatif's own `{eta}` would then read 0 s).
+fn eta_key(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
+    let _ = w.write_str(&eta_text(state.pos(), state.len(), state.elapsed()));
+}
+
+fn eta_text(done: u64, total: Option<u64>, elapsed: std::time::Duration) -> String {
+    match total {
+        Some(total) if done > 0 && done < total => {
+            let left = elapsed.as_secs_f64() / done as f64 * (total - done) as f64;
+            format!(", ~{left:.0} s left")
+        }
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::eta_text;
+    use std::time::Duration;
+
+    #[test]
+    fn eta_from_the_finished_phases() {
+        assert_eq!(eta_text(0, Some(5), Duration::from_secs(3)), "");
+        assert_eq!(eta_text(2, Some(5), Duration::from_secs(4)), ", ~6 s left");
+        assert_eq!(eta_text(5, Some(5), Duration::from_secs(9)), "");
+        assert_eq!(eta_text(1, None, Duration::from_secs(9)), "");
+    }
 }

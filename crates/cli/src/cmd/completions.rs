@@ -1,0 +1,107 @@
+//! `hwcal completions SHELL` and `hwcal man [DIR]`: shell completions and
+//! man pages generated from the same clap definitions `hwcal` parses with,
+//! so they cannot drift from the real flags.
+
+use crate::cli::{CompletionsArgs, ManArgs};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+pub fn completions(a: CompletionsArgs) -> Result<()> {
+    let mut buf = Vec::new();
+    clap_complete::generate(a.shell, &mut crate::cli::command(), "hwcal", &mut buf);
+    crate::output::write_output("-", &buf)
+}
+
+/// hwcal.1 as roff.
+pub fn man_page() -> Result<Vec<u8>> {
+    render(man_command())
+}
+
+/// One man page: clap_mangen's sections, except that the text after the
+/// options (`after_help`: exit status, output formats) keeps its line
+/// layout under NOTES instead of being filled into one paragraph.
+fn render(cmd: clap::Command) -> Result<Vec<u8>> {
+    use clap_mangen::roff::{roman, Roff};
+    let man = clap_mangen::Man::new(cmd.clone()).source(format!("hwcal {}", env!("CARGO_PKG_VERSION")));
+    let mut w: Vec<u8> = Vec::new();
+    man.render_title(&mut w)?;
+    man.render_name_section(&mut w)?;
+    man.render_synopsis_section(&mut w)?;
+    man.render_description_section(&mut w)?;
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(&mut w)?;
+    }
+    if cmd.get_subcommands().any(|c| !c.is_hide_set()) {
+        man.render_subcommands_section(&mut w)?;
+    }
+    if let Some(text) = cmd.get_after_long_help().or_else(|| cmd.get_after_help()) {
+        let mut roff = Roff::new();
+        roff.control("SH", ["NOTES"]).control("nf", []);
+        for line in text.to_string().lines() {
+            roff.text([roman(line)]);
+        }
+        roff.control("fi", []);
+        roff.to_writer(&mut w)?;
+    }
+    if cmd.get_version().or_else(|| cmd.get_long_version()).is_some() {
+        man.render_version_section(&mut w)?;
+    }
+    Ok(w)
+}
+
+pub fn man(a: ManArgs) -> Result<()> {
+    let Some(dir) = a.dir else {
+        return crate::output::write_output("-", &man_page()?);
+    };
+    if dir.exists() && !dir.is_dir() {
+        crate::usage!("{}: not a directory", dir.display());
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    for path in write_pages(man_command(), &dir)? {
+        crate::outln!("{}", path.display());
+    }
+    Ok(())
+}
+
+/// DESCRIPTION of hwcal.1.
+const DESCRIPTION: &str = "\
+hwcal measures what a machine really does (core clock, caches, TLBs, memory, context \
+switches, I/O) and says how much to trust each figure: every figure carries its spread \
+and a noise verdict (ok or noisy). It follows The Calibrator, lmbench (mhz, lat_ctx) and \
+micbench (mem, io), and keeps their flags and output formats where users know them.
+
+Measure: run, clock, cache, tlb, mem, ctx, io, validate.
+
+Results: db, report, analyze.
+
+Tools: info, completions, man, schema.";
+
+/// The command as the man pages show it: built (so subcommands know their
+/// full name, `hwcal-db-list`), with a description of its own.
+fn man_command() -> clap::Command {
+    // The derive's command, not `cli::command()`: the grouped `--help`
+    // template means nothing to roff, and `help` gets no page.
+    let cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+    let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
+    let about = about.strip_prefix("hwcal: ").unwrap_or(&about).to_string();
+    let mut cmd = cmd
+        .about(about)
+        .long_about(DESCRIPTION)
+        .disable_help_subcommand(true);
+    cmd.build();
+    cmd
+}
+
+/// hwcal.1, then hwcal-SUB.1 for each subcommand (and hwcal-db-SUB.1 for
+/// theirs), into `dir`; returns the files written.
+fn write_pages(cmd: clap::Command, dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    let path = dir.join(clap_mangen::Man::new(cmd.clone()).get_filename());
+    let page = render(cmd.clone()).context("rendering a man page")?;
+    std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+    written.push(path);
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        written.extend(write_pages(sub.clone(), dir)?);
+    }
+    Ok(written)
+}
