@@ -57,6 +57,7 @@ pub fn switch_point(nprocs: u32, hop_us: &[f64], overhead_us: f64) -> CtxPoint {
         preempted_per_hop: None,
         us_per_switch: None,
         verdict: if noisy { Verdict::Noisy } else { Verdict::Ok },
+        us_median_ci95: stats::median_ci95(&clamped).map(|(a, b)| [a, b]),
     }
 }
 

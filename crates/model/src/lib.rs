@@ -918,6 +918,11 @@ pub struct CtxPoint {
     /// lat_ctx's figure is the cost of one hop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub us_per_switch: Option<f64>,
+    /// A 95% confidence interval of `us_median` (distribution-free, from
+    /// the order statistics of the samples); absent under 6 samples and in
+    /// older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub us_median_ci95: Option<[f64; 2]>,
 }
 
 /// `hwcal io` (micbench-io / fio).

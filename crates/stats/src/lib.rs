@@ -31,6 +31,24 @@ pub fn quantile(xs: &[f64], q: f64) -> f64 {
 }
 
 /// Median absolute deviation (unscaled).
+/// A 95% confidence interval of the median that assumes nothing about the
+/// distribution: the order statistics j and k around the middle with
+/// j = n/2 − 0.98·√n and k = n/2 + 0.98·√n (the normal approximation of
+/// the binomial count of samples below the median). `None` under 6
+/// finite samples, where the interval would be the whole range.
+pub fn median_ci95(xs: &[f64]) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    let n = v.len();
+    if n < 6 {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let h = 0.98 * (n as f64).sqrt();
+    let j = ((n as f64 / 2.0 - h).floor().max(1.0) as usize).min(n) - 1;
+    let k = ((n as f64 / 2.0 + h).ceil() as usize).clamp(1, n) - 1;
+    Some((v[j], v[k]))
+}
+
 pub fn mad(xs: &[f64]) -> f64 {
     let m = median(xs);
     let dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
@@ -122,6 +140,14 @@ pub fn linear_regression(x: &[f64], y: &[f64]) -> (f64, f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn median_interval_brackets_the_median() {
+        let xs: Vec<f64> = (1..=51).map(f64::from).collect();
+        let (lo, hi) = median_ci95(&xs).unwrap();
+        assert!(lo < 26.0 && hi > 26.0 && lo >= 17.0 && hi <= 35.0, "{lo} {hi}");
+        assert_eq!(median_ci95(&[1.0, 2.0, 3.0]), None);
+    }
 
     #[test]
     fn median_and_quantiles() {
