@@ -132,8 +132,11 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
         Some(c) => (c.as_slice(), seg_options(true)),
         None => (ns.as_slice(), seg_options(false)),
     };
-    let segs = segments(&xs, ys, None, &o);
     let s = clean(ys);
+    let mut segs = segments(&xs, ys, None, &o);
+    if let Some(t) = final_level(&xs, ys, &s, segs.last(), &o) {
+        segs.push(t);
+    }
     let med = |v: &dyn Fn(&DiffPoint) -> Option<f64>, g: &Segment| -> Option<f64> {
         let c: Option<Vec<f64>> = d[g.first..=g.last].iter().map(v).collect();
         c.map(|c| median(&c))
@@ -176,6 +179,37 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
         });
     }
     (out, pl)
+}
+
+/// The level the sweep ends in when it is not flat enough to be found as
+/// one: past the last TLB every access walks the page table, and the walk
+/// itself slows as the page-table lines it reads spill out of the caches,
+/// so the last stretch of the curve keeps climbing and noise of ±15%
+/// (other tenants' use of the caches the walker reads) can keep it from
+/// passing for flat. When the last half octave of the cleaned curve sits
+/// well above the last level found (by more than that level's own merge
+/// margin), it is taken as one more level, at the median of its points.
+fn final_level(xs: &[f64], ys: &[f64], s: &[f64], last: Option<&Segment>, o: &SegOptions) -> Option<Segment> {
+    let n = xs.len().min(ys.len()).min(s.len());
+    let top = *xs.get(n.checked_sub(1)?)?;
+    let first = xs.iter().position(|&x| x >= top / 2f64.sqrt())?;
+    if n - first < 3 {
+        return None;
+    }
+    if let Some(l) = last {
+        if l.last >= first {
+            return None;
+        }
+        let tail = median(&s[first..n]);
+        if tail - l.level < o.merge_abs.max(o.merge_rel * l.level.abs()) {
+            return None;
+        }
+    }
+    Some(Segment {
+        first,
+        last: n - 1,
+        level: median(&ys[first..n]),
+    })
 }
 
 /// Everything `hwcal tlb` reports.

@@ -143,6 +143,7 @@ pub fn measure(
     ));
     refine(&mut bench, &mut points, machine, progress, t0)?;
     repair(&mut bench, &mut points, t0)?;
+    retry_short_private(&mut bench, &mut points, machine, progress)?;
     let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
     let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
     progress.say(&format!(
@@ -291,6 +292,51 @@ fn remeasure_boundaries(
         .collect();
     for p in points.iter_mut() {
         if windows.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi) {
+            let q = bench.point(p.x as usize, 0)?;
+            merge_point(p, q);
+        }
+    }
+    Ok(())
+}
+
+/// Step 3b, measure until confident: one thread alone fills a cache
+/// private to its core, so where the first level reads more than 12.5%
+/// short of its nominal size, something else held part of it: on a VM most
+/// likely the host's other hyperthread on this core, whose activity comes
+/// in bursts the guest cannot see. The sizes from half to 1.25× the
+/// nominal size are measured again, up to four more times half a second
+/// apart (every sample is kept, the minimum is the figure: noise only adds
+/// time), until the level reads its size or the tries run out; only then
+/// is it flagged.
+fn retry_short_private(
+    bench: &mut ChaseBench,
+    points: &mut [RawPoint],
+    machine: &MachineInfo,
+    progress: &dyn Progress,
+) -> Result<()> {
+    let Some(n) = machine.nominal_data_cache(1) else {
+        return Ok(());
+    };
+    let nominal = n.size_bytes as f64;
+    let short = |points: &[RawPoint]| {
+        let lat = curve(an::LATENCY, "", "", points.to_vec());
+        let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
+        a.levels
+            .first()
+            .is_some_and(|l| (l.size_bytes as f64) < (1.0 - an::NOMINAL_SIZE_TOLERANCE) * nominal)
+    };
+    for attempt in 1..=4 {
+        if !short(points) {
+            break;
+        }
+        progress.say(&format!(
+            "cache: L1 reads short of its nominal size; measuring its edge again ({attempt} of 4)"
+        ));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        for p in points
+            .iter_mut()
+            .filter(|p| p.x >= 0.5 * nominal && p.x <= 1.25 * nominal)
+        {
             let q = bench.point(p.x as usize, 0)?;
             merge_point(p, q);
         }
