@@ -1,0 +1,129 @@
+//! The analysis on whole runs of machines other than the reference one:
+//! the structure must come out the same as the hardware's, with or without
+//! huge pages.
+//!
+//! * `tests/data/zen3-dense.json`: the cache and TLB curves of one `hwcal
+//!   run` on an AMD EPYC Zen 3 KVM guest (2 vCPUs; the host backs guest
+//!   memory with 4 KiB pages, so the TLB never sees huge pages): L1d 32 KiB
+//!   / 4 cycles, L2 512 KiB / 12 cycles, L1 DTLB 64, L2 DTLB 2048.
+//! * `shared/reference/machines/emr-16vcpu.run*.json` (beside the
+//!   checkout, or in `$HWCAL_REFERENCE_DIR`): two runs on an Emerald
+//!   Rapids KVM guest with huge pages: L1 DTLB 96, STLB 2048, 32 entries
+//!   for 2 MiB pages, an L3 share of ~8-10 MiB at ~40 ns.
+
+use hwcal_analysis::{cache, tlb};
+use hwcal_model::{MachineInfo, Profile, RawCurve, TlbLevel};
+use std::path::PathBuf;
+
+#[derive(serde::Deserialize)]
+struct Curves {
+    machine: Option<MachineInfo>,
+    raw: Vec<RawCurve>,
+}
+
+fn load(path: &std::path::Path) -> Profile {
+    let f: Curves = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    Profile {
+        machine: f.machine,
+        raw: f.raw,
+        ..Default::default()
+    }
+}
+
+fn within(got: f64, want: f64, lo: f64, hi: f64) -> bool {
+    got >= want * (1.0 - lo) && got <= want * (1.0 + hi)
+}
+
+fn tlb_level(levels: &[TlbLevel], page: u64, level: u32) -> &TlbLevel {
+    levels
+        .iter()
+        .find(|l| l.page_bytes == page && l.level == level)
+        .unwrap_or_else(|| panic!("no {page}-byte level {level}: {levels:?}"))
+}
+
+#[test]
+fn zen3_without_huge_pages() {
+    let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/zen3-dense.json"));
+    let t = tlb::analyze(&p).unwrap();
+    assert!(t.baseline_ok);
+    let small: Vec<&TlbLevel> = t.levels.iter().filter(|l| l.page_bytes == 4096).collect();
+    assert_eq!(small.len(), 2, "{small:?}");
+    assert!(
+        within(small[0].entries as f64, 64.0, 0.125, 0.125),
+        "{:?}",
+        small[0]
+    );
+    assert!(
+        within(small[1].entries as f64, 2048.0, 0.25, 0.125),
+        "{:?}",
+        small[1]
+    );
+    assert!(small.iter().all(|l| l.baseline.as_deref() == Some("dense")));
+    assert!((small[0].miss_latency_cycles.unwrap() - 7.0).abs() < 1.5);
+    let c = cache::analyze(&p).unwrap();
+    assert_eq!(c.levels.len(), 3, "{:?}", c.levels);
+    let (l1, l2) = (&c.levels[0], &c.levels[1]);
+    assert!(within(l1.size_bytes as f64, 32768.0, 0.125, 0.125), "{l1:?}");
+    assert!((l1.latency_cycles.unwrap() - 4.0).abs() <= 0.5);
+    assert!((l2.latency_cycles.unwrap() - 12.0).abs() <= 1.5);
+    // The flush granule, not the prefetchers: 64 B at every level.
+    for l in &c.levels {
+        assert_eq!(l.line_bytes, Some(64), "L{}", l.level);
+        assert_eq!(l.line_method.as_deref(), Some("clflush"));
+    }
+    // Memory latency says how much of it is TLB misses.
+    let m = c.memory.unwrap();
+    assert!(
+        m.tlb_share_ns.is_some_and(|s| s > 5.0 && s < m.latency_ns),
+        "{m:?}"
+    );
+}
+
+/// The recorded reference profiles, if `shared/` is beside the checkout.
+fn reference(name: &str) -> Option<Profile> {
+    let dir = std::env::var_os("HWCAL_REFERENCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/machines")
+        });
+    let path = dir.join(name);
+    if !path.is_file() {
+        eprintln!(
+            "{}: not found; the reference-profile check is skipped",
+            path.display()
+        );
+        return None;
+    }
+    Some(load(&path))
+}
+
+#[test]
+fn emerald_rapids_runs_give_one_structure() {
+    for name in ["emr-16vcpu.run.json", "emr-16vcpu.run-b.json"] {
+        let Some(p) = reference(name) else { continue };
+        let c = cache::analyze(&p).unwrap();
+        assert_eq!(c.levels.len(), 3, "{name}: {:?}", c.levels);
+        let l3 = &c.levels[2];
+        assert!(l3.latency_ns > 30.0 && l3.latency_ns < 55.0, "{name}: {l3:?}");
+        let mib = l3.size_bytes as f64 / 1048576.0;
+        assert!((7.0..=14.0).contains(&mib), "{name}: L3 {mib} MiB");
+        let t = tlb::analyze(&p).unwrap();
+        assert!(
+            within(tlb_level(&t.levels, 4096, 1).entries as f64, 96.0, 0.125, 0.125),
+            "{name}"
+        );
+        assert!(
+            within(tlb_level(&t.levels, 4096, 2).entries as f64, 2048.0, 0.25, 0.125),
+            "{name}"
+        );
+        assert!(
+            within(
+                tlb_level(&t.levels, 2 << 20, 1).entries as f64,
+                32.0,
+                0.125,
+                0.125
+            ),
+            "{name}"
+        );
+    }
+}
