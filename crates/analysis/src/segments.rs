@@ -196,13 +196,18 @@ pub fn segments(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &SegOptions) -> 
         }
         i = j + 1;
     }
-    // Merge neighbours at nearly the same level.
-    let level = |a: usize, b: usize| median(&s[a..=b]);
+    // Merge neighbours at nearly the same level, on the cleaned values or
+    // the raw ones (two low points in a row survive the median of three
+    // and the suffix minimum drags a run down to them; the raw medians of
+    // the two runs still show one level).
+    let close = |v: &[f64], a: (usize, usize), b: (usize, usize)| {
+        let (lo, hi) = (median(&v[a.0..=a.1]), median(&v[b.0..=b.1]));
+        (hi - lo).abs() < o.merge_abs.max(o.merge_rel * lo.abs().min(hi.abs()))
+    };
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for r in runs {
         if let Some(last) = merged.last_mut() {
-            let (lo, hi) = (level(last.0, last.1), level(r.0, r.1));
-            if (hi - lo).abs() < o.merge_abs.max(o.merge_rel * lo.abs().min(hi.abs())) {
+            if close(&s, *last, r) || close(ys, *last, r) {
                 last.1 = r.1;
                 continue;
             }
