@@ -18,7 +18,7 @@ pub mod sample;
 mod units;
 
 pub use note::{Note, Severity};
-pub use units::{axis_bytes, human_bytes, measured_bytes};
+pub use units::{axis_bytes, human_bytes, measured_bytes, parse_size};
 #[cfg(feature = "schema")]
 pub mod schema;
 

@@ -64,3 +64,85 @@ mod tests {
         assert_eq!(axis_bytes(1.5 * 1048576.0), "1.5M");
     }
 }
+
+/// Parse a size with an optional binary suffix: `4096`, `4k`, `4K`, `4KiB`,
+/// `4KB`, `1.5M`, `1G`, `2T`, `1P` (all 1024-based, like fio and micbench).
+/// Zero is allowed here; callers that need a positive size check it.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}': a size cannot be negative"));
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        "p" | "pb" | "pib" => 50,
+        _ => return Err(format!("'{s}': unknown size unit '{unit}' (use k, M, G, T or P)")),
+    };
+    if num.is_empty() || num.starts_with('.') || num.ends_with('.') || num.matches('.').count() > 1 {
+        return Err(format!("'{s}': not a size (e.g. 4k, 1M, 1G)"));
+    }
+    let bad = || format!("'{s}': size too large");
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    let whole: u64 = int.parse().map_err(|_| bad())?;
+    let mut v = whole.checked_mul(1u64 << shift).ok_or_else(bad)?;
+    if !frac.is_empty() {
+        // Fractions only make sense with a unit: 1.5M is 1572864 bytes.
+        let f: f64 = format!("0.{frac}").parse().map_err(|_| bad())?;
+        let part = f * (1u64 << shift) as f64;
+        if part.fract() != 0.0 {
+            return Err(format!("'{s}': not a whole number of bytes"));
+        }
+        v = v.checked_add(part as u64).ok_or_else(bad)?;
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod parse_size_tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_with_binary_suffixes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("4k"), Ok(4096));
+        assert_eq!(parse_size("4K"), Ok(4096));
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("4kb"), Ok(4096));
+        assert_eq!(parse_size("1M"), Ok(1 << 20));
+        assert_eq!(parse_size("1.5M"), Ok(3 << 19));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size(" 2 g "), Ok(2 << 30));
+        assert_eq!(parse_size("1T"), Ok(1 << 40));
+        assert_eq!(parse_size("1P"), Ok(1 << 50));
+        assert_eq!(parse_size("0"), Ok(0));
+        assert_eq!(parse_size("512B"), Ok(512));
+    }
+
+    #[test]
+    fn bad_sizes() {
+        for s in [
+            "",
+            "k",
+            "-4k",
+            "4x",
+            "1.2.3k",
+            "1.",
+            ".5k",
+            "4 k b",
+            "0.1",
+            "99999999999999999999",
+            "16384P",
+        ] {
+            assert!(parse_size(s).is_err(), "{s:?} accepted");
+        }
+    }
+}

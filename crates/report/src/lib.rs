@@ -8,9 +8,11 @@ use hwcal_model::Profile;
 pub mod calibrator;
 pub mod compare;
 pub mod html;
+pub mod repeat;
 pub mod sanitize;
 pub mod svg;
 pub mod text;
+pub mod verbose;
 pub mod xgraph;
 
 /// Errors from exporters.

@@ -306,7 +306,7 @@ pub fn run(a: MemArgs) -> Result<()> {
     measure_command(&cfg, mode, &progress, &mut p, start)?;
     emit(&p, a.common.json.as_deref())?;
     if a.verbose && a.common.json.as_deref() != Some("-") {
-        crate::out!("{}", crate::cmd::mem_verbose::dump(&p)?);
+        crate::out!("{}", hwcal_report::verbose::dump(&p)?);
     }
     save_if_requested(&p, a.common.save)?;
     Ok(())

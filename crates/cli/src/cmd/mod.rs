@@ -9,7 +9,6 @@ pub mod db;
 pub mod info;
 pub mod io;
 pub mod mem;
-pub mod mem_verbose;
 pub mod report;
 pub mod run;
 pub mod schema;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::fmt::Write;
 
 /// The dump of the `mem` and `bandwidth` sections, empty when neither was measured.
-pub fn dump(p: &Profile) -> anyhow::Result<String> {
+pub fn dump(p: &Profile) -> Result<String, serde_json::Error> {
     let mut s = String::new();
     if let Some(m) = &p.mem {
         s.push_str("mem (every recorded key):\n");

@@ -1,0 +1,112 @@
+//! Parsing tests: aliases, groups, normalisation.
+
+use super::*;
+use clap::FromArgMatches;
+
+fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+    let m = command().try_get_matches_from(args)?;
+    Cli::from_arg_matches(&m)
+}
+
+fn io(args: &[&str]) -> IoArgs {
+    match parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}")).command {
+        Command::Io(a) => a.normalize(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn every_subcommand_is_in_exactly_one_help_group() {
+    let mut cmd = command();
+    cmd.build();
+    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+    for n in &names {
+        let n_groups = SUBCOMMAND_GROUPS.iter().filter(|(_, g)| g.contains(n)).count();
+        assert_eq!(n_groups, 1, "subcommand {n} is in {n_groups} help groups");
+    }
+    for (_, g) in SUBCOMMAND_GROUPS {
+        for n in *g {
+            assert!(names.contains(n), "help group lists unknown subcommand {n}");
+        }
+    }
+    let help = cmd.render_help().to_string();
+    let (m, r, t) = (
+        help.find("Measure commands:").unwrap(),
+        help.find("Results commands:").unwrap(),
+        help.find("Tools commands:").unwrap(),
+    );
+    assert!(m < r && r < t, "{help}");
+    assert!(help.contains("Options:") && help.contains("--db"), "{help}");
+    assert!(help.contains("Exit status"), "{help}");
+}
+
+#[test]
+fn fio_names_are_aliases_of_the_io_flags() {
+    let fio = io(&[
+        "hwcal",
+        "io",
+        "--ioengine",
+        "io_uring",
+        "--runtime",
+        "3",
+        "--rwmixread=70",
+        "--numjobs",
+        "4",
+        "--rw",
+        "randrw",
+        "--direct=1",
+        "--filename=/tmp/x",
+    ]);
+    let own = io(&[
+        "hwcal",
+        "io",
+        "--engine",
+        "io_uring",
+        "-t",
+        "3",
+        "--rwmix-read",
+        "70",
+        "-m",
+        "4",
+        "--rw",
+        "randrw",
+        "--direct",
+        "/tmp/x",
+    ]);
+    for a in [&fio, &own] {
+        assert_eq!(a.engine, IoEngineArg::IoUring);
+        assert_eq!(a.time, Some(3.0));
+        assert_eq!(a.rwmix_read, Some(70));
+        assert_eq!(a.threads, 4);
+        assert!(a.direct);
+        assert_eq!(a.path.as_deref(), Some(std::path::Path::new("/tmp/x")));
+    }
+    assert_eq!(io(&["hwcal", "io", "--time", "2"]).time, Some(2.0));
+    assert!(!io(&["hwcal", "io", "--direct=0"]).direct);
+    assert!(!io(&["hwcal", "io"]).direct);
+    // `--direct PATH` keeps PATH positional (the flag takes a value only with `=`).
+    let d = io(&["hwcal", "io", "--direct", "/mnt"]);
+    assert!(d.direct);
+    assert_eq!(d.path.as_deref(), Some(std::path::Path::new("/mnt")));
+    assert!(parse(&["hwcal", "io", "--filename", "/a", "/b"]).is_err());
+    assert!(parse(&["hwcal", "io", "--direct=maybe"]).is_err());
+}
+
+#[test]
+fn mem_verbose_flag() {
+    for v in ["-v", "--verbose"] {
+        match parse(&["hwcal", "mem", "-R", v]).unwrap().command {
+            Command::Mem(a) => assert!(a.verbose && a.random),
+            other => panic!("{other:?}"),
+        }
+    }
+    match parse(&["hwcal", "mem"]).unwrap().command {
+        Command::Mem(a) => assert!(!a.verbose),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn clap_definitions_are_consistent() {
+    command().debug_assert();
+}
