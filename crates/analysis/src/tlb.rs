@@ -487,6 +487,56 @@ mod tests {
         assert!(a.notes.iter().any(|n| n.contains("2 MiB pages measured up to")));
     }
 
+    /// Zen 3 without huge pages, against the dense baseline: a sharp
+    /// 64-entry L1 DTLB (+7 cycles), a bump where the one-line-per-page
+    /// chase leaves L1 before the dense lines do, a hashed 2048-entry L2
+    /// DTLB whose fullest sets overflow from 70% of its size, a walk that
+    /// keeps climbing past it, and noise: spikes of +60% on single points,
+    /// a burst on three neighbours, a low baseline point.
+    #[test]
+    fn dense_baseline_with_bump_ramp_and_noise() {
+        let mut p = Profile::default();
+        let test = |x: f64| {
+            let l1 = if x > 64.0 { 7.0 } else { 0.0 };
+            let bump = if (300.0..520.0).contains(&x) { 4.0 } else { 0.0 };
+            let stlb = ((x - 1430.0) / (2900.0 - 1430.0)).clamp(0.0, 1.0) * 95.0;
+            let walk = if x > 2900.0 {
+                20.0 * (x / 2900.0).log2().min(1.0)
+            } else {
+                0.0
+            };
+            4.0 + l1 + bump + stlb + walk
+        };
+        let mut t = curve(SMALL, test, 8192.0);
+        for (i, q) in t.points.iter_mut().enumerate() {
+            let spike = match i {
+                9 | 31 => 1.6,
+                40..=42 => 1.4,
+                _ => 1.0,
+            };
+            q.y *= spike;
+            q.samples = vec![q.y];
+        }
+        p.raw.push(t);
+        let mut b = curve(DENSE, |_| 4.0, 8192.0);
+        b.points[20].samples = vec![5.5];
+        p.raw.push(b);
+        let a = analyze(&p).unwrap();
+        assert!(a.baseline_ok);
+        assert_eq!(a.levels.len(), 2, "{:?}", a.levels);
+        assert!(
+            (a.levels[0].entries as f64 - 64.0).abs() <= 8.0,
+            "{:?}",
+            a.levels[0]
+        );
+        let e2 = a.levels[1].entries as f64;
+        assert!((1536.0..=2304.0).contains(&e2), "{:?}", a.levels[1]);
+        assert!(a.levels.iter().all(|l| l.baseline.as_deref() == Some("dense")));
+        // The helper's curves are in ns at 2.5 GHz.
+        let miss = a.levels[0].miss_latency_ns;
+        assert!((miss - 7.0).abs() < 1.5, "{miss} {:?}", a.small_plateaus);
+    }
+
     #[test]
     fn flat_difference_has_no_levels() {
         let mut p = Profile::default();

@@ -178,7 +178,16 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     if !save {
         return Ok(None);
     }
-    let profile = &*crate::output::checked(profile);
+    // What hwcal stores, hwcal reads: implausible figures left out, with a
+    // note (the same scrub as every output, `output::checked`).
+    let mut scrubbed;
+    let profile = if hwcal_model::plausible::implausible(profile).is_empty() {
+        profile
+    } else {
+        scrubbed = profile.clone();
+        hwcal_model::plausible::scrub(&mut scrubbed);
+        &scrubbed
+    };
     store(&mut open_db()?, profile).map(Some)
 }
 
