@@ -69,7 +69,7 @@ section.summary{border:2px solid #1f3b57}
 .card .d{font-size:.8em;color:#555}
 .ok{color:#1a7f37}
 li.warning::marker{color:#c62828}
-.sev{display:inline-block;min-width:4.5em;font-size:.75em;font-weight:700;text-transform:uppercase}
+.sev{display:inline-block;min-width:5.5em;margin-right:.4em;font-size:.75em;font-weight:700;text-transform:uppercase}
 .sev.warning{color:#b35900}
 .sev.info{color:#1f5f99}
 details{margin:.6em 0}
@@ -86,7 +86,10 @@ summary{cursor:pointer;color:#1f5f99}
  h2{font-size:11pt;margin:.6em 0 .2em;break-after:avoid}
  table,figure,.card,li{break-inside:avoid}
  th,td{padding:.1em .4em}
- figure svg{max-height:8cm;width:auto}
+ figure{display:inline-block;width:49%;vertical-align:top;margin:.2em 0}
+ figure svg{width:100%;max-height:7cm}
+ figcaption{font-size:7pt}
+ #harness,#raw,.print-hide{display:none}
  details>:not(summary){display:none}
  details summary{list-style:none;color:#555}
  .cards{grid-template-columns:repeat(4,1fr)}
@@ -501,7 +504,10 @@ fn mem_table(m: &MemResult) -> String {
                 ]
             })
             .collect();
+        // Per-thread detail: on screen, not on paper.
+        s += "<div class=\"print-hide\">\n";
         s += &table(&["thread", "CPU", "node", "ns/op", "clk/op", "bandwidth"], &rows);
+        s += "</div>\n";
     }
     s
 }
@@ -641,7 +647,9 @@ fn io_table(io: &IoResult) -> String {
                 ]
             })
             .collect();
+        s += "<div class=\"print-hide\">\n";
         s += &table(&["thread", "I/Os", "IOPS", "MB/s", "p50 µs", "p99 µs"], &rows);
+        s += "</div>\n";
     }
     s
 }
@@ -1495,5 +1503,67 @@ mod tests {
         assert!(html.contains("145.00 ns") && html.contains("217.50 ns"));
         assert!(html.contains("1.500×") && html.contains("class=\"worse\""));
         assert!(!html.contains("NaN"));
+    }
+
+    #[test]
+    fn summary_then_notes_then_sections_and_raw_curves_folded() {
+        let mut p = full_profile(0);
+        p.raw.push(RawCurve {
+            id: "cache.neighbour_busy".into(),
+            points: vec![RawPoint {
+                x: 0.0,
+                y: 0.01,
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        p.raw.push(RawCurve {
+            id: "tlb.huge_fraction".into(),
+            points: (0..3)
+                .map(|i| RawPoint {
+                    x: i as f64,
+                    y: 0.0,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
+        p.raw.push(RawCurve {
+            id: "mem.read.2t.t0".into(),
+            points: (1..4)
+                .map(|i| RawPoint {
+                    x: i as f64,
+                    y: 10.0,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
+        let html = report(&p, "t");
+        assert_balanced(&html);
+        let at = |id: &str| html.find(&format!("id=\"{id}\"")).unwrap_or(usize::MAX);
+        assert!(at("summary") < at("notes") && at("notes") < at("machine"));
+        assert!(at("machine") < at("caches") && at("caches") < at("raw"));
+        // Severity shown; key figures in the card, sizes as everywhere else.
+        assert!(html.contains("<span class=\"sev warning\">warning</span>"));
+        assert!(html.contains(">48 KiB · 2.10 ns<"));
+        assert!(html.contains(">145.0 ns<") && html.contains(">1.66 µs<"));
+        // Raw curves folded; one-point and fraction diagnostics not drawn.
+        assert!(html.contains("<details>\n<summary>Raw curve mem.read.2t.t0</summary>"));
+        assert!(!html.contains("Raw curve cache.neighbour_busy"));
+        assert!(!html.contains("Raw curve tlb.huge_fraction"));
+        assert!(html.contains("@media print") && html.contains("break-inside:avoid"));
+        // The mem section says what page_size/use_hugepages say, as the text does.
+        let m = p.mem.as_ref().unwrap();
+        let pages = crate::text::mem_pages(m);
+        assert!(html.contains(&esc(&pages)) && crate::text::summary(&p).contains(&pages));
+    }
+
+    #[test]
+    fn comparison_leads_with_the_ratio_table() {
+        let html = compare_report(&full_profile(0), "a", &full_profile(5), "b");
+        let at = |id: &str| html.find(&format!("id=\"{id}\"")).unwrap_or(usize::MAX);
+        assert!(at("figures") < at("plots") && at("plots") < at("machines"));
+        assert!(html.find("<svg").unwrap() > at("figures"));
     }
 }
