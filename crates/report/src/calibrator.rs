@@ -122,6 +122,7 @@ fn cache_miss_latency_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File;
     let mut g = gp_head(prefix, "cache-miss-latency", "cache latency vs working set");
     let _ = writeln!(g, "set logscale x 2");
     let _ = writeln!(g, "set xlabel 'working set (KiB)'");
+    let _ = writeln!(g, "set format x '%.0f'");
     let _ = writeln!(g, "set ylabel 'ns per load'");
     let _ = writeln!(g, "set logscale y 10");
     level_marks(&mut g, p, |c| {
@@ -196,6 +197,7 @@ fn cache_replace_time_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File;
     let mut g = gp_head(prefix, "cache-replace-time", "cache replace time vs working set");
     let _ = writeln!(g, "set logscale x 2");
     let _ = writeln!(g, "set xlabel 'working set (KiB)'");
+    let _ = writeln!(g, "set format x '%.0f'");
     let _ = writeln!(g, "set ylabel 'ns per load over an L1 hit'");
     let _ = writeln!(g, "set yrange [0:*]");
     level_marks(&mut g, p, |c| {

@@ -231,7 +231,7 @@ pub fn memory_pages(m: &MemoryLatency, smaps_huge: Option<f64>) -> String {
     match (m.huge_pages, smaps_huge) {
         (true, _) => "huge pages, verified by the TLB check".into(),
         (false, Some(f)) if f > 0.0 => format!(
-            "4 KiB pages as the TLB saw them, TLB misses included ({:.0}% of the buffer was huge pages in smaps, but the TLB check failed)",
+            "4 KiB pages as the TLB saw them, TLB misses included; smaps counted {:.0}% of the buffer in huge pages, but the TLB check failed",
             f * 100.0
         ),
         (false, _) => "4 KiB pages, TLB misses included".into(),
