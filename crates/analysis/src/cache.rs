@@ -148,12 +148,9 @@ fn detrended_spread(xs: &[f64], ys: &[f64]) -> f64 {
     median(&res) / m
 }
 
+/// A size for a note: the one formatter every output uses.
 fn kib(b: f64) -> String {
-    if b >= 1048576.0 {
-        format!("{:.2} MiB", b / 1048576.0)
-    } else {
-        format!("{:.0} KiB", b / 1024.0)
-    }
+    hwcal_model::human_bytes(b.max(0.0).round() as u64)
 }
 
 /// Analyse the cache curves of a profile. `None` if it has no latency curve.

@@ -4,10 +4,12 @@
 //! The Calibrator writes `NAME.cache-miss-latency.{data,gp}`,
 //! `NAME.cache-replace-time.{data,gp}` and `NAME.TLB-miss-latency.{data,gp}`;
 //! hwcal writes the same six names so existing habits keep working, with
-//! hwcal's own columns (documented in each file's header). The scripts use
-//! only gnuplot's built-in SVG terminal: `gnuplot NAME.cache-miss-latency.gp`
-//! (run from the directory hwcal was run in, as the data path is written the
-//! way PREFIX was given) writes `NAME.cache-miss-latency.svg`.
+//! hwcal's own columns (documented in each file's header). Each script names
+//! its data and its output by file name only (no directory, no `cd`), so the
+//! files can be moved together anywhere: `gnuplot NAME.*.gp` run in the
+//! directory that holds them writes `NAME.*.svg` next to them. The terminal
+//! is chosen at the top of each script (SVG, built into every gnuplot; a
+//! commented PNG line to swap in).
 
 use crate::svg::{Marker, Plot, Series};
 use crate::text::human_bytes;
@@ -34,35 +36,76 @@ fn fmt_opt(v: Option<f64>) -> String {
     v.map_or("NaN".into(), |v| format!("{v:.4}"))
 }
 
-/// Script preamble: SVG terminal, output next to the data.
+/// The file-name part of a prefix (`out/m` → `m`): what a script names
+/// its data and output by, relative to the script itself.
+fn base_name(prefix: &str) -> &str {
+    prefix.rsplit('/').next().unwrap_or(prefix)
+}
+
+/// Script preamble: the terminal choice first (SVG; PNG commented out),
+/// output named next to the script, then the title.
 fn gp_head(prefix: &str, what: &str, title: &str) -> String {
+    let name = gp_quote(base_name(prefix));
     let mut s = String::new();
-    let _ = writeln!(s, "# hwcal: {title}");
-    let _ = writeln!(s, "# Render with: gnuplot {}.{what}.gp", gp_quote(prefix));
+    let _ = writeln!(
+        s,
+        "# Terminal: SVG (built in); for PNG, swap the two pairs of lines."
+    );
     let _ = writeln!(s, "set terminal svg size 900,560 dynamic enhanced");
-    let _ = writeln!(s, "set output '{}.{what}.svg'", gp_quote(prefix));
+    let _ = writeln!(s, "set output '{name}.{what}.svg'");
+    let _ = writeln!(s, "# set terminal pngcairo size 900,560 enhanced");
+    let _ = writeln!(s, "# set output '{name}.{what}.png'");
+    let _ = writeln!(s, "#");
+    let _ = writeln!(s, "# hwcal: {}", gp_quote(title));
+    let _ = writeln!(
+        s,
+        "# Render with: gnuplot {name}.{what}.gp (in the directory holding this file and {name}.{what}.data)"
+    );
     let _ = writeln!(s, "set title '{}'", gp_quote(title));
     let _ = writeln!(s, "set grid");
     let _ = writeln!(s, "set key top left");
     s
 }
 
+/// A `plot` command of the series that have data (none without: no
+/// legend entry for a series that was not measured); `None` if none has.
+fn plot_line(series: &[String]) -> Option<String> {
+    (!series.is_empty()).then(|| format!("plot {}", series.join(", \\\n     ")))
+}
+
 /// The Calibrator's six files for whatever the profile holds (four for a
 /// cache-only profile, two for a TLB-only one, none for neither).
 pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
     let mut out = Vec::new();
-    if let Some(lat) = p.raw_curve(can::LATENCY) {
+    if let Some(lat) = p.raw_curve(can::LATENCY).filter(|c| !c.points.is_empty()) {
         out.extend(cache_miss_latency_files(p, prefix, lat));
-        out.extend(cache_replace_time_files(p, prefix));
+        out.extend(cache_replace_time_files(p, prefix, lat));
     }
-    if let Some(a) = tan::analyze(p) {
+    if let Some(a) = tan::analyze(p).filter(|a| !a.small.is_empty() || !a.huge.is_empty()) {
         out.extend(tlb_miss_latency_files(p, prefix, &a));
     }
     out
 }
 
+/// A vertical line and label at each cache level's size (x in KiB).
+fn level_marks(g: &mut String, p: &Profile, what: impl Fn(&hwcal_model::CacheLevel) -> String) {
+    for c in p.caches.iter().flatten() {
+        let x = c.size_bytes as f64 / 1024.0;
+        let _ = writeln!(
+            g,
+            "set arrow from first {x:.3}, graph 0 to first {x:.3}, graph 1 nohead lc rgb 'gray50'"
+        );
+        let _ = writeln!(
+            g,
+            "set label '{}' at first {x:.3}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
+            gp_quote(&what(c))
+        );
+    }
+}
+
 /// Miss latency: the latency curve with the levels marked.
 fn cache_miss_latency_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File; 2] {
+    let name = gp_quote(base_name(prefix));
     let mut d = String::new();
     let _ = writeln!(d, "# hwcal cache: random dependent chase, minimum over samples");
     let _ = writeln!(d, "# size_bytes\tsize_KiB\tns_per_load\tcycles_per_load");
@@ -79,27 +122,15 @@ fn cache_miss_latency_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File;
     let mut g = gp_head(prefix, "cache-miss-latency", "cache latency vs working set");
     let _ = writeln!(g, "set logscale x 2");
     let _ = writeln!(g, "set xlabel 'working set (KiB)'");
+    let _ = writeln!(g, "set format x '%.0f'");
     let _ = writeln!(g, "set ylabel 'ns per load'");
     let _ = writeln!(g, "set logscale y 10");
-    for c in p.caches.iter().flatten() {
-        let _ = writeln!(
-            g,
-            "set arrow from first {:.3}, graph 0 to first {:.3}, graph 1 nohead lc rgb 'gray50'",
-            c.size_bytes as f64 / 1024.0,
-            c.size_bytes as f64 / 1024.0
-        );
-        let _ = writeln!(
-            g,
-            "set label 'L{} {}' at first {:.3}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
-            c.level,
-            human_bytes(c.size_bytes),
-            c.size_bytes as f64 / 1024.0
-        );
-    }
+    level_marks(&mut g, p, |c| {
+        format!("L{} {}", c.level, human_bytes(c.size_bytes))
+    });
     let _ = writeln!(
         g,
-        "plot '{}.cache-miss-latency.data' using 2:3 with linespoints pt 7 ps 0.6 title 'ns per load'",
-        gp_quote(prefix)
+        "plot '{name}.cache-miss-latency.data' using 2:3 with linespoints pt 7 ps 0.6 title 'ns per load'"
     );
     [
         (format!("{prefix}.cache-miss-latency.data"), d),
@@ -107,49 +138,80 @@ fn cache_miss_latency_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File;
     ]
 }
 
-/// Replace time: back-to-back vs idle-gap misses per level.
-fn cache_replace_time_files(p: &Profile, prefix: &str) -> [File; 2] {
+/// Replace time, from the curves: each working set's time per load over
+/// an L1 hit, with misses back to back (the latency chase) and, where it
+/// was measured, with an idle gap between loads (`cache.gap`, less the
+/// gap itself: its smallest working set); each level's figures marked.
+fn cache_replace_time_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File; 2] {
+    let name = gp_quote(base_name(prefix));
+    let l1 = p
+        .caches
+        .iter()
+        .flatten()
+        .next()
+        .map(|c| c.latency_ns)
+        .filter(|v| v.is_finite())
+        .unwrap_or_else(|| lat.points.iter().map(|q| q.y).fold(f64::INFINITY, f64::min));
+    let gap = p
+        .raw_curve(hwcal_model::curve::CACHE_GAP)
+        .filter(|c| c.points.len() >= 2);
     let mut d = String::new();
     let _ = writeln!(
         d,
-        "# hwcal cache: per level, latency with misses back to back (replace time)"
+        "# hwcal cache: time per load over an L1 hit ({l1:.4} ns), by working set"
     );
     let _ = writeln!(
         d,
-        "# and with an idle gap of ~100 cycles between loads (miss latency)"
+        "# index 0: misses back to back (the latency chase): the replace time"
     );
-    let _ = writeln!(
-        d,
-        "# level\tsize_KiB\tlatency_ns\treplace_time_ns\tmiss_latency_ns\treplace_time_cycles\tmiss_latency_cycles"
-    );
-    for c in p.caches.iter().flatten() {
+    if gap.is_some() {
         let _ = writeln!(
             d,
-            "{}\t{:.3}\t{:.4}\t{}\t{}\t{}\t{}",
-            c.level,
-            c.size_bytes as f64 / 1024.0,
-            c.latency_ns,
-            fmt_opt(c.replace_time_ns),
-            fmt_opt(c.miss_latency_ns),
-            fmt_opt(c.replace_time_cycles),
-            fmt_opt(c.miss_latency_cycles)
+            "# index 1: an idle gap between loads (cache.gap, less its smallest working set): the miss latency"
         );
     }
-    let mut g = gp_head(
-        prefix,
-        "cache-replace-time",
-        "cache miss costs: back to back vs idle",
-    );
+    let _ = writeln!(d, "# size_bytes\tsize_KiB\tns_per_load\tns_over_L1");
+    for q in &lat.points {
+        let _ = writeln!(d, "{:.0}\t{:.3}\t{:.4}\t{:.4}", q.x, q.x / 1024.0, q.y, q.y - l1);
+    }
+    let mut series = vec![format!(
+        "'{name}.cache-replace-time.data' index 0 using 2:4 with linespoints pt 7 ps 0.6 title 'replace time (misses back to back)'"
+    )];
+    if let Some(gap) = gap {
+        let base = gap.points.iter().map(|q| q.y).fold(f64::INFINITY, f64::min);
+        let _ = writeln!(d, "\n");
+        for q in &gap.points {
+            let _ = writeln!(
+                d,
+                "{:.0}\t{:.3}\t{:.4}\t{:.4}",
+                q.x,
+                q.x / 1024.0,
+                q.y,
+                q.y - base
+            );
+        }
+        series.push(format!(
+            "'{name}.cache-replace-time.data' index 1 using 2:4 with linespoints pt 5 ps 0.8 title 'miss latency (idle gap)'"
+        ));
+    }
+    let mut g = gp_head(prefix, "cache-replace-time", "cache replace time vs working set");
     let _ = writeln!(g, "set logscale x 2");
-    let _ = writeln!(g, "set xlabel 'level size (KiB)'");
-    let _ = writeln!(g, "set ylabel 'ns per miss'");
-    let _ = writeln!(g, "set offsets graph 0.1, graph 0.1, graph 0.1, 0");
+    let _ = writeln!(g, "set xlabel 'working set (KiB)'");
+    let _ = writeln!(g, "set format x '%.0f'");
+    let _ = writeln!(g, "set ylabel 'ns per load over an L1 hit'");
     let _ = writeln!(g, "set yrange [0:*]");
-    let _ = writeln!(
-        g,
-        "plot '{0}.cache-replace-time.data' using 2:4 with linespoints pt 7 title 'replace time (back to back)', \\\n     '{0}.cache-replace-time.data' using 2:5 with linespoints pt 5 title 'miss latency (idle gap)'",
-        gp_quote(prefix)
-    );
+    level_marks(&mut g, p, |c| {
+        format!(
+            "L{} {}{}",
+            c.level,
+            human_bytes(c.size_bytes),
+            c.replace_time_ns
+                .map_or(String::new(), |r| format!(", replace {r:.1} ns"))
+        )
+    });
+    if let Some(line) = plot_line(&series) {
+        let _ = writeln!(g, "{line}");
+    }
     [
         (format!("{prefix}.cache-replace-time.data"), d),
         (format!("{prefix}.cache-replace-time.gp"), g),
@@ -158,21 +220,33 @@ fn cache_replace_time_files(p: &Profile, prefix: &str) -> [File; 2] {
 
 /// TLB miss latency: the penalty over the baseline (the same lines without
 /// TLB misses: in huge pages the TLB sees, or packed densely) for 4 KiB and
-/// 2 MiB pages (two gnuplot indexes), with the detected entry counts marked.
+/// 2 MiB pages (one gnuplot index per page size measured), with the
+/// detected entry counts marked.
 fn tlb_miss_latency_files(p: &Profile, prefix: &str, a: &tan::TlbAnalysis) -> [File; 2] {
+    let name = gp_quote(base_name(prefix));
+    let sets: Vec<(&str, &Vec<tan::DiffPoint>)> = [("4 KiB pages", &a.small), ("2 MiB pages", &a.huge)]
+        .into_iter()
+        .filter(|(_, set)| !set.is_empty())
+        .collect();
     let mut d = String::new();
     let _ = writeln!(d, "# hwcal tlb: one dependent load per page, random page order");
     let _ = writeln!(
         d,
         "# penalty = pages of this size - the same number of lines without TLB misses (baseline)"
     );
-    let _ = writeln!(d, "# index 0: 4 KiB pages; index 1: 2 MiB pages");
+    let indexes: Vec<String> = sets
+        .iter()
+        .enumerate()
+        .map(|(i, (what, _))| format!("index {i}: {what}"))
+        .collect();
+    let _ = writeln!(d, "# {}", indexes.join("; "));
     let _ = writeln!(d, "# pages\ttest_ns\tbaseline_ns\tpenalty_ns\tpenalty_cycles");
-    for (i, set) in [&a.small, &a.huge].into_iter().enumerate() {
-        if i == 1 {
+    let mut series = Vec::new();
+    for (i, (what, set)) in sets.iter().enumerate() {
+        if i > 0 {
             let _ = writeln!(d, "\n");
         }
-        for q in set {
+        for q in set.iter() {
             let _ = writeln!(
                 d,
                 "{:.0}\t{:.4}\t{:.4}\t{:.4}\t{}",
@@ -183,10 +257,10 @@ fn tlb_miss_latency_files(p: &Profile, prefix: &str, a: &tan::TlbAnalysis) -> [F
                 fmt_opt(q.diff_cycles)
             );
         }
-        if set.is_empty() {
-            // Keep the index present so the script's `index 1` is valid.
-            let _ = writeln!(d, "NaN\tNaN\tNaN\tNaN\tNaN");
-        }
+        series.push(format!(
+            "'{name}.TLB-miss-latency.data' index {i} using 1:4 with linespoints pt {} ps 0.6 title '{what}'",
+            if i == 0 { 7 } else { 5 }
+        ));
     }
     let mut g = gp_head(prefix, "TLB-miss-latency", "TLB penalty vs pages touched");
     let _ = writeln!(g, "set logscale x 2");
@@ -206,20 +280,9 @@ fn tlb_miss_latency_files(p: &Profile, prefix: &str, a: &tan::TlbAnalysis) -> [F
             l.entries
         );
     }
-    // No legend entry for a series that was not measured.
-    let huge = if a.huge.is_empty() {
-        String::new()
-    } else {
-        format!(
-            ", \\\n     '{}.TLB-miss-latency.data' index 1 using 1:4 with linespoints pt 5 ps 0.6 title '2 MiB pages'",
-            gp_quote(prefix)
-        )
-    };
-    let _ = writeln!(
-        g,
-        "plot '{0}.TLB-miss-latency.data' index 0 using 1:4 with linespoints pt 7 ps 0.6 title '4 KiB pages'{huge}",
-        gp_quote(prefix)
-    );
+    if let Some(line) = plot_line(&series) {
+        let _ = writeln!(g, "{line}");
+    }
     [
         (format!("{prefix}.TLB-miss-latency.data"), d),
         (format!("{prefix}.TLB-miss-latency.gp"), g),
@@ -374,7 +437,13 @@ mod tests {
             ]
         );
         assert!(f[0].1.contains("4096\t4.000\t2.0000\t5.0000"));
-        assert!(f[1].1.contains("set output 'out/m''s.cache-miss-latency.svg'"));
+        // Data and output named by file name only: the files move together.
+        assert!(f[1].1.contains("set output 'm''s.cache-miss-latency.svg'"));
+        assert!(f[1].1.contains("plot 'm''s.cache-miss-latency.data'"));
+        assert!(!f[1].1.contains("out/") && !f[1].1.contains("cd "));
+        assert!(f[1].1.starts_with("# Terminal"));
+        assert!(f[1].1.lines().nth(1).unwrap().starts_with("set terminal svg"));
+        assert!(f[1].1.contains("# set terminal png"));
         assert!(f[1].1.contains("L1 48 KiB"));
         // A newline in the prefix cannot start a command line of its own.
         let f = gnuplot_files(&p, "x\nsystem('touch pwned')\n#");

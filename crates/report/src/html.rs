@@ -61,6 +61,39 @@ figcaption{font-size:.85em;color:#555;margin-top:.3em}
 ul.notes li{margin:.2em 0}
 footer{color:#777;font-size:.8em;text-align:center;margin-top:2em}
 .sub{color:#666;font-size:.9em}
+section.summary{border:2px solid #1f3b57}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(15em,1fr));gap:.5em .8em}
+.card{border:1px solid #e4e7eb;border-radius:4px;padding:.35em .6em;background:#fafbfc}
+.card .k{font-size:.8em;color:#555}
+.card .v{font-size:1.1em;font-weight:600}
+.card .d{font-size:.8em;color:#555}
+.ok{color:#1a7f37}
+li.warning::marker{color:#c62828}
+.sev{display:inline-block;min-width:5.5em;margin-right:.4em;font-size:.75em;font-weight:700;text-transform:uppercase}
+.sev.warning{color:#b35900}
+.sev.info{color:#1f5f99}
+details{margin:.6em 0}
+summary{cursor:pointer;color:#1f5f99}
+@media print{
+ @page{size:A4;margin:12mm}
+ body{background:#fff;font-size:9pt}
+ header{background:none;color:#000;padding:0 0 .3em;border-bottom:2px solid #000}
+ header h1{font-size:13pt}
+ main{max-width:none;padding:0}
+ nav,footer{display:none}
+ section{border:none;border-radius:0;padding:0;margin:.5em 0}
+ section.summary{border:1px solid #000;padding:.3em .5em}
+ h2{font-size:11pt;margin:.6em 0 .2em;break-after:avoid}
+ table,figure,.card,li{break-inside:avoid}
+ th,td{padding:.1em .4em}
+ figure{display:inline-block;width:49%;vertical-align:top;margin:.2em 0}
+ figure svg{width:100%;max-height:7cm}
+ figcaption{font-size:7pt}
+ #harness,#raw,.print-hide{display:none}
+ details>:not(summary){display:none}
+ details summary{list-style:none;color:#555}
+ .cards{grid-template-columns:repeat(4,1fr)}
+}
 ";
 
 fn page(title: &str, subtitle: &str, nav: &[(&str, &str)], body: &str) -> String {
@@ -324,13 +357,13 @@ fn clock_table(c: &ClockResult) -> String {
     ])
 }
 
-fn caches_table(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
+fn caches_table(levels: &[CacheLevel], memory: Option<&MemoryLatency>, smaps_huge: Option<f64>) -> String {
     let mut rows: Vec<Vec<String>> = levels
         .iter()
         .map(|c| {
             vec![
                 format!("L{}", c.level),
-                crate::text::measured_bytes(c.size_bytes),
+                human_bytes(c.size_bytes),
                 c.nominal_size_bytes.map_or("?".into(), human_bytes),
                 c.line_bytes.map_or("?".into(), |l| format!("{l} B")),
                 f2(c.latency_ns),
@@ -377,12 +410,8 @@ fn caches_table(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String
     if let Some(m) = memory {
         let _ = writeln!(
             s,
-            "<p class=\"sub\">Memory latency measured with {}.</p>",
-            if m.huge_pages {
-                "huge pages (verified)"
-            } else {
-                "4 KiB pages (TLB misses included)"
-            }
+            "<p class=\"sub\">Memory latency measured on {}.</p>",
+            esc(&crate::text::memory_pages(m, smaps_huge))
         );
         if !m.mlp.is_empty() {
             s += "<h3>Memory-level parallelism</h3>\n";
@@ -444,6 +473,7 @@ fn mem_table(m: &MemResult) -> String {
         ("size", human_bytes(m.size_bytes)),
         ("page_size", human_bytes(m.page_size_bytes)),
         ("use_hugepages", m.use_hugepages.to_string()),
+        ("pages", esc(&crate::text::mem_pages(m))),
         ("total_ops", m.total_ops.to_string()),
         ("exec_time", format!("{:.6} s", m.exec_time_s)),
         ("ops_per_sec", format!("{:.6e}", m.ops_per_sec)),
@@ -474,7 +504,10 @@ fn mem_table(m: &MemResult) -> String {
                 ]
             })
             .collect();
+        // Per-thread detail: on screen, not on paper.
+        s += "<div class=\"print-hide\">\n";
         s += &table(&["thread", "CPU", "node", "ns/op", "clk/op", "bandwidth"], &rows);
+        s += "</div>\n";
     }
     s
 }
@@ -614,7 +647,9 @@ fn io_table(io: &IoResult) -> String {
                 ]
             })
             .collect();
+        s += "<div class=\"print-hide\">\n";
         s += &table(&["thread", "I/Os", "IOPS", "MB/s", "p50 µs", "p99 µs"], &rows);
+        s += "</div>\n";
     }
     s
 }
@@ -852,13 +887,22 @@ fn bandwidth_plot(sides: &[Side]) -> Option<Plot> {
     (!plot.series.is_empty()).then_some(plot)
 }
 
-/// Raw curves no dedicated plot shows (another probe's), one plot each.
+/// One-point (or few-point) diagnostics: a fraction or a load figure
+/// recorded for the JSON, not a curve; never drawn.
+pub fn is_diagnostic(c: &RawCurve) -> bool {
+    const DIAGNOSTICS: [&str; 3] = [".neighbour_busy", ".huge_fraction", ".overhead"];
+    c.points.len() < 2 || DIAGNOSTICS.iter().any(|d| c.id.ends_with(d))
+}
+
+/// Raw curves no dedicated plot shows (another probe's), one plot each;
+/// diagnostics ([`is_diagnostic`]) left out.
 fn other_plots(sides: &[Side]) -> Vec<Plot> {
     let mut ids: Vec<&str> = Vec::new();
     for s in sides {
         for c in &s.p.raw {
             if c.id != curve::CACHE_LATENCY
                 && curve::probe_of(&c.id) != Some("tlb")
+                && !is_diagnostic(c)
                 && !ids.contains(&c.id.as_str())
             {
                 ids.push(&c.id);
@@ -904,15 +948,239 @@ fn subtitle(p: &Profile) -> String {
     )
 }
 
-/// The report of one profile as a complete HTML document.
+/// One figure of the summary card: what, the value, a detail line, the
+/// verdict (None where the probe gives none).
+struct Card {
+    key: String,
+    value: String,
+    detail: String,
+    verdict: Option<Verdict>,
+}
+
+fn card(
+    key: impl Into<String>,
+    value: impl Into<String>,
+    detail: impl Into<String>,
+    verdict: Option<Verdict>,
+) -> Card {
+    Card {
+        key: key.into(),
+        value: value.into(),
+        detail: detail.into(),
+        verdict,
+    }
+}
+
+/// The key figures of a run, in the order a reader asks for them.
+fn summary_cards(p: &Profile) -> Vec<Card> {
+    let mut v = Vec::new();
+    if let Some(m) = &p.machine {
+        let gen = format!(
+            "{} family {} model {}{}",
+            m.cpu_vendor,
+            m.cpu_family.map_or("?".into(), |v| v.to_string()),
+            m.cpu_model.map_or("?".into(), |v| v.to_string()),
+            m.hypervisor
+                .as_deref()
+                .map_or(String::new(), |h| format!(", guest of {h}"))
+        );
+        v.push(card(
+            "machine",
+            m.cpu_model_name.clone(),
+            format!("{}, {} logical CPUs", m.hostname, m.logical_cpus),
+            None,
+        ));
+        v.push(card("core", gen, m.kernel.clone(), None));
+    }
+    if let Some(c) = &p.clock {
+        v.push(card(
+            "clock",
+            format!("{:.0} MHz", c.core_mhz),
+            format!(
+                "min {:.0}, max {:.0} over the run",
+                c.core_mhz_min, c.core_mhz_max
+            ),
+            Some(c.verdict),
+        ));
+    }
+    for c in p.caches.iter().flatten() {
+        v.push(card(
+            format!("L{} cache", c.level),
+            format!("{} · {:.2} ns", human_bytes(c.size_bytes), c.latency_ns),
+            format!(
+                "effective size; {}{}",
+                c.line_bytes.map_or("line ?".into(), |l| format!("{l} B line")),
+                c.latency_cycles
+                    .map_or(String::new(), |cy| format!(", {cy:.1} cycles"))
+            ),
+            Some(c.verdict),
+        ));
+    }
+    for t in p.tlbs.iter().flatten() {
+        v.push(card(
+            format!("L{} TLB ({} pages)", t.level, human_bytes(t.page_bytes)),
+            format!("{} entries", t.entries),
+            format!(
+                "reach {}, miss {:.2} ns",
+                human_bytes(t.entries.saturating_mul(t.page_bytes)),
+                t.miss_latency_ns
+            ),
+            Some(t.verdict),
+        ));
+    }
+    if let Some(m) = &p.memory {
+        v.push(card(
+            "memory latency",
+            format!("{:.1} ns", m.latency_ns),
+            crate::text::memory_pages(m, crate::text::cache_smaps_huge_fraction(p)),
+            Some(m.verdict),
+        ));
+    }
+    if let Some(b) = &p.bandwidth {
+        let parts: Vec<String> = [
+            ("read", b.read_bytes_per_sec),
+            ("write", b.write_bytes_per_sec),
+            ("copy", b.copy_bytes_per_sec),
+        ]
+        .iter()
+        .filter_map(|(n, v)| v.filter(|v| v.is_finite()).map(|v| format!("{n} {:.1}", v / 1e9)))
+        .collect();
+        if !parts.is_empty() {
+            v.push(card(
+                "bandwidth (GB/s)",
+                parts.join(" · "),
+                format!(
+                    "{} thread{}, {} buffer",
+                    b.threads,
+                    if b.threads == 1 { "" } else { "s" },
+                    human_bytes(b.size_bytes)
+                ),
+                None,
+            ));
+        }
+    }
+    if let Some(m) = &p.mem {
+        v.push(card(
+            "mem",
+            format!("{:.2} ns/op", m.ns_per_op),
+            format!("{} {}, {}", m.access_pattern, m.op, crate::text::mem_pages(m)),
+            Some(m.verdict),
+        ));
+    }
+    if let Some(c) = &p.context_switch {
+        let two = c.all_sizes().into_iter().find_map(|z| {
+            z.points
+                .iter()
+                .find(|q| q.nprocs == 2)
+                .map(|q| (z.size_kb, q.clone()))
+        });
+        if let Some((kb, q)) = two {
+            v.push(card(
+                "context switch",
+                format!("{:.2} µs", q.us_median),
+                format!("2 processes, {kb} KB, median per hop"),
+                Some(q.verdict),
+            ));
+        }
+    }
+    if let Some(io) = &p.io {
+        v.push(card(
+            "I/O",
+            format!("{:.0} IOPS", io.iops),
+            format!(
+                "{} {}, p99 {:.1} µs",
+                io.rw,
+                human_bytes(io.bs_bytes),
+                io.lat_p99_us
+            ),
+            None,
+        ));
+    }
+    v
+}
+
+fn summary_card(p: &Profile) -> String {
+    let cards = summary_cards(p);
+    if cards.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<div class=\"cards\">\n");
+    for c in cards {
+        let verdict = match c.verdict {
+            Some(Verdict::Ok) => " <span class=\"ok\">ok</span>".to_string(),
+            Some(Verdict::Noisy) => " <span class=\"noisy\">noisy</span>".to_string(),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "<div class=\"card\"><div class=\"k\">{}{verdict}</div><div class=\"v\">{}</div><div class=\"d\">{}</div></div>",
+            esc(&c.key),
+            esc(&c.value),
+            esc(&c.detail)
+        );
+    }
+    s.push_str("</div>\n");
+    s
+}
+
+/// Notes with their severity, warnings first (each group keeps its order).
+fn notes_with_severity(notes: &[(&str, &Note)]) -> String {
+    let mut s = String::from("<ul class=\"notes\">\n");
+    for want in [Severity::Warning, Severity::Info] {
+        for (tag, n) in notes.iter().filter(|(_, n)| n.severity == want) {
+            let (class, word) = match n.severity {
+                Severity::Warning => ("warning", "warning"),
+                Severity::Info => ("info", "info"),
+            };
+            let _ = writeln!(
+                s,
+                "<li class=\"{class}\"><span class=\"sev {class}\">{word}</span>{}{}</li>",
+                if tag.is_empty() {
+                    String::new()
+                } else {
+                    format!("<b>{}:</b> ", esc(tag))
+                },
+                esc(&n.text)
+            );
+        }
+    }
+    s.push_str("</ul>\n");
+    s
+}
+
+/// Raw curves folded away: closed `<details>`, one per curve.
+fn folded(plots: &[Plot]) -> String {
+    plots
+        .iter()
+        .map(|pl| {
+            format!(
+                "<details>\n<summary>{}</summary>\n{}</details>\n",
+                esc(&pl.title),
+                figure(pl, "")
+            )
+        })
+        .collect()
+}
+
+/// The report of one profile as a complete HTML document: the summary
+/// card, the notes, then each section; raw curves folded away at the end.
 pub fn report(p: &Profile, title: &str) -> String {
     let sides = [Side { tag: "", p }];
     let mut body = String::new();
     let mut nav: Vec<(&str, &str)> = Vec::new();
+    let card = summary_card(p);
+    if !card.is_empty() {
+        nav.push(("summary", "Summary"));
+        body += &format!("<section id=\"summary\" class=\"summary\">\n<h2>Summary</h2>\n{card}</section>\n");
+    }
     let mut add = |id: &'static str, name: &'static str, html: String| {
         nav.push((id, name));
         body += &section(id, name, &html);
     };
+    if !p.notes.is_empty() {
+        let notes: Vec<(&str, &Note)> = p.notes.iter().map(|n| ("", n)).collect();
+        add("notes", "Notes", notes_with_severity(&notes));
+    }
     if let Some(m) = &p.machine {
         add("machine", "Machine", machine_table(m));
     }
@@ -925,7 +1193,11 @@ pub fn report(p: &Profile, title: &str) -> String {
     if p.caches.is_some() || p.memory.is_some() || p.raw_curve(curve::CACHE_LATENCY).is_some() {
         let mut h = String::new();
         if p.caches.is_some() || p.memory.is_some() {
-            h += &caches_table(p.caches.as_deref().unwrap_or(&[]), p.memory.as_ref());
+            h += &caches_table(
+                p.caches.as_deref().unwrap_or(&[]),
+                p.memory.as_ref(),
+                crate::text::cache_smaps_huge_fraction(p),
+            );
         }
         if let Some(plot) = cache_plot(&sides) {
             h += &figure(
@@ -975,11 +1247,12 @@ pub fn report(p: &Profile, title: &str) -> String {
         add(
             "raw",
             "Other raw curves",
-            others.iter().map(|pl| figure(pl, "")).collect(),
+            format!(
+                "<p class=\"sub\">The measurements behind the figures above, folded away; \
+                 one-point diagnostics are in the JSON only.</p>\n{}",
+                folded(&others)
+            ),
         );
-    }
-    if !p.notes.is_empty() {
-        add("notes", "Notes", notes_list(&p.notes));
     }
     page(title, &subtitle(p), &nav, &body)
 }
@@ -1053,16 +1326,14 @@ pub fn compare_report(a: &Profile, label_a: &str, b: &Profile, label_b: &str) ->
         nav.push((id, name));
         body += &section(id, name, &html);
     };
-    add(
-        "machines",
-        "Machines",
-        format!(
-            "<p><b>A</b> = {}<br><b>B</b> = {}</p>\n{}",
-            esc(label_a),
-            esc(label_b),
-            machines_side_by_side(a, b)
-        ),
-    );
+    let mut h = comparison_table(&c);
+    if !c.notes.is_empty() {
+        h += &notes_list(&c.notes);
+    }
+    h += "<p class=\"sub\">B / A is each figure of B divided by A's; green where B is faster by more \
+          than 5%, red where slower.</p>\n";
+    add("figures", "B / A: figures side by side", h);
+    // One overlaid plot per figure, both runs on the same axes.
     let mut plots = String::new();
     if let Some(p) = cache_plot(&sides) {
         plots += &figure(
@@ -1079,23 +1350,27 @@ pub fn compare_report(a: &Profile, label_a: &str, b: &Profile, label_b: &str) ->
     if let Some(p) = bandwidth_plot(&sides) {
         plots += &figure(&p, "Bandwidth scaling of both runs.");
     }
-    for p in other_plots(&sides) {
-        plots += &figure(&p, "");
-    }
     if !plots.is_empty() {
         add("plots", "Curves", plots);
     }
-    let mut h = comparison_table(&c);
-    if !c.notes.is_empty() {
-        h += &notes_list(&c.notes);
-    }
-    h += "<p class=\"sub\">B / A is each figure of B divided by A's; green where B is faster by more \
-          than 5%, red where slower.</p>\n";
-    add("figures", "Figures side by side", h);
-    let mut notes: Vec<String> = a.notes.iter().map(|n| format!("A: {n}")).collect();
-    notes.extend(b.notes.iter().map(|n| format!("B: {n}")));
+    let mut notes: Vec<(&str, &Note)> = a.notes.iter().map(|n| ("A", n)).collect();
+    notes.extend(b.notes.iter().map(|n| ("B", n)));
     if !notes.is_empty() {
-        add("notes", "Notes", notes_list(&notes));
+        add("notes", "Notes", notes_with_severity(&notes));
+    }
+    add(
+        "machines",
+        "Machines",
+        format!(
+            "<p><b>A</b> = {}<br><b>B</b> = {}</p>\n{}",
+            esc(label_a),
+            esc(label_b),
+            machines_side_by_side(a, b)
+        ),
+    );
+    let others = other_plots(&sides);
+    if !others.is_empty() {
+        add("raw", "Other raw curves", folded(&others));
     }
     page(
         "hwcal comparison of two runs",
@@ -1228,5 +1503,67 @@ mod tests {
         assert!(html.contains("145.00 ns") && html.contains("217.50 ns"));
         assert!(html.contains("1.500×") && html.contains("class=\"worse\""));
         assert!(!html.contains("NaN"));
+    }
+
+    #[test]
+    fn summary_then_notes_then_sections_and_raw_curves_folded() {
+        let mut p = full_profile(0);
+        p.raw.push(RawCurve {
+            id: "cache.neighbour_busy".into(),
+            points: vec![RawPoint {
+                x: 0.0,
+                y: 0.01,
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        p.raw.push(RawCurve {
+            id: "tlb.huge_fraction".into(),
+            points: (0..3)
+                .map(|i| RawPoint {
+                    x: i as f64,
+                    y: 0.0,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
+        p.raw.push(RawCurve {
+            id: "mem.read.2t.t0".into(),
+            points: (1..4)
+                .map(|i| RawPoint {
+                    x: i as f64,
+                    y: 10.0,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
+        let html = report(&p, "t");
+        assert_balanced(&html);
+        let at = |id: &str| html.find(&format!("id=\"{id}\"")).unwrap_or(usize::MAX);
+        assert!(at("summary") < at("notes") && at("notes") < at("machine"));
+        assert!(at("machine") < at("caches") && at("caches") < at("raw"));
+        // Severity shown; key figures in the card, sizes as everywhere else.
+        assert!(html.contains("<span class=\"sev warning\">warning</span>"));
+        assert!(html.contains(">48 KiB · 2.10 ns<"));
+        assert!(html.contains(">145.0 ns<") && html.contains(">1.66 µs<"));
+        // Raw curves folded; one-point and fraction diagnostics not drawn.
+        assert!(html.contains("<details>\n<summary>Raw curve mem.read.2t.t0</summary>"));
+        assert!(!html.contains("Raw curve cache.neighbour_busy"));
+        assert!(!html.contains("Raw curve tlb.huge_fraction"));
+        assert!(html.contains("@media print") && html.contains("break-inside:avoid"));
+        // The mem section says what page_size/use_hugepages say, as the text does.
+        let m = p.mem.as_ref().unwrap();
+        let pages = crate::text::mem_pages(m);
+        assert!(html.contains(&esc(&pages)) && crate::text::summary(&p).contains(&pages));
+    }
+
+    #[test]
+    fn comparison_leads_with_the_ratio_table() {
+        let html = compare_report(&full_profile(0), "a", &full_profile(5), "b");
+        let at = |id: &str| html.find(&format!("id=\"{id}\"")).unwrap_or(usize::MAX);
+        assert!(at("figures") < at("plots") && at("plots") < at("machines"));
+        assert!(html.find("<svg").unwrap() > at("figures"));
     }
 }

@@ -9,9 +9,9 @@ pub fn run_line(i: u32, p: &hwcal_model::Profile, secs: f64) -> String {
     let mut s = format!("run {i:>3}: {} cache levels", caches.len());
     for l in caches {
         s.push_str(&format!(
-            "  L{} {:.0} KiB {} {:.2} ns{}",
+            "  L{} {} {} {:.2} ns{}",
             l.level,
-            l.size_bytes as f64 / 1024.0,
+            hwcal_model::human_bytes(l.size_bytes),
             l.line_bytes.map_or("?".into(), |b| format!("{b} B")),
             l.latency_ns,
             if l.verdict == hwcal_model::Verdict::Noisy {

@@ -42,7 +42,11 @@ pub fn summary(p: &Profile) -> String {
         s += &clock(c);
     }
     if p.caches.is_some() || p.memory.is_some() {
-        s += &caches(p.caches.as_deref().unwrap_or(&[]), p.memory.as_ref());
+        s += &caches_pages(
+            p.caches.as_deref().unwrap_or(&[]),
+            p.memory.as_ref(),
+            cache_smaps_huge_fraction(p),
+        );
     }
     if let Some(t) = &p.tlbs {
         s += &tlbs(t);
@@ -204,6 +208,68 @@ pub fn clock(c: &ClockResult) -> String {
 }
 
 pub fn caches(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
+    caches_pages(levels, memory, None)
+}
+
+/// The part of the cache probe's buffer the kernel backed with huge pages
+/// (smaps, recorded in the `cache.huge_fraction` diagnostic at the
+/// buffer's size), if recorded.
+pub fn cache_smaps_huge_fraction(p: &Profile) -> Option<f64> {
+    p.raw_curve("cache.huge_fraction")?
+        .points
+        .iter()
+        .find(|q| q.x > 0.0)
+        .map(|q| q.y)
+        .filter(|y| y.is_finite())
+}
+
+/// Which pages the cache probe's memory latency was measured on: the one
+/// statement text and HTML print, from the TLB check (`huge_pages`) and
+/// what smaps said, so a buffer the kernel backed with huge pages that the
+/// TLB still saw as 4 KiB pages is said to be exactly that.
+pub fn memory_pages(m: &MemoryLatency, smaps_huge: Option<f64>) -> String {
+    match (m.huge_pages, smaps_huge) {
+        (true, _) => "huge pages, verified by the TLB check".into(),
+        (false, Some(f)) if f > 0.0 => format!(
+            "4 KiB pages as the TLB saw them, TLB misses included; smaps counted {:.0}% of the buffer in huge pages, but the TLB check failed",
+            f * 100.0
+        ),
+        (false, _) => "4 KiB pages, TLB misses included".into(),
+    }
+}
+
+/// Which pages backed the `mem` buffer: what `page_size`/`use_hugepages`
+/// say, with smaps' share of huge pages; the one statement text and HTML
+/// print.
+pub fn mem_pages(m: &MemResult) -> String {
+    if m.use_hugepages {
+        if m.huge_fraction >= 0.9 || m.huge_fraction <= 0.0 {
+            format!("{} pages", human_bytes(m.page_size_bytes))
+        } else {
+            format!(
+                "{} pages requested, {:.0}% huge in smaps",
+                human_bytes(m.page_size_bytes),
+                m.huge_fraction * 100.0
+            )
+        }
+    } else if m.huge_fraction >= 0.9 {
+        format!(
+            "4 KiB pages to the TLB ({:.0}% huge pages in smaps)",
+            m.huge_fraction * 100.0
+        )
+    } else if m.huge_fraction > 0.0 {
+        format!("4 KiB pages ({:.0}% huge)", m.huge_fraction * 100.0)
+    } else {
+        "4 KiB pages".into()
+    }
+}
+
+/// The caches block, with the pages statement of [`memory_pages`].
+pub fn caches_pages(
+    levels: &[CacheLevel],
+    memory: Option<&MemoryLatency>,
+    smaps_huge: Option<f64>,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "caches:");
     let _ = writeln!(
@@ -229,7 +295,7 @@ pub fn caches(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
             s,
             "  memory latency {} ({}){}",
             ns_cy(m.latency_ns, m.latency_cycles).trim(),
-            if m.huge_pages { "huge pages" } else { "4 KiB pages" },
+            memory_pages(m, smaps_huge),
             noisy_mark(m.verdict)
         );
         if let Some(r) = m.cache_reach_bytes {
@@ -339,18 +405,7 @@ pub fn mem(m: &MemResult) -> String {
 /// backed the buffer (huge pages change the latency), and the verdict.
 fn mem_heading(m: &MemResult) -> String {
     let mut s = String::new();
-    let pages = if m.use_hugepages {
-        format!("{} pages", human_bytes(m.page_size_bytes))
-    } else if m.huge_fraction >= 0.9 {
-        format!(
-            "4 KiB pages to the TLB ({:.0}% huge pages in smaps)",
-            m.huge_fraction * 100.0
-        )
-    } else if m.huge_fraction > 0.0 {
-        format!("4 KiB pages ({:.0}% huge)", m.huge_fraction * 100.0)
-    } else {
-        "4 KiB pages".into()
-    };
+    let pages = mem_pages(m);
     let _ = writeln!(
         s,
         "mem ({} {}, {} thread{}, {}, {}):{}",
@@ -780,7 +835,10 @@ mod tests {
     fn measured_sizes_keep_three_figures() {
         assert_eq!(measured_bytes(39107), "38.2 KiB");
         assert_eq!(measured_bytes(2_128_609), "2.03 MiB");
-        assert_eq!(measured_bytes(49152), "48.0 KiB");
+        assert_eq!(measured_bytes(49152), "48 KiB");
+        // One figure, one value: the same text wherever a size is printed.
+        assert_eq!(human_bytes(490_373), measured_bytes(490_373));
+        assert_eq!(human_bytes(490_373), "479 KiB");
         assert_eq!(measured_bytes(110_100_480), "105 MiB");
         assert_eq!(measured_bytes(640), "640 B");
     }

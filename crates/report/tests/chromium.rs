@@ -138,3 +138,89 @@ fn report_and_comparison_render_in_headless_chromium() {
         std::fs::copy(&shot, keep).unwrap();
     }
 }
+
+/// The page with a probe script appended (the report itself has none):
+/// it writes, into the DOM Chromium dumps, the top of each element named
+/// by id, as laid out in the window.
+fn with_probe(html: &str, ids: &[&str]) -> String {
+    let mut script = String::from("<script>\nvar r = [];\n");
+    for id in ids {
+        script += &format!(
+            "var e = document.getElementById('{id}'); r.push('{id}=' + (e ? Math.round(e.getBoundingClientRect().top) : -1));\n"
+        );
+    }
+    script += "document.body.setAttribute('data-tops', r.join(' '));\n</script>\n";
+    html.replace("</body>", &format!("{script}</body>"))
+}
+
+/// `id=top` pairs from the probe's attribute.
+fn tops(dom: &str) -> Vec<(String, i64)> {
+    let start = dom.find("data-tops=\"").expect("probe ran") + "data-tops=\"".len();
+    let end = start + dom[start..].find('"').unwrap();
+    dom[start..end]
+        .split(' ')
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            Some((k.to_string(), v.parse().ok()?))
+        })
+        .collect()
+}
+
+fn top(t: &[(String, i64)], id: &str) -> i64 {
+    t.iter().find(|(k, _)| k == id).map_or(-1, |(_, v)| *v)
+}
+
+/// At 1400×900 the summary card is on the first screen, with the notes
+/// after it and the sections after them; a comparison opens with its B/A
+/// table, before any plot. Screenshots of both first screens are kept
+/// when `HWCAL_KEEP_SCREENSHOTS=DIR` is set (DIR/report-shot.png and
+/// DIR/compare-shot.png).
+#[test]
+fn summary_and_comparison_table_on_the_first_screen() {
+    let Some(bin) = chromium() else {
+        println!("SKIPPED: Chromium not found (apt-get install chromium, or set HWCAL_CHROMIUM)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let chrome = dir.path().join("chrome");
+    let window = "--window-size=1400,900";
+
+    let single = String::from_utf8(html::HtmlExporter::default().export(&full_profile(0)).unwrap()).unwrap();
+    let page = dir.path().join("report.html");
+    std::fs::write(
+        &page,
+        with_probe(&single, &["summary", "notes", "machine", "caches", "raw"]),
+    )
+    .unwrap();
+    let t = tops(&run_chromium(&bin, &chrome, &page, &["--dump-dom", window]));
+    let summary = top(&t, "summary");
+    assert!((0..900).contains(&summary), "summary card at {summary}px: {t:?}");
+    assert!(top(&t, "notes") > summary, "notes after the summary: {t:?}");
+    assert!(
+        top(&t, "machine") > top(&t, "notes"),
+        "sections after the notes: {t:?}"
+    );
+
+    let cmp = html::compare_report(&full_profile(0), "run 1", &full_profile(4), "run 2");
+    let page_cmp = dir.path().join("compare.html");
+    std::fs::write(&page_cmp, with_probe(&cmp, &["figures", "plots", "machines"])).unwrap();
+    let t = tops(&run_chromium(&bin, &chrome, &page_cmp, &["--dump-dom", window]));
+    let table = top(&t, "figures");
+    assert!((0..900).contains(&table), "B/A table at {table}px: {t:?}");
+    assert!(top(&t, "plots") > table, "plots after the table: {t:?}");
+    assert!(top(&t, "machines") > table, "machines after the table: {t:?}");
+
+    // Screenshots of the pages as shipped (no probe).
+    std::fs::write(&page, &single).unwrap();
+    std::fs::write(&page_cmp, &cmp).unwrap();
+    for (src, name) in [(&page, "report-shot.png"), (&page_cmp, "compare-shot.png")] {
+        let shot = dir.path().join(name);
+        let arg = format!("--screenshot={}", shot.display());
+        run_chromium(&bin, &chrome, src, &[arg.as_str(), window]);
+        let png = std::fs::read(&shot).expect("screenshot written");
+        assert!(png.starts_with(b"\x89PNG"), "{name}");
+        if let Some(keep) = std::env::var_os("HWCAL_KEEP_SCREENSHOTS") {
+            std::fs::copy(&shot, PathBuf::from(keep).join(name)).unwrap();
+        }
+    }
+}

@@ -189,8 +189,11 @@ pub struct AnalyzeArgs {
 /// Plot outputs shared by `cache` and `tlb`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct PlotArgs {
-    /// Write The Calibrator's .data + gnuplot .gp files as PREFIX.cache-miss-latency.{data,gp},
-    /// PREFIX.cache-replace-time.{data,gp} and PREFIX.TLB-miss-latency.{data,gp}.
+    /// Write The Calibrator's .data + gnuplot .gp files for what the profile holds:
+    /// PREFIX.cache-miss-latency.{data,gp} and PREFIX.cache-replace-time.{data,gp} from cache
+    /// data, PREFIX.TLB-miss-latency.{data,gp} from TLB data (`cache` writes the first four,
+    /// `tlb` the last two, `analyze` on a `run` profile all six). Scripts name their data by
+    /// file name: run `gnuplot PREFIX.*.gp` where the files are.
     #[arg(long, value_name = "PREFIX")]
     pub gnuplot: Option<String>,
     /// Write SVG plots (curves with the detected levels marked) into directory DIR.
