@@ -152,13 +152,38 @@ impl Profile {
 /// Parse a profile from JSON bytes, checking the schema version.
 pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
     let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    match v.get("schema_version").and_then(|s| s.as_u64()) {
-        Some(n) if n == SCHEMA_VERSION as u64 => {}
-        Some(n) => {
+    match v.get("schema_version").map(|s| (s, s.as_u64())) {
+        Some((_, Some(n))) if n == SCHEMA_VERSION as u64 => {}
+        Some((_, Some(n))) => {
             return Err(format!(
                 "schema_version {n} is not supported (this hwcal reads {})",
                 SCHEMA_VERSION
             ))
+        }
+        Some((s, None)) => {
+            let kind = match s {
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "not a whole number",
+                serde_json::Value::Null => "null",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "not a number",
+            };
+            // Shown inert: the value comes from a file anyone can write.
+            let shown: String = s
+                .to_string()
+                .chars()
+                .take(40)
+                .flat_map(|c| {
+                    if c.is_control() {
+                        c.escape_default().collect::<Vec<char>>()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            return Err(format!(
+                "schema_version {shown} is {kind}; expected the number {SCHEMA_VERSION}"
+            ));
         }
         None => return Err("not an hwcal profile: no schema_version".into()),
     }

@@ -134,6 +134,25 @@ pub fn refresh(notes: &mut Vec<Note>, probe: &str, codes: &[&str], fresh: Vec<No
     notes.extend(fresh);
 }
 
+/// Replace a probe's analysis notes (code `{probe}.analysis`) by the
+/// analysis's fresh texts, each led by `probe: ` where it is not already
+/// (the cache and TLB analyses word their notes as plain text).
+pub fn refresh_analysis(notes: &mut Vec<Note>, probe: &str, texts: Vec<String>) {
+    let prefix = format!("{probe}:");
+    let fresh = texts
+        .into_iter()
+        .map(|n| {
+            let text = if n.starts_with(&prefix) {
+                n
+            } else {
+                format!("{probe}: {n}")
+            };
+            Note::warning(probe, "analysis", text)
+        })
+        .collect();
+    refresh(notes, probe, &[&format!("{probe}.analysis")], fresh);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

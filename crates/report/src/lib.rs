@@ -229,53 +229,9 @@ pub fn read_profile_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Parse a profile from JSON bytes, checking the schema version.
-pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    let version = v.get("schema_version");
-    match version.map(|s| (s, s.as_u64())) {
-        Some((_, Some(n))) if n == hwcal_model::SCHEMA_VERSION as u64 => {}
-        Some((_, Some(n))) => {
-            return Err(format!(
-                "schema_version {n} is not supported (this hwcal reads {})",
-                hwcal_model::SCHEMA_VERSION
-            ))
-        }
-        Some((s, None)) => {
-            let kind = match s {
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Number(_) => "not a whole number",
-                serde_json::Value::Null => "null",
-                serde_json::Value::Bool(_) => "a boolean",
-                _ => "not a number",
-            };
-            let shown = sanitize::inert_line(&s.to_string())
-                .chars()
-                .take(40)
-                .collect::<String>();
-            return Err(format!(
-                "schema_version {shown} is {kind}; expected the number {}",
-                hwcal_model::SCHEMA_VERSION
-            ));
-        }
-        None => return Err("not an hwcal profile: no schema_version".into()),
-    }
-    let p: Profile = serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))?;
-    let bad = hwcal_model::plausible::implausible(&p);
-    if !bad.is_empty() {
-        const SHOWN: usize = 3;
-        let more = if bad.len() > SHOWN {
-            format!(" (and {} more)", bad.len() - SHOWN)
-        } else {
-            String::new()
-        };
-        return Err(format!(
-            "values no machine can have measured: {}{more}",
-            bad[..bad.len().min(SHOWN)].join("; ")
-        ));
-    }
-    Ok(p)
-}
+/// Parse a profile from JSON bytes: the schema version and the
+/// plausibility check (`hwcal_model::parse_profile`).
+pub use hwcal_model::parse_profile;
 
 #[cfg(test)]
 mod tests {

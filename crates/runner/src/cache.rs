@@ -12,7 +12,7 @@ use crate::{Context, Progress, Result};
 use hwcal_analysis::cache as an;
 use hwcal_analysis::levels::{refine_boundaries, Plateau};
 use hwcal_harness::{clockref, Timer};
-use hwcal_model::{MachineInfo, Note, Profile, RawCurve, RawPoint};
+use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
 use hwcal_probes::buffer::HUGE_PAGE;
 use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
 
@@ -518,18 +518,6 @@ pub fn apply(p: &mut Profile) -> bool {
     p.memory = a.memory;
     // The analysis words its notes; every one of them is replaced on a
     // re-analysis (old profiles' plain `cache: ` notes included).
-    let fresh = a
-        .notes
-        .into_iter()
-        .map(|n| {
-            let text = if n.starts_with("cache:") {
-                n
-            } else {
-                format!("cache: {n}")
-            };
-            Note::warning("cache", "analysis", text)
-        })
-        .collect();
-    hwcal_model::note::refresh(&mut p.notes, "cache", &["cache.analysis"], fresh);
+    hwcal_model::note::refresh_analysis(&mut p.notes, "cache", a.notes);
     true
 }

@@ -13,7 +13,7 @@ use crate::{Context, Progress, Result};
 use hwcal_analysis::levels::refine_boundaries;
 use hwcal_analysis::tlb as an;
 use hwcal_harness::{clockref, Timer};
-use hwcal_model::{Note, Profile, RawCurve, RawPoint};
+use hwcal_model::{Profile, RawCurve, RawPoint};
 use hwcal_probes::buffer::{Backing, Buffer, HUGE_PAGE, SMALL_PAGE};
 use hwcal_probes::cache::{huge_buffer, merge_point};
 use hwcal_probes::tlb::{Layout, PageBench};
@@ -375,18 +375,6 @@ pub fn apply(p: &mut Profile) -> bool {
     p.tlb_huge_pages = Some(a.comparison);
     // The analysis words its notes; every one of them is replaced on a
     // re-analysis (old profiles' plain `tlb: ` notes included).
-    let fresh = a
-        .notes
-        .into_iter()
-        .map(|n| {
-            let text = if n.starts_with("tlb:") {
-                n
-            } else {
-                format!("tlb: {n}")
-            };
-            Note::warning("tlb", "analysis", text)
-        })
-        .collect();
-    hwcal_model::note::refresh(&mut p.notes, "tlb", &["tlb.analysis"], fresh);
+    hwcal_model::note::refresh_analysis(&mut p.notes, "tlb", a.notes);
     true
 }
