@@ -18,7 +18,7 @@
 //! (the plain chase); its *miss latency* is the same difference with an
 //! idle memory system between misses (the gap chase).
 
-use crate::levels::{point_cycles, Options, Plateau};
+use crate::levels::{point_cycles, Plateau};
 use crate::line::line_size;
 use crate::segments::{clean, crossing, segments, SegOptions};
 use crate::stats::median;
@@ -64,11 +64,6 @@ pub struct CacheAnalysis {
     pub notes: Vec<String>,
     /// Plateaus of the latency curve (for plots).
     pub plateaus: Vec<Plateau>,
-}
-
-/// Detection options for the latency curve.
-pub fn options() -> Options {
-    Options::default()
 }
 
 /// Latency in ns at or nearest to `x` on a curve (log-x nearest).
@@ -347,6 +342,8 @@ struct Sweep {
     cy: Option<Vec<f64>>,
     /// The TLB share removed at each point (ns, cycles).
     share: Vec<(f64, Option<f64>)>,
+    /// `ys` cleaned (`segments::clean`): where the edges are read.
+    clean: Vec<f64>,
 }
 
 impl Sweep {
@@ -365,7 +362,8 @@ impl Sweep {
             .iter()
             .map(|&x| tlb.map_or((0.0, Some(0.0)), |t| t.at(x / 4096.0)))
             .collect();
-        let ys = raw_ys.iter().zip(&share).map(|(y, s)| y - s.0).collect();
+        let ys: Vec<f64> = raw_ys.iter().zip(&share).map(|(y, s)| y - s.0).collect();
+        let clean = clean(&ys);
         let cy = raw_cy.and_then(|c| c.iter().zip(&share).map(|(c, s)| s.1.map(|v| c - v)).collect());
         Sweep {
             pts,
@@ -374,6 +372,7 @@ impl Sweep {
             raw_ys,
             cy,
             share,
+            clean,
         }
     }
 
@@ -447,18 +446,8 @@ fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Strin
 /// hold (see [`held_capacity`]).
 fn plateaus(sw: &Sweep) -> Vec<Plateau> {
     let segs = segments(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache());
-    let s = clean(&sw.ys);
-    let mut pl: Vec<Plateau> = segs
-        .iter()
-        .map(|g| Plateau {
-            first: g.first,
-            last: g.last,
-            level: g.level,
-            end_x: sw.xs[g.last],
-            bounded: false,
-            cross: None,
-        })
-        .collect();
+    let s = &sw.clean;
+    let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&sw.xs)).collect();
     for k in 0..segs.len().saturating_sub(1) {
         let (a, b) = (segs[k].level, segs[k + 1].level);
         if b <= a {
@@ -469,13 +458,13 @@ fn plateaus(sw: &Sweep) -> Vec<Plateau> {
         // level, but at most 50% above this one: on a slow ramp (a level
         // with no plateau of its own between this one and the next)
         // `held_capacity` counts that level's hits as this one's.
-        let climbed = crossing(&sw.xs, &s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
-        let held = held_capacity(&sw.xs, &s, from, to, a, b);
+        let climbed = crossing(&sw.xs, s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
+        let held = held_capacity(&sw.xs, s, from, to, a, b);
         let size = climbed.map_or(held, |c| c.min(held));
         pl[k].end_x = size;
         pl[k].bounded = true;
         // Refine where the edge is: up to where a quarter of the loads miss.
-        let quarter = crossing(&sw.xs, &s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
+        let quarter = crossing(&sw.xs, s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
         pl[k].cross = sw.xs.iter().position(|&x| x > quarter.max(size));
     }
     pl
@@ -510,9 +499,15 @@ fn edge(sw: &Sweep, pl: &[Plateau], k: usize) -> (Option<u64>, Option<u64>) {
         return (None, None);
     };
     let p = &pl[k];
-    let s = clean(&sw.ys);
     let at = |f: f64| {
-        crossing(&sw.xs, &s, p.first, n.first, p.level + f * (n.level - p.level)).map(|x| x.round() as u64)
+        crossing(
+            &sw.xs,
+            &sw.clean,
+            p.first,
+            n.first,
+            p.level + f * (n.level - p.level),
+        )
+        .map(|x| x.round() as u64)
     };
     (at(0.1), at(0.9))
 }

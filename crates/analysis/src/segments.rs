@@ -74,6 +74,21 @@ pub struct Segment {
     pub level: f64,
 }
 
+impl Segment {
+    /// As a [`crate::levels::Plateau`] over `xs`, ending at its last point
+    /// (the caller places the boundary to the next level).
+    pub fn plateau(&self, xs: &[f64]) -> crate::levels::Plateau {
+        crate::levels::Plateau {
+            first: self.first,
+            last: self.last,
+            level: self.level,
+            end_x: xs[self.last],
+            bounded: false,
+            cross: None,
+        }
+    }
+}
+
 /// Running median of three (the two ends keep their own value when it is
 /// between their neighbour and the next; a median of two is their mean).
 pub fn median3(ys: &[f64]) -> Vec<f64> {

@@ -144,17 +144,7 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
     let ns_of = |g: &Segment| med(&|q: &DiffPoint| Some(q.diff_ns), g).unwrap_or(f64::NAN);
     let cy_of = |g: &Segment| med(&|q: &DiffPoint| q.diff_cycles, g);
     let mut out = Vec::new();
-    let mut pl: Vec<Plateau> = segs
-        .iter()
-        .map(|g| Plateau {
-            first: g.first,
-            last: g.last,
-            level: g.level,
-            end_x: xs[g.last],
-            bounded: false,
-            cross: None,
-        })
-        .collect();
+    let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&xs)).collect();
     for k in 0..segs.len().saturating_sub(1) {
         let (a, b) = (&segs[k], &segs[k + 1]);
         if b.level <= a.level {
