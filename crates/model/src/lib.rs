@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod cores;
 pub mod curve;
 pub mod note;
 pub mod plausible;
@@ -294,6 +295,29 @@ pub struct MachineInfo {
     /// Data TLBs as CPUID describes them (absent in older profiles).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nominal_tlbs: Vec<NominalTlb>,
+    /// Which machine this is, for telling machines apart in a fleet (absent
+    /// in older profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<MachineIdentity>,
+}
+
+/// A machine's identity: a stable id and what the platform says it is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MachineIdentity {
+    /// A stable, non-reversible id (hex digest), the same on every run on
+    /// this machine.
+    pub machine_id: String,
+    /// What the id was derived from: `dmi-product-uuid`, `machine-id` or
+    /// `hostname` (the last is not unique across a fleet).
+    pub id_source: String,
+    /// The core generation (`Zen 3`, `Emerald Rapids`, `Neoverse N1`, ...;
+    /// `unknown` where hwcal's table does not know the core).
+    pub core: String,
+    /// The platform's product name where it states one (DMI product name:
+    /// a cloud instance type, a server model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
 }
 
 impl MachineInfo {

@@ -46,6 +46,7 @@ pub fn full_profile(variant: u32) -> Profile {
             nominal(3, "Unified", 105 << 20),
         ],
         nominal_tlbs: vec![],
+        identity: None,
     });
     p.harness = Some(HarnessInfo {
         timer: "tsc".into(),

@@ -256,6 +256,8 @@ pub fn machine_info() -> MachineInfo {
         ),
         cpu_flags: flags,
         nominal_caches: caches,
+        // Filled in by the fleet work (issue 16): machine id, core, product.
+        identity: None,
     }
 }
 
