@@ -31,6 +31,9 @@
 //! 4. **Neighbours that differ by little are one level.** Two flat runs
 //!    whose levels differ by less than a given fraction are one level
 //!    interrupted by a bump (a cache-set effect, a short burst of noise).
+//! 5. **Told what to look for.** Where the machine states more cache levels
+//!    than step 3 found, a shorter dwell in a gap between the others counts
+//!    too ([`segments_guided`]).
 
 use crate::stats::median;
 
@@ -176,6 +179,28 @@ fn flat_points(xs: &[f64], s: &[f64], o: &SegOptions) -> Vec<bool> {
 /// flat in either (cache hits are fixed in cycles, memory in ns, and the
 /// core clock drifts). Levels and merging are judged on `ys`.
 pub fn segments(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &SegOptions) -> Vec<Segment> {
+    segments_guided(xs, ys, alt, o, 0)
+}
+
+/// As [`segments`], told that the hierarchy has `want` levels (the nominal
+/// cache levels the sweep spans, plus memory). Where fewer levels span a
+/// full octave, the gaps between them are searched for a shorter dwell: a
+/// VM's slice of a shared last-level cache can be so small that its
+/// plateau is short (the Emerald Rapids guest's L3 held still only from 2
+/// to 3–4 MiB on a busy host), too short for the slope window to see it
+/// flat, yet it is a level and the machine says it is there. Such a level
+/// is a step followed by a dwell: latency at least doubles within half an
+/// octave of leaving the level before, then stays within ±10% for at
+/// least a third of an octave, clearly apart from the levels on either side. A ramp has no
+/// such step, and no more than `want` levels are ever found, so a ramp
+/// cannot add a level the hardware does not have.
+pub fn segments_guided(
+    xs: &[f64],
+    ys: &[f64],
+    alt: Option<&[f64]>,
+    o: &SegOptions,
+    want: usize,
+) -> Vec<Segment> {
     let n = xs.len().min(ys.len());
     if n == 0 {
         return Vec::new();
@@ -189,13 +214,35 @@ pub fn segments(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &SegOptions) -> 
             *f |= g;
         }
     }
-    // Runs of flat points long enough to be a level.
+    let close = |v: &[f64], a: (usize, usize), b: (usize, usize)| {
+        let (lo, hi) = (median(&v[a.0..=a.1]), median(&v[b.0..=b.1]));
+        (hi - lo).abs() < o.merge_abs.max(o.merge_rel * lo.abs().min(hi.abs()))
+    };
+    let mut merged = merge_runs(flat_runs(xs, &flat, o.window_oct, o.min_octaves), &s, ys, &close);
+    if merged.len() < want {
+        add_short_levels(&mut merged, xs, &s, want, &close);
+    }
+    merged
+        .into_iter()
+        .map(|(a, b)| Segment {
+            first: a,
+            last: b,
+            level: median(&ys[a..=b]),
+        })
+        .collect()
+}
+
+/// Runs of flat points spanning at least `min_octaves`, counted from
+/// `window` octaves before the first to `window` after the last (the slope
+/// window hides that much of each end).
+fn flat_runs(xs: &[f64], flat: &[bool], window: f64, min_octaves: f64) -> Vec<(usize, usize)> {
+    let n = xs.len();
     let span = |a: usize, b: usize| {
-        let lo = (xs[a] * 2f64.powf(-o.window_oct)).max(xs[0]);
-        let hi = (xs[b] * 2f64.powf(o.window_oct)).min(xs[n - 1]);
+        let lo = (xs[a] * 2f64.powf(-window)).max(xs[0]);
+        let hi = (xs[b] * 2f64.powf(window)).min(xs[n - 1]);
         (hi / lo).log2()
     };
-    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut runs = Vec::new();
     let mut i = 0;
     while i < n {
         if !flat[i] {
@@ -206,23 +253,28 @@ pub fn segments(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &SegOptions) -> 
         while j + 1 < n && flat[j + 1] {
             j += 1;
         }
-        if j > i && span(i, j) >= o.min_octaves {
+        if j > i && span(i, j) >= min_octaves {
             runs.push((i, j));
         }
         i = j + 1;
     }
-    // Merge neighbours at nearly the same level, on the cleaned values or
-    // the raw ones (two low points in a row survive the median of three
-    // and the suffix minimum drags a run down to them; the raw medians of
-    // the two runs still show one level).
-    let close = |v: &[f64], a: (usize, usize), b: (usize, usize)| {
-        let (lo, hi) = (median(&v[a.0..=a.1]), median(&v[b.0..=b.1]));
-        (hi - lo).abs() < o.merge_abs.max(o.merge_rel * lo.abs().min(hi.abs()))
-    };
+    runs
+}
+
+/// Merge neighbouring runs at nearly the same level, on the cleaned values
+/// `s` or the raw ones (two low points in a row survive the median of
+/// three and the suffix minimum drags a run down to them; the raw medians
+/// of the two runs still show one level).
+fn merge_runs(
+    runs: Vec<(usize, usize)>,
+    s: &[f64],
+    ys: &[f64],
+    close: &dyn Fn(&[f64], (usize, usize), (usize, usize)) -> bool,
+) -> Vec<(usize, usize)> {
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for r in runs {
         if let Some(last) = merged.last_mut() {
-            if close(&s, *last, r) || close(ys, *last, r) {
+            if close(s, *last, r) || close(ys, *last, r) {
                 last.1 = r.1;
                 continue;
             }
@@ -230,13 +282,106 @@ pub fn segments(xs: &[f64], ys: &[f64], alt: Option<&[f64]>, o: &SegOptions) -> 
         merged.push(r);
     }
     merged
-        .into_iter()
-        .map(|(a, b)| Segment {
-            first: a,
-            last: b,
-            level: median(&ys[a..=b]),
-        })
-        .collect()
+}
+
+/// How far the cleaned curve may stray, either way, from the value of a
+/// dwell for a point to belong to it (step 5).
+const DWELL_BAND: f64 = 0.10;
+
+/// The shortest dwell, in octaves of working set, that step 5 takes for a
+/// level: a third of an octave, one step of the coarse sweep.
+const MIN_DWELL_OCTAVES: f64 = 1.0 / 3.0;
+
+/// How a dwell must be entered to be a level (step 5): at least twice the
+/// latency of the level before, reached within [`ENTRY_OCTAVES`] of where
+/// the curve leaves that level. A hit in the next level of a hierarchy
+/// costs several times a hit in the one before (L3 5–6× L2 on the
+/// reference machines, memory 3× L3), so a level is entered by a step. A
+/// ramp (a mixture of two levels, a cache whose share shrinks) climbs far
+/// slower than that, though any point on it dwells for a while:
+/// ln(1.1²)/ln(1 + r) octaves at r per octave. No steady ramp passes both
+/// tests: dwelling a third of an octave needs r ≤ 77% per octave, and
+/// climbing from 1.25× the level before (where it is left) to 2× within
+/// 0.75 octave needs r ≥ 87%. The 0.75 octave leaves room for an edge
+/// smeared by a neighbour that holds part of the level below (the Emerald
+/// Rapids guest's L2 edge took up to 0.7 octave).
+const ENTRY_RISE: f64 = 2.0;
+const ENTRY_OCTAVES: f64 = 0.75;
+
+/// The dwell of the cleaned curve `s` around point `i`: the points next to
+/// `i` whose values stay within ±[`DWELL_BAND`] of `s[i]`, where it
+/// begins and its length in octaves, measured to where the curve (interpolated in log x) leaves
+/// the band, so that sparse and dense points measure alike.
+fn dwell(xs: &[f64], s: &[f64], i: usize) -> (usize, usize, f64, f64) {
+    let (lo_v, hi_v) = (s[i] / (1.0 + DWELL_BAND), s[i] * (1.0 + DWELL_BAND));
+    let inside = |j: usize| s[j] >= lo_v && s[j] <= hi_v;
+    let (mut a, mut b) = (i, i);
+    while a > 0 && inside(a - 1) {
+        a -= 1;
+    }
+    while b + 1 < s.len() && inside(b + 1) {
+        b += 1;
+    }
+    // Where the curve leaves the band between the last point inside and
+    // the first outside, in log x.
+    let leave = |inner: usize, outer: usize| {
+        let (v0, v1) = (s[inner], s[outer]);
+        let edge = if v1 > v0 { hi_v } else { lo_v };
+        let f = if (v1 - v0).abs() > 0.0 {
+            ((edge - v0) / (v1 - v0)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        xs[inner] * (xs[outer] / xs[inner]).powf(f)
+    };
+    let lo_x = if a > 0 { leave(a, a - 1) } else { xs[a] };
+    let hi_x = if b + 1 < s.len() { leave(b, b + 1) } else { xs[b] };
+    (a, b, lo_x, (hi_x / lo_x).log2())
+}
+
+/// Step 5 of [`segments_guided`]: in the gaps between levels (and after
+/// the last), the first point whose dwell is entered by a step (latency
+/// at least [`ENTRY_RISE`]× the level before, reached within
+/// [`ENTRY_OCTAVES`] of leaving it), lasts at
+/// least [`MIN_DWELL_OCTAVES`] and sits clearly between the levels on
+/// either side becomes a level (the lowest first: a hit in the level
+/// itself is the fastest a dwell past the step can be; a later dwell is a
+/// mixture of it and the next), until there are `want` levels.
+fn add_short_levels(
+    merged: &mut Vec<(usize, usize)>,
+    xs: &[f64],
+    s: &[f64],
+    want: usize,
+    close: &dyn Fn(&[f64], (usize, usize), (usize, usize)) -> bool,
+) {
+    let level = |r: (usize, usize)| median(&s[r.0..=r.1]);
+    'more: while merged.len() < want && !merged.is_empty() {
+        for k in 0..merged.len() {
+            let from = merged[k].1 + 1;
+            let to = merged.get(k + 1).map_or(s.len(), |m| m.0);
+            for i in from..to {
+                let (a, b, lo_x, oct) = dwell(xs, s, i);
+                if a < from || b >= to || oct < MIN_DWELL_OCTAVES {
+                    continue;
+                }
+                let c = (a, b);
+                let prev = level(merged[k]);
+                let left = crossing(xs, s, merged[k].0, a, prev * 1.25).unwrap_or(xs[merged[k].1]);
+                if level(c) < ENTRY_RISE * prev || (lo_x / left).log2() > ENTRY_OCTAVES {
+                    continue;
+                }
+                let above = level(merged[k]) < level(c) && !close(s, merged[k], c);
+                let below = merged
+                    .get(k + 1)
+                    .is_none_or(|&m| level(c) < level(m) && !close(s, c, m));
+                if above && below {
+                    merged.insert(k + 1, c);
+                    continue 'more;
+                }
+            }
+        }
+        break;
+    }
 }
 
 /// Where the cleaned curve `s` last crosses `threshold` going up between
@@ -354,6 +499,86 @@ mod tests {
                 z[i] *= f;
                 let s = segments(&x, &z, None, &SegOptions::cache());
                 assert_eq!(s.len(), base.len(), "point {i} × {f}: {s:?}");
+            }
+        }
+    }
+
+    /// L1, L2, then the VM's short slice of L3 (38 ns from 2 to 3 MiB,
+    /// too short for the slope window) and a steady climb to memory.
+    fn short_l3(x: &[f64]) -> Vec<f64> {
+        x.iter()
+            .map(|&x| {
+                let m = x / 1048576.0;
+                if x <= 49152.0 {
+                    2.0
+                } else if m <= 2.0 {
+                    6.4
+                } else if m <= 3.2 {
+                    38.0 + 2.0 * (m - 2.0)
+                } else if m <= 16.0 {
+                    40.0 * (m / 3.2).powf((125.0f64 / 40.0).ln() / 5.0f64.ln())
+                } else {
+                    125.0
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_short_level_is_found_when_the_machine_says_it_is_there() {
+        let x = xs(4096.0, 1024.0 * 1048576.0, 3.0);
+        let y = short_l3(&x);
+        let o = SegOptions::cache();
+        assert_eq!(
+            segments(&x, &y, None, &o).len(),
+            3,
+            "the octave rule alone misses it"
+        );
+        let s = segments_guided(&x, &y, None, &o, 4);
+        let lv: Vec<f64> = s.iter().map(|s| s.level).collect();
+        assert_eq!(lv.len(), 4, "{lv:?}");
+        assert!((lv[2] - 39.0).abs() < 2.0, "{lv:?}");
+        // Never more levels than asked for, and none where the data has none.
+        assert_eq!(segments_guided(&x, &y, None, &o, 6).len(), 4);
+        assert_eq!(segments_guided(&x, &y, None, &o, 3).len(), 3);
+    }
+
+    #[test]
+    fn a_ramp_is_no_level_even_when_one_is_expected() {
+        // L2 ends at 1 MiB and latency climbs steadily to memory: at 60%
+        // and at 100% per octave, sampled sparsely and densely.
+        for rate in [1.6f64, 2.0] {
+            for per_oct in [3.0, 16.0] {
+                let x = xs(4096.0, 1024.0 * 1048576.0, per_oct);
+                let y: Vec<f64> = x
+                    .iter()
+                    .map(|&x| {
+                        let m = x / 1048576.0;
+                        if x <= 32768.0 {
+                            1.3
+                        } else if m <= 1.0 {
+                            4.0
+                        } else {
+                            (4.0 * rate.powf(m.log2())).min(140.0)
+                        }
+                    })
+                    .collect();
+                let s = segments_guided(&x, &y, None, &SegOptions::cache(), 4);
+                assert_eq!(s.len(), 3, "rate {rate}, {per_oct}/octave: {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_guided_search_survives_one_bad_point() {
+        let x = xs(4096.0, 1024.0 * 1048576.0, 3.0);
+        let y = short_l3(&x);
+        for i in 0..x.len() {
+            for f in [0.3, 3.0] {
+                let mut z = y.clone();
+                z[i] *= f;
+                let s = segments_guided(&x, &z, None, &SegOptions::cache(), 4);
+                assert_eq!(s.len(), 4, "point {i} × {f}: {s:?}");
             }
         }
     }

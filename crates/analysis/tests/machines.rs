@@ -10,6 +10,11 @@
 //!   checkout, or in `$HWCAL_REFERENCE_DIR`): two runs on an Emerald
 //!   Rapids KVM guest with huge pages: L1 DTLB 96, STLB 2048, 32 entries
 //!   for 2 MiB pages, an L3 share of ~8-10 MiB at ~40 ns.
+//! * `tests/data/emr-live-*.json`: the cache and TLB curves of three `hwcal
+//!   run`s on such a guest on other days (the same core, another host
+//!   load): the L3 share held still only from ~2 to ~3.3 MiB
+//!   (`short-l3`), was entered by a 0.6-octave ramp past an L2 edge
+//!   smeared by a neighbour (`ramp-edge`), or ran to 25 MiB (`long-l3`).
 
 use hwcal_analysis::{cache, tlb};
 use hwcal_model::{MachineInfo, Profile, RawCurve, TlbLevel};
@@ -124,6 +129,31 @@ fn emerald_rapids_runs_give_one_structure() {
                 0.125
             ),
             "{name}"
+        );
+    }
+}
+
+#[test]
+fn emerald_rapids_live_runs_find_l3_however_short() {
+    for name in [
+        "emr-live-short-l3.json",
+        "emr-live-ramp-edge.json",
+        "emr-live-long-l3.json",
+    ] {
+        let p = load(
+            &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(name),
+        );
+        let c = cache::analyze(&p).unwrap();
+        assert_eq!(c.levels.len(), 3, "{name}: {:?}", c.levels);
+        let l3 = &c.levels[2];
+        assert!(l3.latency_ns > 30.0 && l3.latency_ns < 55.0, "{name}: {l3:?}");
+        assert!(l3.size_bytes > c.levels[1].size_bytes, "{name}: {l3:?}");
+        let mem = c.memory.as_ref().unwrap();
+        assert!(
+            mem.latency_ns > 100.0 && mem.latency_ns < 160.0,
+            "{name}: {mem:?}"
         );
     }
 }

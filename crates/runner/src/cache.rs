@@ -143,7 +143,7 @@ pub fn measure(
     ));
     refine(&mut bench, &mut points, machine, progress, t0)?;
     repair(&mut bench, &mut points, t0)?;
-    retry_short_private(&mut bench, &mut points, machine, progress)?;
+    retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
     let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
     let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
     progress.say(&format!(
@@ -300,42 +300,57 @@ fn remeasure_boundaries(
 }
 
 /// Step 3b, measure until confident: one thread alone fills a cache
-/// private to its core, so where the first level reads more than 12.5%
+/// private to its core, so where a private level reads more than 12.5%
 /// short of its nominal size, something else held part of it: on a VM most
 /// likely the host's other hyperthread on this core, whose activity comes
-/// in bursts the guest cannot see. The sizes from half to 1.25× the
-/// nominal size are measured again, up to four more times half a second
-/// apart (every sample is kept, the minimum is the figure: noise only adds
-/// time), until the level reads its size or the tries run out; only then
-/// is it flagged.
+/// in bursts the guest cannot see. L1 is judged always (it is virtually
+/// indexed); L2 only on huge pages, where a physically indexed cache sees
+/// no page-colour conflicts (on 4 KiB pages it can read short with no one
+/// else there, and measuring again would not change that). The sizes from
+/// half to 1.25× each short level's nominal size are measured again, the
+/// short levels interleaved, up to four more times a quarter second apart
+/// (every sample is kept, the minimum is the figure: noise only adds
+/// time), until every level reads its size or the tries run out; only
+/// then is a level flagged.
 fn retry_short_private(
     bench: &mut ChaseBench,
     points: &mut [RawPoint],
     machine: &MachineInfo,
+    huge_pages: bool,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let Some(n) = machine.nominal_data_cache(1) else {
-        return Ok(());
-    };
-    let nominal = n.size_bytes as f64;
-    let short = |points: &[RawPoint]| {
+    let judged: Vec<(usize, f64)> = (1..=if huge_pages { 2 } else { 1 })
+        .filter_map(|level| machine.nominal_data_cache(level).map(|n| (level, n)))
+        .filter(|(_, n)| n.shared_cpus.len() <= 1)
+        .map(|(level, n)| (level as usize, n.size_bytes as f64))
+        .collect();
+    let short = |points: &[RawPoint]| -> Vec<(usize, f64)> {
         let lat = curve(an::LATENCY, "", "", points.to_vec());
         let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
-        a.levels
-            .first()
-            .is_some_and(|l| (l.size_bytes as f64) < (1.0 - an::NOMINAL_SIZE_TOLERANCE) * nominal)
+        judged
+            .iter()
+            .copied()
+            .filter(|&(level, nominal)| {
+                a.levels
+                    .get(level - 1)
+                    .is_some_and(|l| (l.size_bytes as f64) < (1.0 - an::NOMINAL_SIZE_TOLERANCE) * nominal)
+            })
+            .collect()
     };
     for attempt in 1..=4 {
-        if !short(points) {
+        let levels = short(points);
+        if levels.is_empty() {
             break;
         }
+        let names: Vec<String> = levels.iter().map(|(l, _)| format!("L{l}")).collect();
         progress.say(&format!(
-            "cache: L1 reads short of its nominal size; measuring its edge again ({attempt} of 4)"
+            "cache: {} read short of the nominal size; measuring the edge again ({attempt} of 4)",
+            names.join(" and ")
         ));
-        std::thread::sleep(std::time::Duration::from_millis(500));
+        std::thread::sleep(std::time::Duration::from_millis(250));
         for p in points
             .iter_mut()
-            .filter(|p| p.x >= 0.5 * nominal && p.x <= 1.25 * nominal)
+            .filter(|p| levels.iter().any(|&(_, n)| p.x >= 0.5 * n && p.x <= 1.25 * n))
         {
             let q = bench.point(p.x as usize, 0)?;
             merge_point(p, q);
