@@ -232,6 +232,12 @@ pub fn segments_guided(
         .collect()
 }
 
+/// A run of points, first and last index.
+type Run = (usize, usize);
+
+/// Whether two runs sit at nearly the same level on a curve.
+type Close = dyn Fn(&[f64], Run, Run) -> bool;
+
 /// Runs of flat points spanning at least `min_octaves`, counted from
 /// `window` octaves before the first to `window` after the last (the slope
 /// window hides that much of each end).
@@ -265,12 +271,7 @@ fn flat_runs(xs: &[f64], flat: &[bool], window: f64, min_octaves: f64) -> Vec<(u
 /// `s` or the raw ones (two low points in a row survive the median of
 /// three and the suffix minimum drags a run down to them; the raw medians
 /// of the two runs still show one level).
-fn merge_runs(
-    runs: Vec<(usize, usize)>,
-    s: &[f64],
-    ys: &[f64],
-    close: &dyn Fn(&[f64], (usize, usize), (usize, usize)) -> bool,
-) -> Vec<(usize, usize)> {
+fn merge_runs(runs: Vec<(usize, usize)>, s: &[f64], ys: &[f64], close: &Close) -> Vec<(usize, usize)> {
     let mut merged: Vec<(usize, usize)> = Vec::new();
     for r in runs {
         if let Some(last) = merged.last_mut() {
@@ -347,13 +348,7 @@ fn dwell(xs: &[f64], s: &[f64], i: usize) -> (usize, usize, f64, f64) {
 /// either side becomes a level (the lowest first: a hit in the level
 /// itself is the fastest a dwell past the step can be; a later dwell is a
 /// mixture of it and the next), until there are `want` levels.
-fn add_short_levels(
-    merged: &mut Vec<(usize, usize)>,
-    xs: &[f64],
-    s: &[f64],
-    want: usize,
-    close: &dyn Fn(&[f64], (usize, usize), (usize, usize)) -> bool,
-) {
+fn add_short_levels(merged: &mut Vec<(usize, usize)>, xs: &[f64], s: &[f64], want: usize, close: &Close) {
     let level = |r: (usize, usize)| median(&s[r.0..=r.1]);
     'more: while merged.len() < want && !merged.is_empty() {
         for k in 0..merged.len() {
