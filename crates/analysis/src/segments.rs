@@ -236,7 +236,7 @@ pub fn segments_guided(
 type Run = (usize, usize);
 
 /// Whether two runs sit at nearly the same level on a curve.
-type Close = dyn Fn(&[f64], Run, Run) -> bool;
+type Close<'a> = dyn Fn(&[f64], Run, Run) -> bool + 'a;
 
 /// Runs of flat points spanning at least `min_octaves`, counted from
 /// `window` octaves before the first to `window` after the last (the slope
