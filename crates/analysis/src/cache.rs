@@ -1108,4 +1108,115 @@ mod tests {
         assert!(a.memory.is_none());
         assert!(a.notes.iter().any(|n| n.contains("at least")));
     }
+
+    /// A synthetic latency curve (ported from the first plateau finder's
+    /// tests): `levels` as (capacity, latency) and memory; from capacity to
+    /// 1.25× capacity latency ramps up (a set-associative cache does not
+    /// fall off a cliff); `noise` is a relative uniform jitter.
+    fn synthetic(levels: &[(f64, f64)], mem: f64, per_octave: f64, max: f64, noise: f64) -> RawCurve {
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut points = Vec::new();
+        let mut x: f64 = 4096.0;
+        while x <= max {
+            let mut y = mem;
+            for (i, &(cap, lat)) in levels.iter().enumerate().rev() {
+                let next = levels.get(i + 1).map_or(mem, |l| l.1);
+                if x <= cap {
+                    y = lat;
+                } else if x <= cap * 1.25 && y == next {
+                    let f = (x / cap).log2() / 1.25f64.log2();
+                    y = lat + f * (next - lat);
+                }
+            }
+            points.push(pt(x, y * (1.0 + noise * rnd()), 2500.0));
+            x *= 2f64.powf(1.0 / per_octave);
+        }
+        RawCurve {
+            id: LATENCY.into(),
+            points,
+            ..Default::default()
+        }
+    }
+
+    fn sizes(c: &RawCurve, m: &MachineInfo) -> Vec<(f64, f64)> {
+        let a = analyze_curves(c, None, [(None, None), (None, None)], None, Some(1.0), m);
+        a.levels
+            .iter()
+            .map(|l| (l.size_bytes as f64, l.latency_ns))
+            .collect()
+    }
+
+    fn close(got: f64, want: f64, tol: f64) -> bool {
+        (got / want - 1.0).abs() <= tol
+    }
+
+    #[test]
+    fn synthetic_hierarchies_of_two_three_and_four_levels() {
+        let none = MachineInfo::default();
+        for (lv, mem, per_oct, max) in [
+            (vec![(32768.0, 1.5), (524288.0, 5.0)], 90.0, 6.0, 64.0 * 1048576.0),
+            (
+                vec![(49152.0, 2.0), (1.25 * 1048576.0, 6.5), (105.0 * 1048576.0, 30.0)],
+                140.0,
+                8.0,
+                1073741824.0,
+            ),
+            (
+                vec![
+                    (16384.0, 1.0),
+                    (262144.0, 4.0),
+                    (4.0 * 1048576.0, 12.0),
+                    (32.0 * 1048576.0, 40.0),
+                ],
+                120.0,
+                8.0,
+                512.0 * 1048576.0,
+            ),
+        ] {
+            let c = synthetic(&lv, mem, per_oct, max, 0.02);
+            let got = sizes(&c, &none);
+            assert_eq!(got.len(), lv.len(), "{lv:?}: {got:?}");
+            for (g, w) in got.iter().zip(&lv) {
+                assert!(close(g.0, w.0, 0.125) && close(g.1, w.1, 0.05), "{lv:?}: {got:?}");
+            }
+            // The same curve 3× slower: the same sizes.
+            let mut slow = c.clone();
+            slow.points.iter_mut().for_each(|p| p.y *= 3.0);
+            let got3 = sizes(&slow, &none);
+            assert_eq!(got3.len(), lv.len());
+            assert!(got3.iter().zip(&got).all(|(a, b)| close(a.0, b.0, 0.01)));
+        }
+    }
+
+    #[test]
+    fn a_missing_level_is_not_invented_even_when_nominal() {
+        // L3 has no plateau of its own: a ramp from L2 straight to memory,
+        // though the machine states an L3 (the guided search looks for it).
+        let mut c = synthetic(&[(49152.0, 2.0), (2097152.0, 6.5)], 145.0, 4.0, 4e8, 0.01);
+        for p in &mut c.points {
+            if p.x > 2.5 * 1048576.0 && p.x < 16.0 * 1048576.0 {
+                p.y = 6.5 + (145.0 - 6.5) * ((p.x / 2.5e6f64).log2() / 3.0).min(1.0);
+            }
+        }
+        let got = sizes(&c, &machine());
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(close(got[1].0, 2097152.0, 0.125), "{got:?}");
+    }
+
+    #[test]
+    fn a_noisy_plateau_and_a_spike() {
+        let mut c = synthetic(&[(49152.0, 2.0), (2097152.0, 6.5)], 145.0, 4.0, 2e8, 0.06);
+        let i = c.points.iter().position(|p| p.x > 300e3).unwrap();
+        c.points[i].y *= 2.0;
+        let got = sizes(&c, &MachineInfo::default());
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(close(got[0].0, 49152.0, 0.125), "{got:?}");
+        assert!(close(got[1].0, 2097152.0, 0.125), "{got:?}");
+    }
 }
