@@ -10,6 +10,10 @@ table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:' \\25B2'}
 table.sortable th[aria-sort=descending]::after{content:' \\25BC'}
 table.site td{vertical-align:top}
+.scroll{overflow-x:auto}
+table.site th,table.site td{padding:.25em .5em}
+td.verdict{white-space:normal;min-width:8em}
+td.cmd{white-space:normal;max-width:20em;overflow-wrap:anywhere}
 table.site td .sub{font-size:.8em;white-space:normal;max-width:22em}
 .filter{margin:.6em 0}
 .filter input{font:inherit;padding:.3em .5em;min-width:24em}

@@ -21,8 +21,11 @@
 //!   and never touches a directory it did not write.
 //!
 //! Runs are grouped by machine with [`machine::machine_key`]. Building is
-//! pure: [`site`] takes the runs and returns the files; a caller with many
-//! runs uses [`RunFacts`] and [`Site`] to read one profile at a time.
+//! pure: [`site`] takes the runs and returns the files; [`Site`] with
+//! [`RunFacts`] does the same one profile at a time, and
+//! [`publish::publish`] writes a site into a directory with that (the
+//! library does the writing so that its safety rules are tested here and
+//! the CLI stays a few lines).
 
 use crate::NamedFile;
 use hwcal_model::Profile;
@@ -32,6 +35,7 @@ mod assets;
 pub mod facts;
 pub mod machine;
 mod pages;
+pub mod publish;
 
 pub use facts::RunFacts;
 pub use machine::{machine_key, MachineKey};

@@ -88,10 +88,11 @@ fn verdict_cell(r: &RunFacts) -> String {
         ));
     }
     if parts.is_empty() {
-        "<td class=\"l ok\">ok</td>".into()
+        "<td class=\"l verdict ok\">ok</td>".into()
     } else {
         let class = if r.noisy.is_empty() { "" } else { " noisy" };
-        format!("<td class=\"l{class}\">{}</td>", esc(&parts.join("; ")))
+        let parts: Vec<String> = parts.iter().map(|p| esc(p)).collect();
+        format!("<td class=\"l verdict{class}\">{}</td>", parts.join("<br>"))
     }
 }
 
@@ -163,14 +164,14 @@ pub(super) fn index(site: &Site) -> String {
              aria-label=\"filter machines\"> <span id=\"shown\" class=\"sub\"></span></p>\n";
     let _ = write!(
         body,
-        "<table id=\"machines-table\" class=\"site sortable\">\n<thead><tr><th class=\"l\">machine</th>\
+        "<div class=\"scroll\"><table id=\"machines-table\" class=\"site sortable\">\n<thead><tr><th class=\"l\">machine</th>\
          <th>CPUs</th><th class=\"l\">host</th>{FIGURE_HEAD}<th>runs</th><th>latest run</th>\
          <th class=\"l\">verdicts</th></tr></thead>\n<tbody>\n"
     );
     for m in &site.machines {
         body += &index_row(m);
     }
-    body += "</tbody>\n</table>\n</section>\n";
+    body += "</tbody>\n</table></div>\n</section>\n";
     body += &pick_form(site);
     page("hwcal — calibrated machines", &subtitle, "", &body, TABLE_JS)
 }
@@ -231,7 +232,7 @@ pub(super) fn machine(m: &Machine) -> String {
         body,
         "</table>\n<p><a href=\"../compare.html#a={}\">compare with another machine</a></p>\n</section>\n\
          <section id=\"runs\">\n<h2>Runs</h2>\n\
-         <table id=\"runs-table\" class=\"site sortable\">\n<thead><tr><th>run</th><th>measured</th>\
+         <div class=\"scroll\"><table id=\"runs-table\" class=\"site sortable\">\n<thead><tr><th>run</th><th>measured</th>\
          <th class=\"l\">command</th><th>hwcal</th><th>clock MHz</th>{FIGURE_HEAD}<th class=\"l\">verdicts</th>\
          </tr></thead>\n<tbody>\n",
         esc(&k.key)
@@ -240,7 +241,7 @@ pub(super) fn machine(m: &Machine) -> String {
         let _ = writeln!(
             body,
             "<tr class=\"run\"><td data-v=\"{id}\"><a href=\"../runs/{id}.html\">run {id}</a></td>\
-             <td data-v=\"{t}\">{date}</td><td class=\"l\">{cmd}</td><td>{ver}</td>{mhz}{figs}{verdict}</tr>",
+             <td data-v=\"{t}\">{date}</td><td class=\"l cmd\">{cmd}</td><td>{ver}</td>{mhz}{figs}{verdict}</tr>",
             id = r.id,
             t = r.created_unix,
             date = esc(&format_utc(r.created_unix)),
@@ -251,7 +252,7 @@ pub(super) fn machine(m: &Machine) -> String {
             verdict = verdict_cell(r),
         );
     }
-    body += "</tbody>\n</table>\n</section>\n";
+    body += "</tbody>\n</table></div>\n</section>\n";
     let subtitle = format!(
         "{} run{} · latest {}",
         m.runs.len(),
