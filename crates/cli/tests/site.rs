@@ -68,8 +68,14 @@ fn a_site_of_three_machines() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(err.contains("3 machines and 4 runs"), "{err}");
 
-    assert_eq!(files_in(&site), [".hwcal-site", "compare.html", "index.html", "machines", "runs"]);
-    assert_eq!(files_in(&site.join("runs")), ["1.html", "2.html", "3.html", "4.html"]);
+    assert_eq!(
+        files_in(&site),
+        [".hwcal-site", "compare.html", "index.html", "machines", "runs"]
+    );
+    assert_eq!(
+        files_in(&site.join("runs")),
+        ["1.html", "2.html", "3.html", "4.html"]
+    );
     let machines = files_in(&site.join("machines"));
     assert_eq!(machines.len(), 3, "{machines:?}");
     assert!(machines.contains(&"m-5f3a0c.html".to_string()));
@@ -103,10 +109,14 @@ fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("HWCAL_CHROMIUM") {
         return Some(PathBuf::from(p)).filter(|p| p.exists());
     }
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
 }
 
 /// Headless Chromium on `url` with `extra` arguments, its console logged
@@ -156,7 +166,10 @@ fn no_script_error(what: &str, dom: &str, log: &str) {
     if let Some(i) = dom.find("data-js-error=\"") {
         panic!("{what}: {:.200}", &dom[i..]);
     }
-    assert!(dom.contains("data-js=\"ready\""), "{what}: the script did not finish");
+    assert!(
+        dom.contains("data-js=\"ready\""),
+        "{what}: the script did not finish"
+    );
     for line in log.lines().filter(|l| l.contains("CONSOLE")) {
         assert!(!line.contains("Uncaught"), "{what}: {line}");
     }
@@ -167,7 +180,11 @@ fn no_script_error(what: &str, dom: &str, log: &str) {
 fn probe(dom: &str, attr: &str) -> Vec<String> {
     let start = dom.find(&format!("{attr}=\"")).expect("probe ran") + attr.len() + 2;
     let end = start + dom[start..].find('"').unwrap();
-    dom[start..end].split(' ').filter(|s| !s.is_empty()).map(str::to_string).collect()
+    dom[start..end]
+        .split(' ')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 fn in_chromium(env: &Env, site: &Path) {
@@ -181,7 +198,11 @@ fn in_chromium(env: &Env, site: &Path) {
 
     let (dom, log) = run_chromium(&bin, &home, &url("index.html"), &["--dump-dom", window]);
     no_script_error("index", &dom, &log);
-    assert_eq!(dom.matches("<tr class=\"machine\"").count(), 3, "one row per machine");
+    assert_eq!(
+        dom.matches("<tr class=\"machine\"").count(),
+        3,
+        "one row per machine"
+    );
     assert!(dom.contains("3 of 3 machines shown"), "the filter's count");
 
     // Sorting by memory latency and filtering, done by the page's own
@@ -196,7 +217,11 @@ fn in_chromium(env: &Env, site: &Path) {
         th.click(); document.body.setAttribute('data-desc', shown());\n\
         var f = document.getElementById('filter'); f.value = 'zen'; f.dispatchEvent(new Event('input'));\n\
         document.body.setAttribute('data-zen', shown());\n</script>\n";
-    std::fs::write(site.join("probe.html"), index.replace("</body>", &format!("{script}</body>"))).unwrap();
+    std::fs::write(
+        site.join("probe.html"),
+        index.replace("</body>", &format!("{script}</body>")),
+    )
+    .unwrap();
     let (dom, log) = run_chromium(&bin, &home, &url("probe.html"), &["--dump-dom", window]);
     no_script_error("index with probe", &dom, &log);
     // Latest runs' memory latency: Zen 3 (variant 1) 159.5 ns, Emerald
@@ -208,7 +233,11 @@ fn in_chromium(env: &Env, site: &Path) {
     let mut desc = probe(&dom, "data-desc");
     desc.reverse();
     assert_eq!(desc, asc, "the second click reverses");
-    assert_eq!(probe(&dom, "data-zen"), ["m-9b71e2"], "the filter keeps Zen 3 only");
+    assert_eq!(
+        probe(&dom, "data-zen"),
+        ["m-9b71e2"],
+        "the filter keeps Zen 3 only"
+    );
     std::fs::remove_file(site.join("probe.html")).unwrap();
 
     // The comparison page builds its table for the two machines asked for.
@@ -224,20 +253,30 @@ fn in_chromium(env: &Env, site: &Path) {
     // Zen 3's L1 (2.31 ns) against Sapphire Rapids' latest (2.73 ns): 0.846×.
     assert!(dom.contains("0.846×"), "B / A of L1 latency");
     assert!(dom.contains("B better") && dom.contains("noisy: no verdict"));
-    assert!(dom.contains("hwcal report 4 2 --html"), "the full comparison's command");
+    assert!(
+        dom.contains("hwcal report 4 2 --html"),
+        "the full comparison's command"
+    );
 
     // A machine page and a run report load too.
     let (dom, log) = run_chromium(&bin, &home, &url("machines/m-5f3a0c.html"), &["--dump-dom"]);
     no_script_error("machine page", &dom, &log);
     let (dom, _) = run_chromium(&bin, &home, &url("runs/1.html"), &["--dump-dom"]);
-    assert!(dom.contains("href=\"../machines/m-5f3a0c.html\""), "the report links back");
+    assert!(
+        dom.contains("href=\"../machines/m-5f3a0c.html\""),
+        "the report links back"
+    );
 
     // The screenshot: the page paints.
     let shot = env.path("site.png");
     let arg = format!("--screenshot={}", shot.display());
     run_chromium(&bin, &home, &url("index.html"), &[arg.as_str(), window]);
     let png = std::fs::read(&shot).expect("screenshot written");
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
     if let Some(keep) = std::env::var_os("HWCAL_KEEP_SCREENSHOT") {
         std::fs::copy(&shot, keep).unwrap();
     }

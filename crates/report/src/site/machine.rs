@@ -62,7 +62,9 @@ fn fnv1a(s: &str) -> u64 {
 fn safe_id(id: &str) -> String {
     let plain = !id.is_empty()
         && id.len() <= 64
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
     if plain {
         id.to_string()
     } else {
@@ -104,7 +106,10 @@ pub fn machine_key(p: &Profile) -> MachineKey {
         })
         .or_else(|| named(&m.cpu_model_name))
         .unwrap_or_else(|| "unknown".into());
-    let product = id.and_then(|i| i.product.as_deref()).map(str::trim).filter(|s| !s.is_empty());
+    let product = id
+        .and_then(|i| i.product.as_deref())
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
     let platform = match (product, m.hypervisor.as_deref()) {
         (Some(p), Some(h)) => format!("{p} ({h} guest)"),
         (Some(p), None) => p.to_string(),
@@ -233,7 +238,10 @@ mod tests {
         let old = machine_key(&full_profile(0));
         let new = machine_key(&with_id(full_profile(0), "aa", "Sapphire Rapids"));
         let other = machine_key(&full_profile(2));
-        assert_eq!(resolve(&[&old, &new, &other]), ["m-aa", "m-aa", other.key.as_str()]);
+        assert_eq!(
+            resolve(&[&old, &new, &other]),
+            ["m-aa", "m-aa", other.key.as_str()]
+        );
         // Two identified machines with the same fallback: the old run stays apart.
         let twin = machine_key(&with_id(full_profile(0), "bb", "Sapphire Rapids"));
         assert_eq!(

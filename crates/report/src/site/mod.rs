@@ -79,7 +79,7 @@ impl Site {
         let mut machines: Vec<Machine> = groups
             .into_iter()
             .map(|(key, mut runs)| {
-                runs.sort_by(|a, b| (b.created_unix, b.id).cmp(&(a.created_unix, a.id)));
+                runs.sort_by_key(|r| std::cmp::Reverse((r.created_unix, r.id)));
                 // Named as its latest identified run describes it (an older
                 // run from before ids were recorded names the same machine).
                 let mut k = runs
@@ -115,11 +115,7 @@ impl Site {
 
     /// The name of every file the site consists of, the marker included.
     pub fn file_names(&self) -> Vec<String> {
-        let mut v = vec![
-            MARKER.to_string(),
-            "index.html".into(),
-            "compare.html".into(),
-        ];
+        let mut v = vec![MARKER.to_string(), "index.html".into(), "compare.html".into()];
         v.extend(self.machines.iter().map(|m| machine_path(&m.key.key)));
         v.extend(self.run_ids().into_iter().map(run_path));
         v
@@ -129,9 +125,9 @@ impl Site {
     /// the index and its machine's page.
     pub fn run_page(&self, id: i64, p: &Profile) -> NamedFile {
         let p = crate::sanitize::inert_profile(p);
-        let (key, name) = self
-            .machine_of(id)
-            .map_or((String::new(), String::new()), |m| (m.key.key.clone(), m.key.display()));
+        let (key, name) = self.machine_of(id).map_or((String::new(), String::new()), |m| {
+            (m.key.key.clone(), m.key.display())
+        });
         let html = crate::html::report(&p, &format!("hwcal report — run {id} ({name})"));
         let mut nav = String::from("<nav><a href=\"../index.html\">all machines</a>");
         if !key.is_empty() {
@@ -144,7 +140,9 @@ impl Site {
         nav += "</nav>\n";
         NamedFile {
             name: run_path(id),
-            bytes: html.replacen("<main>\n", &format!("<main>\n{nav}"), 1).into_bytes(),
+            bytes: html
+                .replacen("<main>\n", &format!("<main>\n{nav}"), 1)
+                .into_bytes(),
         }
     }
 

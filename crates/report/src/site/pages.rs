@@ -38,8 +38,14 @@ pub(super) fn page(title: &str, subtitle: &str, root: &str, body: &str, script: 
 
 /// A table cell with its numeric sort key (`data-v`, empty when absent).
 fn num(v: Option<f64>, text: &str, noisy: bool) -> String {
-    let key = v.filter(|v| v.is_finite()).map_or(String::new(), |v| format!("{v}"));
-    let class = if noisy { " class=\"noisy\" title=\"noisy\"" } else { "" };
+    let key = v
+        .filter(|v| v.is_finite())
+        .map_or(String::new(), |v| format!("{v}"));
+    let class = if noisy {
+        " class=\"noisy\" title=\"noisy\""
+    } else {
+        ""
+    };
     format!("<td data-v=\"{key}\"{class}>{}</td>", esc(text))
 }
 
@@ -299,12 +305,24 @@ fn machine_json(m: &Machine) -> serde_json::Value {
             noisy: l.latency.noisy,
         };
         let name = format!("L{}", l.level);
-        v.push(fig_json(&format!("{name} size"), size, human_bytes(l.size_bytes), "higher", ""));
+        v.push(fig_json(
+            &format!("{name} size"),
+            size,
+            human_bytes(l.size_bytes),
+            "higher",
+            "",
+        ));
         let t = format!("{:.2} ns", l.latency.value);
         v.push(fig_json(&format!("{name} latency"), l.latency, t, "lower", ""));
     }
     if let Some(f) = r.memory_ns {
-        v.push(fig_json("memory latency", f, format!("{:.1} ns", f.value), "lower", ""));
+        v.push(fig_json(
+            "memory latency",
+            f,
+            format!("{:.1} ns", f.value),
+            "lower",
+            "",
+        ));
     }
     let threads = format!("{} threads", r.bw_threads);
     for (op, f) in [("read", r.read_bps), ("write", r.write_bps), ("copy", r.copy_bps)] {
@@ -315,11 +333,26 @@ fn machine_json(m: &Machine) -> serde_json::Value {
     }
     if let Some(f) = r.ctx2_us {
         let q = format!("{} KB per process", r.ctx_kb);
-        v.push(fig_json("context switch, 2 processes", f, format!("{:.2} µs", f.value), "lower", &q));
+        v.push(fig_json(
+            "context switch, 2 processes",
+            f,
+            format!("{:.2} µs", f.value),
+            "lower",
+            &q,
+        ));
     }
     if let Some(iops) = r.iops {
-        let f = Fig { value: iops, noisy: false };
-        v.push(fig_json("I/O", f, format!("{iops:.0} IOPS"), "higher", &r.io_what));
+        let f = Fig {
+            value: iops,
+            noisy: false,
+        };
+        v.push(fig_json(
+            "I/O",
+            f,
+            format!("{iops:.0} IOPS"),
+            "higher",
+            &r.io_what,
+        ));
     }
     serde_json::json!({
         "key": m.key.key,

@@ -73,7 +73,10 @@ pub fn check_dir(dir: &Path) -> Result<Vec<String>, PublishError> {
     if std::fs::read_dir(dir).map_err(io)?.next().is_none() {
         return Ok(Vec::new());
     }
-    match std::fs::read(dir.join(MARKER)).ok().and_then(|b| parse_marker(&b)) {
+    match std::fs::read(dir.join(MARKER))
+        .ok()
+        .and_then(|b| parse_marker(&b))
+    {
         Some(files) => Ok(files),
         None => refuse(&format!(
             "the directory is not empty and is not an hwcal site (no {MARKER}); \
@@ -195,10 +198,17 @@ mod tests {
         std::fs::write(dir.join("runs/notes.txt"), "mine").unwrap();
         run(&dir, &[1, 2]).unwrap();
         assert!(!dir.join("runs/3.html").exists());
-        assert_eq!(std::fs::read_to_string(dir.join("runs/notes.txt")).unwrap(), "mine");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("runs/notes.txt")).unwrap(),
+            "mine"
+        );
         let listed = parse_marker(&std::fs::read(dir.join(MARKER)).unwrap()).unwrap();
         assert!(!listed.contains(&"runs/3.html".to_string()), "{listed:?}");
-        assert_eq!(listed.len(), 7, "marker, index, compare, 2 machines, 2 runs: {listed:?}");
+        assert_eq!(
+            listed.len(),
+            7,
+            "marker, index, compare, 2 machines, 2 runs: {listed:?}"
+        );
     }
 
     #[test]
@@ -212,7 +222,10 @@ mod tests {
         assert_eq!(names.len(), 1, "nothing written");
         // A file, an empty name: refused too; an empty directory is fine.
         let file = tmp.path().join("hwcal.db");
-        assert!(run(&file, &[1]).unwrap_err().to_string().contains("not a directory"));
+        assert!(run(&file, &[1])
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory"));
         assert!(matches!(run(Path::new(""), &[1]), Err(PublishError::Refused(_))));
         let empty = tmp.path().join("empty");
         std::fs::create_dir(&empty).unwrap();

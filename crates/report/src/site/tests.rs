@@ -29,12 +29,18 @@ fn three_machines() -> Vec<(i64, Profile)> {
 }
 
 fn text(files: &[NamedFile], name: &str) -> String {
-    let f = files.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no {name}"));
+    let f = files
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no {name}"));
     String::from_utf8(f.bytes.clone()).unwrap()
 }
 
 fn build(runs: &[(i64, Profile)]) -> Vec<NamedFile> {
-    site(&runs.iter().map(|(i, p)| (*i, p)).collect::<Vec<_>>(), 1_790_000_000)
+    site(
+        &runs.iter().map(|(i, p)| (*i, p)).collect::<Vec<_>>(),
+        1_790_000_000,
+    )
 }
 
 #[test]
@@ -86,8 +92,16 @@ fn the_index_has_one_row_per_machine_with_its_latest_run() {
     for f in &files {
         let t = String::from_utf8_lossy(&f.bytes);
         // (Inline SVG names its namespace by URL; that loads nothing.)
-        assert!(!t.contains("href=\"http") && !t.contains("url(http"), "{}", f.name);
-        assert!(!t.contains("src=\"") && !t.contains("<link") && !t.contains("@import"), "{}", f.name);
+        assert!(
+            !t.contains("href=\"http") && !t.contains("url(http"),
+            "{}",
+            f.name
+        );
+        assert!(
+            !t.contains("src=\"") && !t.contains("<link") && !t.contains("@import"),
+            "{}",
+            f.name
+        );
     }
 }
 
@@ -154,14 +168,32 @@ fn text_from_profiles_is_escaped_everywhere() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let machines = v["machines"].as_array().unwrap();
     assert_eq!(machines.len(), 3);
-    assert!(machines.iter().any(|m| m["name"].as_str().unwrap().contains("<script>")));
+    assert!(machines
+        .iter()
+        .any(|m| m["name"].as_str().unwrap().contains("<script>")));
     let aa = machines.iter().find(|m| m["key"] == "m-aa").unwrap();
     assert_eq!(aa["run"], 4);
-    let labels: Vec<&str> = aa["figures"].as_array().unwrap().iter().map(|f| f["l"].as_str().unwrap()).collect();
-    for want in ["L1 latency", "L3 size", "memory latency", "read bandwidth", "context switch, 2 processes"] {
+    let labels: Vec<&str> = aa["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["l"].as_str().unwrap())
+        .collect();
+    for want in [
+        "L1 latency",
+        "L3 size",
+        "memory latency",
+        "read bandwidth",
+        "context switch, 2 processes",
+    ] {
         assert!(labels.contains(&want), "{want} in {labels:?}");
     }
-    let read = aa["figures"].as_array().unwrap().iter().find(|f| f["l"] == "read bandwidth").unwrap();
+    let read = aa["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["l"] == "read bandwidth")
+        .unwrap();
     assert_eq!(read["q"], "2 threads");
 }
 
@@ -183,10 +215,20 @@ fn markers_and_stale_files() {
     // A tampered marker cannot name files outside the site.
     let evil = b"hwcal site\n../x\n/etc/passwd\nruns/../../x.html\nmachines/a b.html\nruns/7.html\n";
     assert_eq!(parse_marker(evil).unwrap(), ["runs/7.html"]);
-    for bad in ["", "runs/", "runs/.html", "runs/1.htm", "other.html", "machines/x/y.html", "runs/-1.html"] {
+    for bad in [
+        "",
+        "runs/",
+        "runs/.html",
+        "runs/1.htm",
+        "other.html",
+        "machines/x/y.html",
+        "runs/-1.html",
+    ] {
         assert!(!is_site_file(bad), "{bad:?}");
     }
-    let old: Vec<String> = ["index.html", "runs/1.html", "runs/2.html", "../x"].map(String::from).into();
+    let old: Vec<String> = ["index.html", "runs/1.html", "runs/2.html", "../x"]
+        .map(String::from)
+        .into();
     let new: Vec<String> = ["index.html", "runs/2.html"].map(String::from).into();
     assert_eq!(stale(&old, &new), ["runs/1.html"]);
 }
