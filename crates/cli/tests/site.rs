@@ -43,6 +43,7 @@ fn profiles() -> Vec<Profile> {
     let m = emr.machine.as_mut().unwrap();
     m.hostname = "old-box".into();
     (m.cpu_model, m.logical_cpus) = (Some(0xCF), 16);
+    m.identity = None;
     vec![spr, zen, emr, spr2]
 }
 

@@ -156,7 +156,15 @@ pub fn resolve(keys: &[&MachineKey]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwcal_model::{sample::full_profile, MachineIdentity};
+    use hwcal_model::{sample, MachineIdentity};
+
+    /// A sample profile without a machine id (as written before hwcal
+    /// recorded one).
+    fn full_profile(variant: u32) -> Profile {
+        let mut p = sample::full_profile(variant);
+        p.machine.as_mut().unwrap().identity = None;
+        p
+    }
 
     fn with_id(mut p: Profile, id: &str, core: &str) -> Profile {
         p.machine.as_mut().unwrap().identity = Some(MachineIdentity {

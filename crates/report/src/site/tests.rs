@@ -1,5 +1,13 @@
 use super::*;
-use hwcal_model::{sample::full_profile, MachineIdentity};
+use hwcal_model::{sample, MachineIdentity};
+
+/// A sample profile without a machine id (as written before hwcal
+/// recorded one).
+fn full_profile(variant: u32) -> Profile {
+    let mut p = sample::full_profile(variant);
+    p.machine.as_mut().unwrap().identity = None;
+    p
+}
 
 fn identified(variant: u32, id: &str, host: &str) -> Profile {
     let mut p = full_profile(variant);
