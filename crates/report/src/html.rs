@@ -35,7 +35,7 @@ impl Exporter for HtmlExporter {
 
 pub use crate::esc;
 
-const CSS: &str = "
+pub(crate) const CSS: &str = "
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;color:#222;background:#f6f7f9}
 main{max-width:1100px;margin:0 auto;padding:1em 1.5em 3em}
 header{background:#1f3b57;color:#fff;padding:1.2em 1.5em}

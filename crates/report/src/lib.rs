@@ -10,6 +10,7 @@ pub mod compare;
 pub mod html;
 pub mod repeat;
 pub mod sanitize;
+pub mod site;
 pub mod svg;
 pub mod text;
 pub mod verbose;

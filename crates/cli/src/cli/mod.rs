@@ -382,6 +382,11 @@ pub enum DbCommand {
         /// Run id.
         id: String,
     },
+    /// A static web site of all runs: one row per machine, each run's report, comparisons.
+    Site {
+        /// A new or empty directory, or an earlier `db site` output (rewritten; nothing else is).
+        dir: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]

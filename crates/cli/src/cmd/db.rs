@@ -67,6 +67,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             crate::outln!("removed run {id}");
             Ok(())
         }
+        DbCommand::Site { dir } => crate::cmd::site::run(&dir),
     }
 }
 

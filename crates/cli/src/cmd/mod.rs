@@ -12,6 +12,7 @@ pub mod mem;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod site;
 pub mod tlb;
 pub mod validate;
 

@@ -1,0 +1,21 @@
+//! `hwcal db site DIR`: the results database as a static web site
+//! (`hwcal_report::site` builds the pages and writes them).
+
+use crate::common::{now_unix, open_db_existing, Progress, UsageError};
+use anyhow::Result;
+use hwcal_report::site::publish::{publish, PublishError};
+
+pub fn run(dir: &std::path::Path) -> Result<()> {
+    let db = open_db_existing()?;
+    let ids: Vec<i64> = db.list()?.into_iter().map(|s| s.id).collect();
+    let load = |id| crate::cmd::db::get(&db, id).map_err(|e| format!("{e:#}"));
+    let progress = Progress::new(false);
+    let done = match publish(dir, &ids, load, &mut |m| progress.say(m), now_unix()) {
+        Ok(done) => done,
+        // A directory that cannot take the site is the user's to fix: exit 2.
+        Err(PublishError::Refused(m)) => return Err(UsageError(m).into()),
+        Err(e) => return Err(e.into()),
+    };
+    eprintln!("hwcal: {done}");
+    Ok(())
+}

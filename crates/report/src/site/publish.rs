@@ -1,0 +1,262 @@
+//! Writing a site into a directory, safely: a directory that holds anything
+//! but an earlier site is refused before anything is written; the marker
+//! is written first and lists every file a build writes, so a build stopped
+//! midway leaves a directory the next build recognises and completes, and
+//! the files a build removes (runs deleted since) are only ever ones a
+//! build wrote. Profiles are read one at a time, twice (once for the tables,
+//! once for each run's report), so a large database never sits in memory
+//! whole.
+
+use super::{is_site_file, marker, parse_marker, stale, RunFacts, Site, MARKER};
+use crate::NamedFile;
+use hwcal_model::Profile;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Why a site was not (completely) written.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// The directory cannot take a site (the user's to fix; nothing written).
+    #[error("{0}")]
+    Refused(String),
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("reading run {id}: {msg}")]
+    Load { id: i64, msg: String },
+}
+
+/// What was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    pub machines: usize,
+    pub runs: usize,
+    pub index: PathBuf,
+}
+
+impl std::fmt::Display for Published {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        write!(
+            f,
+            "wrote the site of {} machine{} and {} run{}: open {}",
+            self.machines,
+            s(self.machines),
+            self.runs,
+            s(self.runs),
+            self.index.display()
+        )
+    }
+}
+
+/// The files of the earlier site in `dir` (none for a new or empty
+/// directory); refused for anything else, before anything is written.
+pub fn check_dir(dir: &Path) -> Result<Vec<String>, PublishError> {
+    let refuse = |why: &str| Err(PublishError::Refused(format!("db site {}: {why}", dir.display())));
+    if dir.as_os_str().is_empty() {
+        return Err(PublishError::Refused("db site: empty directory name".into()));
+    }
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    if !dir.is_dir() {
+        return refuse("not a directory");
+    }
+    let io = |source| PublishError::Io {
+        what: "reading",
+        path: dir.to_path_buf(),
+        source,
+    };
+    if std::fs::read_dir(dir).map_err(io)?.next().is_none() {
+        return Ok(Vec::new());
+    }
+    match std::fs::read(dir.join(MARKER))
+        .ok()
+        .and_then(|b| parse_marker(&b))
+    {
+        Some(files) => Ok(files),
+        None => refuse(&format!(
+            "the directory is not empty and is not an hwcal site (no {MARKER}); \
+             give a new or empty directory, so that nothing in it is overwritten"
+        )),
+    }
+}
+
+fn write(dir: &Path, f: &NamedFile) -> Result<(), PublishError> {
+    debug_assert!(is_site_file(&f.name), "{}", f.name);
+    let path = dir.join(&f.name);
+    std::fs::write(&path, &f.bytes).map_err(|source| PublishError::Io {
+        what: "writing",
+        path,
+        source,
+    })
+}
+
+/// Calls `say` with a progress line at most once a second.
+struct Ticker<'a> {
+    say: &'a mut dyn FnMut(&str),
+    total: usize,
+    last: Instant,
+}
+
+impl Ticker<'_> {
+    fn tick(&mut self, what: &str, done: usize) {
+        if self.last.elapsed() >= Duration::from_secs(1) {
+            (self.say)(&format!("site: {what}: {done} of {}", self.total));
+            self.last = Instant::now();
+        }
+    }
+}
+
+/// Write the site of runs `ids` into `dir` (created if missing), each
+/// profile read by `load`; `say` gets a progress line at most once a
+/// second.
+pub fn publish(
+    dir: &Path,
+    ids: &[i64],
+    mut load: impl FnMut(i64) -> Result<Profile, String>,
+    say: &mut dyn FnMut(&str),
+    generated_unix: u64,
+) -> Result<Published, PublishError> {
+    let earlier = check_dir(dir)?;
+    let mut load = |id| load(id).map_err(|msg| PublishError::Load { id, msg });
+    let mut ticker = Ticker {
+        say,
+        total: ids.len(),
+        last: Instant::now(),
+    };
+    let mut facts = Vec::with_capacity(ids.len());
+    for (i, &id) in ids.iter().enumerate() {
+        ticker.tick("reading runs", i);
+        facts.push(RunFacts::of(id, &load(id)?));
+    }
+    let site = Site::new(facts, generated_unix);
+    let names = site.file_names();
+    for sub in ["machines", "runs"] {
+        let path = dir.join(sub);
+        std::fs::create_dir_all(&path).map_err(|source| PublishError::Io {
+            what: "creating",
+            path,
+            source,
+        })?;
+    }
+    let mut all = earlier.clone();
+    all.extend(names.iter().filter(|n| !earlier.contains(n)).cloned());
+    write(dir, &marker(&all))?;
+    for (i, id) in site.run_ids().into_iter().enumerate() {
+        ticker.tick("writing run reports", i);
+        write(dir, &site.run_page(id, &load(id)?))?;
+    }
+    for name in stale(&earlier, &names) {
+        let path = dir.join(&name);
+        match std::fs::remove_file(&path) {
+            Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
+                return Err(PublishError::Io {
+                    what: "removing",
+                    path,
+                    source,
+                })
+            }
+            _ => {}
+        }
+    }
+    // The index, the comparison, the machine pages, and last the marker
+    // with the new list.
+    for f in site.pages() {
+        write(dir, &f)?;
+    }
+    Ok(Published {
+        machines: site.machines.len(),
+        runs: ids.len(),
+        index: dir.join("index.html"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_model::sample::full_profile;
+
+    fn run(dir: &Path, ids: &[i64]) -> Result<Published, PublishError> {
+        publish(dir, ids, |id| Ok(full_profile(id as u32)), &mut |_| {}, 0)
+    }
+
+    #[test]
+    fn a_new_directory_gets_the_site_and_a_rebuild_removes_only_its_own_stale_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("site");
+        let done = run(&dir, &[1, 2, 3]).unwrap();
+        assert_eq!((done.machines, done.runs), (3, 3));
+        assert!(done.to_string().contains("3 machines and 3 runs"));
+        for f in ["index.html", "compare.html", "runs/2.html", MARKER] {
+            assert!(dir.join(f).is_file(), "{f}");
+        }
+        // A file the user put into the site stays; run 3's pages go with it.
+        std::fs::write(dir.join("runs/notes.txt"), "mine").unwrap();
+        run(&dir, &[1, 2]).unwrap();
+        assert!(!dir.join("runs/3.html").exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("runs/notes.txt")).unwrap(),
+            "mine"
+        );
+        let listed = parse_marker(&std::fs::read(dir.join(MARKER)).unwrap()).unwrap();
+        assert!(!listed.contains(&"runs/3.html".to_string()), "{listed:?}");
+        assert_eq!(
+            listed.len(),
+            7,
+            "marker, index, compare, 2 machines, 2 runs: {listed:?}"
+        );
+    }
+
+    #[test]
+    fn any_other_directory_is_refused_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("hwcal.db"), "precious").unwrap();
+        let e = run(tmp.path(), &[1]).unwrap_err();
+        assert!(matches!(e, PublishError::Refused(_)), "{e}");
+        assert!(e.to_string().contains("not an hwcal site"), "{e}");
+        let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "nothing written");
+        // A file, an empty name: refused too; an empty directory is fine.
+        let file = tmp.path().join("hwcal.db");
+        assert!(run(&file, &[1])
+            .unwrap_err()
+            .to_string()
+            .contains("not a directory"));
+        assert!(matches!(run(Path::new(""), &[1]), Err(PublishError::Refused(_))));
+        let empty = tmp.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert_eq!(run(&empty, &[]).unwrap().machines, 0);
+    }
+
+    #[test]
+    fn a_failed_read_is_named_and_the_marker_is_already_there() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        run(&dir, &[1]).unwrap();
+        // The second read (for the report page) fails, midway through the build.
+        let mut reads = 0;
+        let e = publish(
+            &dir,
+            &[1, 2],
+            |id| {
+                reads += 1;
+                if reads > 2 {
+                    Err("gone".into())
+                } else {
+                    Ok(full_profile(id as u32))
+                }
+            },
+            &mut |_| {},
+            0,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "reading run 1: gone");
+        // Still a site: the next build goes ahead.
+        assert!(check_dir(&dir).unwrap().contains(&"runs/2.html".to_string()));
+        run(&dir, &[1, 2]).unwrap();
+    }
+}
