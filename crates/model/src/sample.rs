@@ -49,7 +49,7 @@ pub fn full_profile(variant: u32) -> Profile {
         // One machine per variant (as hostnames are), so database tests
         // see several machines.
         identity: Some(MachineIdentity {
-            machine_id: format!("5a17e7c0{variant:024x}"),
+            machine_id: format!("{variant:02x}5a17e7c0{variant:022x}"),
             id_source: "machine-id".into(),
             core: "Sapphire Rapids".into(),
             product: Some("QEMU Standard PC (Q35 + ICH9, 2009)".into()),
