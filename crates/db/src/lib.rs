@@ -17,9 +17,13 @@
 mod location;
 mod pg;
 mod sqlite;
+mod table;
 
-pub use location::{check_location, default_location, default_path, default_path_from, redact, url_scheme, Location};
+pub use location::{
+    check_location, default_location, default_path, default_path_from, redact, url_scheme, Location,
+};
 pub use sqlite::APPLICATION_ID;
+pub use table::list_text;
 
 use hwcal_model::Profile;
 use serde::Serialize;
@@ -66,7 +70,9 @@ pub enum DbError {
     Missing { path: PathBuf },
     #[error("{path}: {why}; hwcal opens only its own databases and leaves this one untouched")]
     NotOurs { path: PathBuf, why: String },
-    #[error("--db {0}: the {1}:// scheme is not supported (give a file path for SQLite, or a postgres:// URL)")]
+    #[error(
+        "--db {0}: the {1}:// scheme is not supported (give a file path for SQLite, or a postgres:// URL)"
+    )]
     UnsupportedScheme(String, String),
     #[error("cannot create directory {path}: {err}")]
     CreateDir { path: PathBuf, err: std::io::Error },
@@ -88,6 +94,8 @@ pub enum DbError {
         found: i64,
         supported: i64,
     },
+    #[error("--db: empty path")]
+    EmptyPath,
     #[error("no database path: set {ENV_VAR}, XDG_DATA_HOME or HOME, or pass --db")]
     NoPath,
 }
@@ -104,6 +112,7 @@ impl DbError {
                 | DbError::Missing { .. }
                 | DbError::TooNew { .. }
                 | DbError::NoPath
+                | DbError::EmptyPath
                 | DbError::NotFound(_)
                 | DbError::NoMatch(_)
                 | DbError::Ambiguous(_)
@@ -189,7 +198,10 @@ impl Row {
 
 /// The run key of a stored JSON text: its SHA-256 in hex.
 pub fn run_key(json: &str) -> String {
-    Sha256::digest(json.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(json.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The summary columns computed from a profile.
@@ -275,7 +287,12 @@ trait Store: Send {
     /// Insert `row` in one transaction (with `if_absent`, only if no row has
     /// its run key: then the existing id and `false`), calling
     /// `before_commit` once the row is written but not committed.
-    fn insert(&mut self, row: &Row, if_absent: bool, before_commit: &mut dyn FnMut()) -> Result<(i64, bool), DbError>;
+    fn insert(
+        &mut self,
+        row: &Row,
+        if_absent: bool,
+        before_commit: &mut dyn FnMut(),
+    ) -> Result<(i64, bool), DbError>;
     /// Every summary (or the one with `id`), by id.
     fn summaries(&self, id: Option<i64>) -> Result<Vec<Summary>, DbError>;
     fn json(&self, id: i64) -> Result<Option<String>, DbError>;
@@ -284,8 +301,9 @@ trait Store: Send {
     /// The distinct (non-null) machine ids of the runs `f` selects.
     fn machine_ids(&self, f: Filter<'_>) -> Result<Vec<String>, DbError>;
     fn id_with_key(&self, run_key: &str) -> Result<Option<i64>, DbError>;
-    /// Remove a row; whether there was one.
-    fn delete(&mut self, id: i64) -> Result<bool, DbError>;
+    /// Remove rows in one transaction: all of them, or (when one of them is
+    /// not there: its id) none.
+    fn delete(&mut self, ids: &[i64]) -> Result<Option<i64>, DbError>;
 }
 
 /// An open results database (an SQLite file or a PostgreSQL database).
@@ -336,11 +354,22 @@ impl Db {
         self.insert_with_hook(p, origin, || {})
     }
 
+    /// Store a profile unless an identical one (same run key) is stored
+    /// already, in one transaction: its id, and whether it is new.
+    pub fn insert_new(&mut self, p: &Profile, origin: Origin) -> Result<(i64, bool), DbError> {
+        self.0.insert(&Row::of(p, origin.as_str())?, true, &mut || {})
+    }
+
     /// [`Db::insert_with_origin`], calling `before_commit` once the row is
     /// written but not yet committed. For crash tests only (kill the process
     /// inside the transaction, deterministically).
     #[doc(hidden)]
-    pub fn insert_with_hook(&mut self, p: &Profile, origin: Origin, before_commit: impl FnOnce()) -> Result<i64, DbError> {
+    pub fn insert_with_hook(
+        &mut self,
+        p: &Profile,
+        origin: Origin,
+        before_commit: impl FnOnce(),
+    ) -> Result<i64, DbError> {
         let mut hook = Some(before_commit);
         let row = Row::of(p, origin.as_str())?;
         let (id, _) = self.0.insert(&row, false, &mut || {
@@ -388,9 +417,18 @@ impl Db {
 
     /// Remove a stored profile. [`DbError::NotFound`] if there is none.
     pub fn delete(&mut self, id: i64) -> Result<(), DbError> {
-        match self.0.delete(id)? {
-            true => Ok(()),
-            false => Err(DbError::NotFound(id)),
+        self.delete_all(&[id])
+    }
+
+    /// Remove stored profiles, all or none (one transaction): if one of
+    /// them is not there, [`DbError::NotFound`] and nothing is removed.
+    pub fn delete_all(&mut self, ids: &[i64]) -> Result<(), DbError> {
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        match self.0.delete(&ids)? {
+            None => Ok(()),
+            Some(id) => Err(DbError::NotFound(id)),
         }
     }
 
@@ -400,11 +438,18 @@ impl Db {
     /// machine (look-alike guests are all called `vm`).
     pub fn resolve(&self, sel: &Selector) -> Result<i64, DbError> {
         let loc = self.path().display();
-        let short = |ids: &[String]| ids.iter().map(|m| short_id(m).to_string()).collect::<Vec<_>>().join(", ");
+        let short = |ids: &[String]| {
+            ids.iter()
+                .map(|m| short_id(m).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match sel {
             Selector::Id(id) => Ok(*id),
             Selector::Latest => self.latest_id()?.ok_or_else(|| {
-                DbError::NoMatch(format!("the database {loc} holds no run yet (`hwcal run` stores one)"))
+                DbError::NoMatch(format!(
+                    "the database {loc} holds no run yet (`hwcal run` stores one)"
+                ))
             }),
             Selector::Host(h) => {
                 let machines = self.0.machine_ids(Filter::Host(h))?;
@@ -451,7 +496,11 @@ impl Db {
     /// [`Db::push_to`], calling `before_commit(local id)` inside each
     /// target transaction. For crash tests only.
     #[doc(hidden)]
-    pub fn push_with_hook(&self, to: &mut Db, before_commit: &mut dyn FnMut(i64)) -> Result<PushReport, DbError> {
+    pub fn push_with_hook(
+        &self,
+        to: &mut Db,
+        before_commit: &mut dyn FnMut(i64),
+    ) -> Result<PushReport, DbError> {
         let mut report = PushReport::default();
         for s in self.list()? {
             let p = match self.get(s.id) {
@@ -470,6 +519,35 @@ impl Db {
             }
         }
         Ok(report)
+    }
+}
+
+/// `hwcal db push`: copy the runs of the database at `from` (which must
+/// exist; it is only read) to the one at `to` (created if needed).
+pub fn push(from: &Location, to: &Location) -> Result<PushReport, DbError> {
+    if from == to {
+        return Err(DbError::NoMatch(format!(
+            "--to {}: is the database being pushed (--db); name another",
+            to.display()
+        )));
+    }
+    let src = Db::open_location(from, OpenMode::Existing)?;
+    src.push_to(&mut Db::open_location(to, OpenMode::Create)?)
+}
+
+impl std::fmt::Display for PushReport {
+    /// `3 copied, 2 already there` (`, 1 unreadable` where some were).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} copied, {} already there",
+            self.copied.len(),
+            self.present.len()
+        )?;
+        match self.unreadable.len() {
+            0 => Ok(()),
+            n => write!(f, ", {n} unreadable (not pushed)"),
+        }
     }
 }
 

@@ -18,6 +18,9 @@ impl Location {
     /// A location as given (`--db`, `HWCAL_DB`): a URL of a supported
     /// scheme, else a file path. Other schemes are refused.
     pub fn of_path(path: &Path) -> Result<Location, DbError> {
+        if path.as_os_str().is_empty() {
+            return Err(DbError::EmptyPath);
+        }
         let Some(s) = path.to_str() else {
             return Ok(Location::File(path.to_path_buf()));
         };
@@ -126,9 +129,6 @@ pub fn default_location(given: Option<&Path>) -> Result<Location, DbError> {
         Some(p) => p.to_path_buf(),
         None => default_path()?,
     };
-    if path.as_os_str().is_empty() {
-        return Err(DbError::Missing { path });
-    }
     Location::of_path(&path)
 }
 
@@ -142,8 +142,14 @@ mod tests {
             ("postgres://u:secret@h:5432/db", "postgres://u:***@h:5432/db"),
             ("postgres://u@h/db", "postgres://u@h/db"),
             ("postgres://h/db", "postgres://h/db"),
-            ("postgresql://u:p%40ss@h/db?sslmode=disable", "postgresql://u:***@h/db?sslmode=disable"),
-            ("postgres://h/db?user=u&password=secret", "postgres://h/db?user=u&password=***"),
+            (
+                "postgresql://u:p%40ss@h/db?sslmode=disable",
+                "postgresql://u:***@h/db?sslmode=disable",
+            ),
+            (
+                "postgres://h/db?user=u&password=secret",
+                "postgres://h/db?user=u&password=***",
+            ),
             ("postgres://u:s@[::1]:5/db", "postgres://u:***@[::1]:5/db"),
             ("not a url", "not a url"),
         ] {
@@ -156,7 +162,10 @@ mod tests {
     fn locations_are_files_or_postgres_urls() {
         let of = |s: &str| Location::of_path(Path::new(s));
         assert_eq!(of("a/b.db").unwrap(), Location::File("a/b.db".into()));
-        assert_eq!(of("./weird:name.db").unwrap(), Location::File("./weird:name.db".into()));
+        assert_eq!(
+            of("./weird:name.db").unwrap(),
+            Location::File("./weird:name.db".into())
+        );
         assert!(matches!(of("postgres://h/db").unwrap(), Location::Postgres(_)));
         assert!(matches!(of("PostgreSQL://h/db").unwrap(), Location::Postgres(_)));
         for bad in ["x://y", "sqlite://a.db", "file:///tmp/x.db", "HTTP://h"] {
@@ -169,6 +178,9 @@ mod tests {
             Location::Postgres("postgres://u:pw@h/d".into()).display(),
             "postgres://u:***@h/d"
         );
-        assert!(matches!(default_location(Some(Path::new(""))), Err(DbError::Missing { .. })));
+        assert!(matches!(
+            default_location(Some(Path::new(""))),
+            Err(DbError::EmptyPath)
+        ));
     }
 }

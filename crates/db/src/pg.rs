@@ -233,7 +233,9 @@ fn condition(f: Filter<'_>) -> (&'static str, Option<String>) {
 
 /// The parameters of a condition.
 fn args(arg: &Option<String>) -> Vec<&(dyn postgres::types::ToSql + Sync)> {
-    arg.iter().map(|a| a as &(dyn postgres::types::ToSql + Sync)).collect()
+    arg.iter()
+        .map(|a| a as &(dyn postgres::types::ToSql + Sync))
+        .collect()
 }
 
 fn now_unix() -> i64 {
@@ -256,7 +258,12 @@ impl Store for Pg {
         Ok(r.get(0))
     }
 
-    fn insert(&mut self, row: &Row, if_absent: bool, before_commit: &mut dyn FnMut()) -> Result<(i64, bool), DbError> {
+    fn insert(
+        &mut self,
+        row: &Row,
+        if_absent: bool,
+        before_commit: &mut dyn FnMut(),
+    ) -> Result<(i64, bool), DbError> {
         let err = |e: postgres::Error| DbError::Postgres {
             location: self.location.display().to_string(),
             what: describe(&e),
@@ -267,7 +274,8 @@ impl Store for Pg {
             // One lock per run key (its first 60 bits): two pushes of the
             // same run wait for each other, so it is stored once.
             let lock = i64::from_str_radix(row.run_key.get(..15).unwrap_or("0"), 16).unwrap_or(0);
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&lock]).map_err(err)?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])
+                .map_err(err)?;
             let have: Option<i64> = tx
                 .query_one("SELECT min(id) FROM profiles WHERE run_key = $1", &[&row.run_key])
                 .map_err(err)?
@@ -398,12 +406,23 @@ impl Store for Pg {
         Ok(r.get(0))
     }
 
-    fn delete(&mut self, id: i64) -> Result<bool, DbError> {
-        let n = self
-            .client
-            .borrow_mut()
-            .execute("DELETE FROM profiles WHERE id = $1", &[&id])
-            .map_err(self.err())?;
-        Ok(n > 0)
+    fn delete(&mut self, ids: &[i64]) -> Result<Option<i64>, DbError> {
+        let err = |e: postgres::Error| DbError::Postgres {
+            location: self.location.display().to_string(),
+            what: describe(&e),
+        };
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction().map_err(err)?;
+        for id in ids {
+            if tx
+                .execute("DELETE FROM profiles WHERE id = $1", &[id])
+                .map_err(err)?
+                == 0
+            {
+                return Ok(Some(*id)); // dropped: rolled back
+            }
+        }
+        tx.commit().map_err(err)?;
+        Ok(None)
     }
 }

@@ -13,7 +13,6 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-
 /// SQLite `application_id` of every hwcal database ("HWCa" in ASCII), set
 /// when the file is created (and on older hwcal files when they are next
 /// opened for writing), so hwcal can tell its files from other programs'.
@@ -406,7 +405,12 @@ impl Store for Sqlite {
         self.version()
     }
 
-    fn insert(&mut self, row: &Row, if_absent: bool, before_commit: &mut dyn FnMut()) -> Result<(i64, bool), DbError> {
+    fn insert(
+        &mut self,
+        row: &Row,
+        if_absent: bool,
+        before_commit: &mut dyn FnMut(),
+    ) -> Result<(i64, bool), DbError> {
         let path = self.path.clone();
         let e = move |err| DbError::Sqlite {
             path: path.clone(),
@@ -545,12 +549,24 @@ impl Store for Sqlite {
             .map_err(self.err())
     }
 
-    fn delete(&mut self, id: i64) -> Result<bool, DbError> {
-        let n = self
-            .conn
-            .execute("DELETE FROM profiles WHERE id = ?1", [id])
-            .map_err(self.err())?;
-        Ok(n > 0)
+    fn delete(&mut self, ids: &[i64]) -> Result<Option<i64>, DbError> {
+        let path = self.path.clone();
+        let e = move |err| DbError::Sqlite {
+            path: path.clone(),
+            err,
+        };
+        let tx = self.conn.transaction().map_err(&e)?;
+        for &id in ids {
+            if tx
+                .execute("DELETE FROM profiles WHERE id = ?1", [id])
+                .map_err(&e)?
+                == 0
+            {
+                return Ok(Some(id)); // dropped: rolled back
+            }
+        }
+        tx.commit().map_err(&e)?;
+        Ok(None)
     }
 }
 

@@ -2,9 +2,9 @@
 //! store is tested against a real server in `tests/postgres.rs`).
 
 use super::*;
+use hwcal_model::sample::full_profile;
 use rusqlite::{params, Connection};
 use sqlite::MIGRATIONS;
-use hwcal_model::sample::full_profile;
 
 fn temp_db() -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
@@ -46,6 +46,9 @@ fn roundtrip_list_get_delete() {
     assert!(matches!(db.get(ia), Err(DbError::NotFound(i)) if i == ia));
     assert!(matches!(db.summary(ia), Err(DbError::NotFound(_))));
     assert!(matches!(db.delete(ia), Err(DbError::NotFound(_))));
+    assert_eq!(db.list().unwrap().len(), 1);
+    // Several at once: all or none.
+    assert!(matches!(db.delete_all(&[ib, ia]), Err(DbError::NotFound(i)) if i == ia));
     assert_eq!(db.list().unwrap().len(), 1);
     // Ids are never reused (AUTOINCREMENT): a deleted run's id stays dead.
     let ic = db.insert(&a).unwrap();
@@ -289,10 +292,7 @@ fn concurrent_creators_share_one_database() {
 fn errors_name_sqlite_once() {
     let e = DbError::Sqlite {
         path: "/x.db".into(),
-        err: rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(5),
-            Some("database is locked".into()),
-        ),
+        err: rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(5), Some("database is locked".into())),
     };
     let chain = format!("{:#}", anyhow_like(&e));
     assert_eq!(chain.matches("locked").count(), 1, "{chain}");
@@ -313,8 +313,7 @@ fn anyhow_like(e: &dyn std::error::Error) -> String {
 #[test]
 fn default_path_prefers_env_then_xdg_then_home() {
     let path = |vars: &[(&str, &str)]| {
-        let vars: Vec<(String, String)> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         default_path_from(move |k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.into()))
     };
     let all = [
@@ -363,7 +362,10 @@ fn selectors_name_runs_and_refuse_ambiguity() {
     assert_eq!(resolve("host:synthetic-2").unwrap(), old);
     let e = resolve("host:vm").unwrap_err();
     assert!(matches!(e, DbError::Ambiguous(_)) && e.is_usage(), "{e}");
-    assert!(e.to_string().contains("2 machines") && e.to_string().contains("machine:"), "{e}");
+    assert!(
+        e.to_string().contains("2 machines") && e.to_string().contains("machine:"),
+        "{e}"
+    );
     let ma = full_profile(0).machine.unwrap().identity.unwrap().machine_id;
     let mb = full_profile(1).machine.unwrap().identity.unwrap().machine_id;
     assert_eq!(resolve(&format!("machine:{ma}")).unwrap(), a2);
@@ -384,11 +386,17 @@ fn list_groups_runs_by_machine() {
     let (_d, db, [a1, b1, a2, old]) = fleet_db();
     let rows = db.list().unwrap();
     let groups = by_machine(&rows);
-    let ids: Vec<Vec<i64>> = groups.iter().map(|g| g.runs.iter().map(|r| r.id).collect()).collect();
+    let ids: Vec<Vec<i64>> = groups
+        .iter()
+        .map(|g| g.runs.iter().map(|r| r.id).collect())
+        .collect();
     assert_eq!(ids, vec![vec![a1, a2], vec![b1], vec![old]]);
     assert_eq!(groups[2].machine_id, None);
     let t = groups[0].title();
-    assert!(t.starts_with("machine 005a17e7c000: Sapphire Rapids, QEMU"), "{t}");
+    assert!(
+        t.starts_with("machine 005a17e7c000: Sapphire Rapids, QEMU"),
+        "{t}"
+    );
     assert!(t.ends_with("2 runs"), "{t}");
     assert!(groups[2].title().contains("no machine id"));
     // The summary carries the identity columns, and serialises for --json.
@@ -415,7 +423,10 @@ fn push_copies_each_run_once_and_only_reads_the_source() {
     assert_eq!(src.list().unwrap(), before, "push changed its source");
     for (local, remote) in r.copied {
         assert_eq!(src.get(local).unwrap(), to.get(remote).unwrap());
-        assert_eq!(src.summary(local).unwrap().origin, to.summary(remote).unwrap().origin);
+        assert_eq!(
+            src.summary(local).unwrap().origin,
+            to.summary(remote).unwrap().origin
+        );
     }
     assert_eq!(ids.len(), 4);
 }

@@ -25,7 +25,13 @@ fn postgres_store() {
     let e = Db::open_with(&url, OpenMode::Existing).err().expect("empty");
     assert!(matches!(e, DbError::Missing { .. }), "{e}");
     assert!(!e.to_string().contains(pgserver::PASSWORD), "{e}");
-    assert_eq!(pg.psql("store", "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"), "0");
+    assert_eq!(
+        pg.psql(
+            "store",
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+        ),
+        "0"
+    );
 
     let mut db = Db::open(&url).unwrap();
     assert_eq!(db.schema_version().unwrap(), hwcal_db::SCHEMA_VERSION);
@@ -43,7 +49,15 @@ fn postgres_store() {
     let l = db.list().unwrap();
     assert_eq!(l.len(), 2);
     assert_eq!((l[0].origin.as_str(), l[1].origin.as_str()), ("run", "import"));
-    assert_eq!(l[0].machine_id, a.machine.as_ref().unwrap().identity.as_ref().map(|i| i.machine_id.clone()));
+    assert_eq!(
+        l[0].machine_id,
+        a.machine
+            .as_ref()
+            .unwrap()
+            .identity
+            .as_ref()
+            .map(|i| i.machine_id.clone())
+    );
     assert_eq!(l[0].core.as_deref(), Some("Sapphire Rapids"));
     assert_eq!(l[0].memory_latency_ns, Some(145.0));
     assert_eq!(db.summary(ib).unwrap(), l[1]);
@@ -65,7 +79,11 @@ fn postgres_store() {
 #[test]
 fn postgres_errors_are_one_clear_line() {
     let Some(pg) = PgServer::start() else { return };
-    let wrong = format!("postgres://{}:wrong@127.0.0.1:{}/postgres", pgserver::USER, pg.port);
+    let wrong = format!(
+        "postgres://{}:wrong@127.0.0.1:{}/postgres",
+        pgserver::USER,
+        pg.port
+    );
     let e = Db::open(&wrong).err().expect("wrong password");
     let msg = e.to_string();
     assert!(matches!(e, DbError::Postgres { .. }) && !e.is_usage(), "{msg}");
@@ -78,7 +96,9 @@ fn postgres_errors_are_one_clear_line() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let e = Db::open(format!("postgres://u:p@127.0.0.1:{down}/db")).err().expect("down");
+    let e = Db::open(format!("postgres://u:p@127.0.0.1:{down}/db"))
+        .err()
+        .expect("down");
     assert!(matches!(e, DbError::Postgres { .. }), "{e}");
     assert!(e.to_string().contains("error connecting to server"), "{e}");
     for bad in ["postgres://u@h:port/db", "postgres://u@h/db?sslmode=bogus"] {
@@ -87,11 +107,20 @@ fn postgres_errors_are_one_clear_line() {
     }
     // Another program's `profiles` table is left alone.
     pg.create_db("other");
-    pg.psql("other", "CREATE TABLE profiles (x int); INSERT INTO profiles VALUES (1)");
+    pg.psql(
+        "other",
+        "CREATE TABLE profiles (x int); INSERT INTO profiles VALUES (1)",
+    );
     let e = Db::open(pg.url("other")).err().expect("not ours");
     assert!(matches!(e, DbError::NotOurs { .. }), "{e}");
     assert_eq!(pg.psql("other", "SELECT count(*) FROM profiles"), "1");
-    assert_eq!(pg.psql("other", "SELECT count(*) FROM pg_tables WHERE tablename = 'hwcal_schema'"), "0");
+    assert_eq!(
+        pg.psql(
+            "other",
+            "SELECT count(*) FROM pg_tables WHERE tablename = 'hwcal_schema'"
+        ),
+        "0"
+    );
 }
 
 /// A database an older hwcal left at schema 1 is migrated, its rows
@@ -160,7 +189,12 @@ fn a_push_killed_midway_leaves_both_stores_consistent() {
     drop(src);
 
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["child_pushes_until_killed", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "child_pushes_until_killed",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, format!("{}\n{url}", local.display()))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

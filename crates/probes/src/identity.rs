@@ -57,7 +57,11 @@ pub fn read() -> IdentitySources {
 /// A UUID that names a machine: 32 hex digits (dashes aside), not all the
 /// same digit (firmware leaves `00000000-...` or `FFFFFFFF-...`).
 fn real_uuid(s: &str) -> Option<String> {
-    let hex: String = s.chars().filter(|c| *c != '-').collect::<String>().to_ascii_lowercase();
+    let hex: String = s
+        .chars()
+        .filter(|c| *c != '-')
+        .collect::<String>()
+        .to_ascii_lowercase();
     let ok = hex.len() == 32 && hex.chars().all(|c| c.is_ascii_hexdigit());
     let first = hex.chars().next()?;
     (ok && !hex.chars().all(|c| c == first)).then_some(hex)
@@ -146,7 +150,12 @@ pub fn core(vendor: &str, family: Option<u32>, model: Option<u32>) -> String {
 }
 
 /// The identity from its sources and the CPU's vendor/family/model.
-pub fn identity(src: &IdentitySources, vendor: &str, family: Option<u32>, model: Option<u32>) -> MachineIdentity {
+pub fn identity(
+    src: &IdentitySources,
+    vendor: &str,
+    family: Option<u32>,
+    model: Option<u32>,
+) -> MachineIdentity {
     let (machine_id, id_source) = machine_id(src);
     MachineIdentity {
         machine_id,
@@ -176,7 +185,9 @@ mod tests {
         let (a, s) = machine_id(&src(Some(uuid), Some(mid), "vm"));
         assert_eq!(s, "dmi-product-uuid");
         assert_eq!(a.len(), ID_HEX_LEN);
-        assert!(a.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert!(a
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
         // Case and dashes of the UUID do not matter; the raw id is not shown.
         let (b, _) = machine_id(&src(Some(&uuid.to_lowercase().replace('-', "")), None, "x"));
         assert_eq!(a, b);
@@ -203,7 +214,11 @@ mod tests {
             "Not Settable",
             "03000200-0400",
         ] {
-            assert_eq!(machine_id(&src(Some(bogus), Some(mid), "h")).1, "machine-id", "{bogus}");
+            assert_eq!(
+                machine_id(&src(Some(bogus), Some(mid), "h")).1,
+                "machine-id",
+                "{bogus}"
+            );
         }
         for bogus in ["", "uninitialized", "00000000000000000000000000000000"] {
             assert_eq!(machine_id(&src(None, Some(bogus), "h")).1, "hostname", "{bogus}");
@@ -213,7 +228,10 @@ mod tests {
     #[test]
     fn product_names_the_platform_or_nothing() {
         let p = |v: Option<&str>, n: Option<&str>| product(v, n);
-        assert_eq!(p(Some("Amazon EC2"), Some("m7i.large")).as_deref(), Some("Amazon EC2 m7i.large"));
+        assert_eq!(
+            p(Some("Amazon EC2"), Some("m7i.large")).as_deref(),
+            Some("Amazon EC2 m7i.large")
+        );
         assert_eq!(
             p(Some("Google"), Some("Google Compute Engine")).as_deref(),
             Some("Google Compute Engine")
@@ -226,9 +244,21 @@ mod tests {
             p(Some("Microsoft Corporation"), Some("Virtual Machine")).as_deref(),
             Some("Microsoft Corporation Virtual Machine")
         );
-        assert_eq!(p(Some("Dell Inc."), Some("Dell PowerEdge R750")).as_deref(), Some("Dell PowerEdge R750"));
-        assert_eq!(p(Some("To Be Filled By O.E.M."), Some("X570 AORUS")).as_deref(), Some("X570 AORUS"));
-        for bogus in ["To Be Filled By O.E.M.", "Default string", "System Product Name", " ", "0"] {
+        assert_eq!(
+            p(Some("Dell Inc."), Some("Dell PowerEdge R750")).as_deref(),
+            Some("Dell PowerEdge R750")
+        );
+        assert_eq!(
+            p(Some("To Be Filled By O.E.M."), Some("X570 AORUS")).as_deref(),
+            Some("X570 AORUS")
+        );
+        for bogus in [
+            "To Be Filled By O.E.M.",
+            "Default string",
+            "System Product Name",
+            " ",
+            "0",
+        ] {
             assert_eq!(p(Some("ASUS"), Some(bogus)), None, "{bogus}");
         }
         assert_eq!(p(None, None), None);

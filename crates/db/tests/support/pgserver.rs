@@ -33,7 +33,11 @@ fn bin_dir() -> Option<PathBuf> {
         .filter(|d| d.join("initdb").is_file() && d.join("pg_ctl").is_file())
         .collect();
     dirs.sort_by_key(|d| {
-        let v = d.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).unwrap_or("");
+        let v = d
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
         std::cmp::Reverse(v.parse::<u32>().unwrap_or(0))
     });
     dirs.into_iter().next().or_else(|| {
@@ -87,7 +91,10 @@ impl PgServer {
         let pw = s.dir.path().join("pw");
         std::fs::write(&pw, PASSWORD).unwrap();
         if s.run_as.is_some() {
-            Command::new("chown").args(["nobody:", pw.to_str().unwrap()]).status().unwrap();
+            Command::new("chown")
+                .args(["nobody:", pw.to_str().unwrap()])
+                .status()
+                .unwrap();
         }
         let data = s.data();
         let out = s.tool(
@@ -104,7 +111,11 @@ impl PgServer {
                 "--no-sync",
             ],
         );
-        assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let opts = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50",
             s.port,
@@ -174,19 +185,36 @@ impl PgServer {
             .env("PGPASSWORD", PASSWORD)
             .output()
             .unwrap();
-        assert!(out.status.success(), "createdb: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "createdb: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         self.url(name)
     }
 
     /// Run SQL with psql; its output (tuples only, unaligned).
     pub fn psql(&self, db: &str, sql: &str) -> String {
         let out = Command::new(self.bin.join("psql"))
-            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", USER, "-d", db])
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                USER,
+                "-d",
+                db,
+            ])
             .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
             .env("PGPASSWORD", PASSWORD)
             .output()
             .unwrap();
-        assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "psql: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     }
 
@@ -198,7 +226,10 @@ impl PgServer {
 impl Drop for PgServer {
     fn drop(&mut self) {
         let data = self.data();
-        let _ = self.tool("pg_ctl", &["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"]);
+        let _ = self.tool(
+            "pg_ctl",
+            &["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"],
+        );
         // The temporary directory goes with `self.dir`.
     }
 }
