@@ -47,7 +47,7 @@ pub enum Command {
     Mem(MemArgs),
     /// Check hwcal's figures against long independent reference measurements.
     Validate(ValidateArgs),
-    /// The results database: list, show, compare, export, import, remove stored runs.
+    /// The results database: list, show, compare, export, import, remove, push stored runs.
     Db(DbArgs),
     /// A self-contained HTML report of a stored run, or of two runs compared.
     Report(ReportArgs),
