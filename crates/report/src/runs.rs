@@ -160,13 +160,13 @@ mod tests {
         let runs = [
             Run {
                 id: 1,
-                origin: "run",
-                profile: &a,
+                origin: "run".into(),
+                profile: a.clone(),
             },
             Run {
                 id: 7,
-                origin: "import",
-                profile: &b,
+                origin: "import".into(),
+                profile: b.clone(),
             },
         ];
         let text = String::from_utf8(csv(&runs)).unwrap();
@@ -207,8 +207,8 @@ mod tests {
         a.machine.as_mut().unwrap().hostname = "a|b".into();
         let runs = [Run {
             id: 3,
-            origin: "run",
-            profile: &a,
+            origin: "run".into(),
+            profile: a.clone(),
         }];
         let md = String::from_utf8(markdown(&runs)).unwrap();
         let lines: Vec<&str> = md.lines().collect();
