@@ -100,65 +100,39 @@ pub fn set_db_override(path: Option<PathBuf>) {
     let _ = DB_OVERRIDE.set(path);
 }
 
-/// The results database file: `--db`, else `$HWCAL_DB`, else the XDG data
-/// directory (see `hwcal_db::default_path`). A URL of a scheme hwcal does
-/// not support, or an empty path, is a usage error.
+/// The results database as given: `--db`, else `$HWCAL_DB`, else the XDG
+/// data directory (see `hwcal_db::default_path`): a file or a URL.
 pub fn db_path() -> Result<PathBuf> {
-    let path = match DB_OVERRIDE.get() {
-        Some(Some(p)) => p.clone(),
-        _ => hwcal_db::default_path().map_err(|e| anyhow::Error::new(UsageError(e.to_string())))?,
-    };
-    if path.as_os_str().is_empty() {
-        usage!("--db: empty path");
+    match DB_OVERRIDE.get() {
+        Some(Some(p)) => Ok(p.clone()),
+        _ => Ok(hwcal_db::default_path()?),
     }
-    if let Some(s) = path.to_str() {
-        hwcal_db::check_location(s).map_err(|e| anyhow::Error::new(UsageError(e.to_string())))?;
-    }
-    Ok(path)
 }
 
-/// Database errors the user can fix by pointing `--db` elsewhere (another
-/// program's file, a URL, nothing there) are usage errors (exit 2).
-pub fn db_error(e: hwcal_db::DbError) -> anyhow::Error {
-    use hwcal_db::DbError as E;
-    match e {
-        E::NotOurs { .. } | E::UnsupportedScheme(..) | E::Missing { .. } | E::TooNew { .. } | E::NoPath => {
-            anyhow::Error::new(UsageError(e.to_string()))
-        }
-        e => anyhow::Error::new(e),
-    }
+/// The results database's location (an empty path or a URL of a scheme
+/// hwcal does not support is a usage error: `DbError::is_usage`, exit 2).
+pub fn db_location() -> Result<hwcal_db::Location> {
+    Ok(hwcal_db::Location::of_path(&db_path()?)?)
 }
 
 /// Open (creating if needed) the results database: commands that store.
 pub fn open_db() -> Result<Db> {
-    open_db_with(hwcal_db::OpenMode::Create)
+    Ok(Db::open_location(&db_location()?, hwcal_db::OpenMode::Create)?)
 }
 
 /// Open the results database only if it exists (creating nothing):
 /// commands that read. A missing database is a usage error.
 pub fn open_db_existing() -> Result<Db> {
-    open_db_with(hwcal_db::OpenMode::Existing)
+    Ok(Db::open_location(&db_location()?, hwcal_db::OpenMode::Existing)?)
 }
 
 /// [`open_db_existing`], with a missing database as `None`.
 pub fn open_db_if_exists() -> Result<Option<Db>> {
-    let path = db_path()?;
-    if path.is_dir() {
-        usage!("--db {}: is a directory", path.display());
-    }
-    match Db::open_with(&path, hwcal_db::OpenMode::Existing) {
+    match Db::open_location(&db_location()?, hwcal_db::OpenMode::Existing) {
         Ok(db) => Ok(Some(db)),
         Err(hwcal_db::DbError::Missing { .. }) => Ok(None),
-        Err(e) => Err(db_error(e)),
+        Err(e) => Err(e.into()),
     }
-}
-
-fn open_db_with(mode: hwcal_db::OpenMode) -> Result<Db> {
-    let path = db_path()?;
-    if path.is_dir() {
-        usage!("--db {}: is a directory", path.display());
-    }
-    Db::open_with(&path, mode).map_err(db_error)
 }
 
 /// Check before measuring that the database a command will save to opens
@@ -179,15 +153,8 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
         return Ok(None);
     }
     // What hwcal stores, hwcal reads: implausible figures left out, with a
-    // note (the same scrub as every output, `output::checked`).
-    let mut scrubbed;
-    let profile = if hwcal_model::plausible::implausible(profile).is_empty() {
-        profile
-    } else {
-        scrubbed = profile.clone();
-        hwcal_model::plausible::scrub(&mut scrubbed);
-        &scrubbed
-    };
+    // note (the same scrub as every output).
+    let profile = &*crate::output::checked(profile);
     store(&mut open_db()?, profile).map(Some)
 }
 

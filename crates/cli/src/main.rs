@@ -32,6 +32,8 @@ fn main() -> ExitCode {
                 c.is::<common::UsageError>()
                     || c.downcast_ref::<hwcal_runner::RunnerError>()
                         .is_some_and(hwcal_runner::RunnerError::is_usage)
+                    || c.downcast_ref::<hwcal_db::DbError>()
+                        .is_some_and(hwcal_db::DbError::is_usage)
             });
             let msg = format!("{e:#}");
             eprintln!("hwcal: error: {}", hwcal_report::sanitize::inert(&msg));

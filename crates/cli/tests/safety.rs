@@ -497,7 +497,8 @@ fn url_schemes_are_usage_errors_and_create_nothing() {
     let e = Env::new();
     let f = e.write_profile("p.json", &full_profile(0));
     let before = e.tree();
-    for url in ["postgres://host/db", "x://y", "sqlite://a.db", "file:///tmp/x.db"] {
+    // postgres:// URLs are a store of their own (tests/fleet.rs).
+    for url in ["x://y", "sqlite://a.db", "file:///tmp/x.db"] {
         for args in [
             vec!["db", "list"],
             vec!["db", "import", s(&f)],

@@ -46,7 +46,14 @@ pub fn full_profile(variant: u32) -> Profile {
             nominal(3, "Unified", 105 << 20),
         ],
         nominal_tlbs: vec![],
-        identity: None,
+        // One machine per variant (as hostnames are), so database tests
+        // see several machines.
+        identity: Some(MachineIdentity {
+            machine_id: format!("{variant:02x}5a17e7c0{variant:022x}"),
+            id_source: "machine-id".into(),
+            core: "Sapphire Rapids".into(),
+            product: Some("QEMU Standard PC (Q35 + ICH9, 2009)".into()),
+        }),
     });
     p.harness = Some(HarnessInfo {
         timer: "tsc".into(),

@@ -11,6 +11,7 @@ pub mod chase;
 pub mod clock;
 pub mod ctx;
 pub mod flush;
+pub mod identity;
 pub mod io;
 pub mod mem;
 pub mod neighbours;

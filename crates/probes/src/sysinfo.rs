@@ -256,8 +256,12 @@ pub fn machine_info() -> MachineInfo {
         ),
         cpu_flags: flags,
         nominal_caches: caches,
-        // Filled in by the fleet work (issue 16): machine id, core, product.
-        identity: None,
+        identity: Some(crate::identity::identity(
+            &crate::identity::read(),
+            field("vendor_id").as_deref().unwrap_or(""),
+            field("cpu family").and_then(|v| v.parse().ok()),
+            field("model").and_then(|v| v.parse().ok()),
+        )),
     }
 }
 

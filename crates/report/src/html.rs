@@ -237,6 +237,18 @@ fn machine_kv(m: &MachineInfo) -> String {
         ),
         ("architecture", esc(&m.arch)),
         (
+            "core / machine id / product",
+            esc(&m.identity.as_ref().map_or("not recorded".into(), |id| {
+                format!(
+                    "{} / {} (from {}) / {}",
+                    id.core,
+                    id.machine_id,
+                    id.id_source,
+                    id.product.as_deref().unwrap_or("-")
+                )
+            })),
+        ),
+        (
             "CPUs",
             esc(&format!("{} logical, online {:?}", m.logical_cpus, m.online_cpus)),
         ),

@@ -9,6 +9,7 @@ pub mod calibrator;
 pub mod compare;
 pub mod html;
 pub mod repeat;
+pub mod runs;
 pub mod sanitize;
 pub mod site;
 pub mod svg;

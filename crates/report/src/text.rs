@@ -92,6 +92,13 @@ pub fn machine(m: &MachineInfo) -> String {
         "  cpus       {} logical, online {:?}",
         m.logical_cpus, m.online_cpus
     );
+    if let Some(id) = &m.identity {
+        let _ = writeln!(s, "  core       {}", id.core);
+        let _ = writeln!(s, "  machine id {} (from {})", id.machine_id, id.id_source);
+        if let Some(product) = &id.product {
+            let _ = writeln!(s, "  product    {product}");
+        }
+    }
     let _ = writeln!(s, "  kernel     {} ({})", m.kernel, m.arch);
     let _ = writeln!(
         s,

@@ -20,9 +20,10 @@ Every measuring command pins itself to one CPU (the highest allowed) unless
 #[derive(Debug, Parser)]
 #[command(name = "hwcal", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
-    /// Results database file (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db,
+    /// Results database: an SQLite file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME
+    /// (no TLS; PGPASSWORD is read) (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db,
     /// else ~/.local/share/hwcal/hwcal.db).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH|URL")]
     pub db: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
@@ -46,7 +47,7 @@ pub enum Command {
     Mem(MemArgs),
     /// Check hwcal's figures against long independent reference measurements.
     Validate(ValidateArgs),
-    /// The results database: list, show, compare, export, import, remove stored runs.
+    /// The results database: list, show, compare, export, import, remove, push stored runs.
     Db(DbArgs),
     /// A self-contained HTML report of a stored run, or of two runs compared.
     Report(ReportArgs),
@@ -350,37 +351,61 @@ pub struct DbArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum DbCommand {
-    /// One line per stored run: id, date, machine, key figures.
-    List,
+    /// One line per stored run (id, date, host, key figures), grouped by machine.
+    List {
+        /// A JSON array of the runs' summaries on stdout instead.
+        #[arg(long)]
+        json: bool,
+    },
     /// The summary of a stored run.
     Show {
-        /// Run id (see `hwcal db list`), or `latest`.
+        /// A run: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run).
         id: String,
+        /// The run's summary and whole profile as JSON on stdout instead.
+        #[arg(long)]
+        json: bool,
     },
     /// Two runs side by side, with the ratio B / A of every figure both measured.
     Compare {
-        /// Run A: an id, `latest`, or `host:NAME` (that machine's latest run).
+        /// Run A: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run).
         a: String,
         /// Run B, likewise.
         b: String,
     },
-    /// A stored run's JSON profile (raw curves included).
+    /// A stored run's JSON profile (raw curves included), or runs as a CSV or Markdown table
+    /// (one row per run; every run when none is named).
     Export {
-        /// Run id, or `latest`.
-        id: String,
-        /// Write to FILE instead of stdout ("-" = stdout).
-        #[arg(long, value_name = "FILE", default_value = "-")]
-        json: String,
+        /// Runs (ids, `latest`, `host:NAME`, `machine:ID-PREFIX`); JSON takes exactly one.
+        ids: Vec<String>,
+        /// Write the JSON profile to FILE instead of stdout ("-" = stdout).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["csv", "markdown"])]
+        json: Option<String>,
+        /// A CSV table on stdout: one row per run, unit-suffixed columns (l1_size_kib, ...).
+        #[arg(long, conflicts_with = "markdown")]
+        csv: bool,
+        /// The same table in Markdown on stdout.
+        #[arg(long)]
+        markdown: bool,
     },
-    /// Store a JSON profile from a file (e.g. another machine's `--json` output).
+    /// Store JSON profiles from files (e.g. other machines' `--json` output).
     Import {
-        /// A JSON profile written by `hwcal ... --json` or `hwcal db export`.
-        file: std::path::PathBuf,
+        /// JSON profiles written by `hwcal ... --json` or `hwcal db export`; all are checked
+        /// before any is stored.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
     },
-    /// Remove a stored run.
+    /// Remove stored runs.
     Rm {
-        /// Run id.
-        id: String,
+        /// Run ids (all must exist, else none is removed).
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Copy the runs of this database (--db) to another, e.g. a shared PostgreSQL;
+    /// runs already there are not stored again.
+    Push {
+        /// The target: postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME, or an SQLite file.
+        #[arg(long, value_name = "URL")]
+        to: std::path::PathBuf,
     },
     /// A static web site of all runs: one row per machine, each run's report, comparisons.
     Site {

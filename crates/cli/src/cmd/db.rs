@@ -1,26 +1,33 @@
 //! `hwcal db`: the calibrated-hardware database (The Calibrator kept one of
-//! 50+ machines): list stored runs, show one, compare two side by side,
-//! export and import profiles, remove runs.
+//! 50+ machines): list stored runs by machine, show one, compare two side by
+//! side, export (JSON, CSV, Markdown) and import profiles, remove runs, push
+//! runs to a shared PostgreSQL database.
 
 use crate::cli::{DbArgs, DbCommand};
-use crate::common::{db_path, open_db, open_db_existing, open_db_if_exists, UsageError};
+use crate::common::{db_location, open_db, open_db_existing, open_db_if_exists, UsageError};
 use crate::output::{check_dest, write_output};
 use anyhow::{Context, Result};
 use hwcal_db::{Db, DbError, Origin};
 use hwcal_model::Profile;
 use hwcal_report::sanitize::{inert_line, inert_profile};
-use hwcal_report::{compare, format_utc, text, Exporter, JsonExporter};
+use hwcal_report::{compare, format_utc, runs, text, Exporter, JsonExporter};
+use std::path::{Path, PathBuf};
 
 pub fn run(a: DbArgs) -> Result<()> {
     match a.command {
-        DbCommand::List => list(),
-        DbCommand::Show { id } => {
+        DbCommand::List { json } => list(json),
+        DbCommand::Show { id, json } => {
             let (db, id) = open_with(&id)?;
             let p = get(&db, id)?;
+            if json {
+                let v = serde_json::json!({ "run": db.summary(id)?, "profile": p });
+                return write_output("-", format!("{v:#}\n").as_bytes());
+            }
             let p = inert_profile(&p);
             crate::out!("{}{}", header(&db, id, &p)?, text::summary(&p));
             Ok(())
         }
+        DbCommand::Site { dir } => crate::cmd::site::run(&dir),
         DbCommand::Compare { a, b } => {
             let (db, ia) = open_with(&a)?;
             let ib = parse_id(&db, &b)?;
@@ -33,41 +40,95 @@ pub fn run(a: DbArgs) -> Result<()> {
             );
             Ok(())
         }
-        DbCommand::Export { id, json } => {
-            check_dest(Some(&json))?;
-            let (db, id) = open_with(&id)?;
-            let p = get(&db, id)?;
-            write_output(&json, &JsonExporter.export(&p)?)
-        }
-        DbCommand::Import { file } => {
-            let bad = |e: String| anyhow::Error::new(UsageError(format!("{}: {e}", file.display())));
-            let bytes = hwcal_report::read_profile_file(&file).map_err(bad)?;
-            let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
-            let mut db = open_db()?;
-            if let Some(id) = db.find_identical(&p)? {
-                crate::outln!(
-                    "{} is already stored as run {id}; not imported again",
-                    file.display()
-                );
-                return Ok(());
+        DbCommand::Export {
+            ids,
+            json,
+            csv,
+            markdown,
+        } => match (csv || markdown, ids.as_slice()) {
+            (false, [id]) => {
+                let dest = json.unwrap_or_else(|| "-".into());
+                check_dest(Some(&dest))?;
+                let (db, id) = open_with(id)?;
+                write_output(&dest, &JsonExporter.export(&get(&db, id)?)?)
             }
-            let id = db
-                .insert_with_origin(&p, Origin::Import)
-                .context("storing the imported profile")?;
-            crate::outln!(
-                "imported {} as run {id} ({})",
-                file.display(),
-                compare::machine_label(&inert_profile(&p))
-            );
-            Ok(())
+            (false, _) => crate::usage!(
+                "a JSON export takes one run ({} given); --csv or --markdown export several",
+                ids.len()
+            ),
+            (true, _) => table(&ids, csv),
+        },
+        DbCommand::Import { files } => import(&files),
+        DbCommand::Rm { ids } => {
+            let mut db = open_db_existing()?;
+            let ids = ids.iter().map(|s| parse_id(&db, s)).collect::<Result<Vec<_>>>()?;
+            db.delete_all(&ids).map_err(not_found)?; // all or none
+            ids.iter()
+                .try_for_each(|id| Ok(crate::outln!("removed run {id}")))
         }
-        DbCommand::Rm { id } => {
-            let (mut db, id) = open_with(&id)?;
-            db.delete(id).map_err(not_found)?;
-            crate::outln!("removed run {id}");
-            Ok(())
+        DbCommand::Push { to } => push(&to),
+    }
+}
+
+/// `db import FILE...`: every file is read and checked before any is
+/// stored, so a bad file stores nothing; a profile already stored is not
+/// stored again.
+fn import(files: &[PathBuf]) -> Result<()> {
+    let mut profiles = Vec::new();
+    for file in files {
+        let bad = |e: String| anyhow::Error::new(UsageError(format!("{}: {e}", file.display())));
+        let bytes = hwcal_report::read_profile_file(file).map_err(bad)?;
+        profiles.push((file, hwcal_report::parse_profile(&bytes).map_err(bad)?));
+    }
+    let mut db = open_db()?;
+    for (file, p) in profiles {
+        let (id, new) = db
+            .insert_new(&p, Origin::Import)
+            .context("storing the imported profile")?;
+        let (file, label) = (file.display(), compare::machine_label(&inert_profile(&p)));
+        match new {
+            true => crate::outln!("imported {file} as run {id} ({label})"),
+            false => crate::outln!("{file} is already stored as run {id}; not imported again"),
         }
-        DbCommand::Site { dir } => crate::cmd::site::run(&dir),
+    }
+    Ok(())
+}
+
+/// `db export --csv|--markdown [RUN...]`: one row per run (all runs when
+/// none is named).
+fn table(sel: &[String], csv: bool) -> Result<()> {
+    // No database: an empty table, unless runs were named.
+    let db = match open_db_if_exists()? {
+        None if !sel.is_empty() => Some(open_db_existing()?),
+        db => db,
+    };
+    let mut rows = Vec::new();
+    if let Some(db) = &db {
+        let ids: Vec<i64> = match sel {
+            [] => db.list()?.iter().map(|s| s.id).collect(),
+            _ => sel.iter().map(|s| parse_id(db, s)).collect::<Result<_>>()?,
+        };
+        for id in ids {
+            let origin = db.summary(id).map_err(not_found)?.origin;
+            let profile = inert_profile(&get(db, id)?).into_owned();
+            rows.push(runs::Run { id, origin, profile });
+        }
+    }
+    write_output("-", &(if csv { runs::csv } else { runs::markdown })(&rows))
+}
+
+/// `db push --to URL`: copy this database's runs (read only) to another;
+/// a run that does not parse stays behind (exit 1).
+fn push(to: &Path) -> Result<()> {
+    let (from, to) = (db_location()?, hwcal_db::Location::of_path(to)?);
+    let r = hwcal_db::push(&from, &to)?;
+    for (id, why) in &r.unreadable {
+        eprintln!("hwcal: run {id} not pushed: {}", inert_line(why));
+    }
+    crate::outln!("pushed {} to {}: {r}", from.display(), to.display());
+    match r.unreadable.len() {
+        0 => Ok(()),
+        n => anyhow::bail!("{n} stored run(s) are not readable profiles and were not pushed"),
     }
 }
 
@@ -81,17 +142,13 @@ pub fn run_label(id: i64, p: &Profile) -> String {
 }
 
 fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
-    let origin = db.summary(id).map_err(not_found)?.origin;
+    let how = match db.summary(id).map_err(not_found)?.origin.as_str() {
+        "import" => "imported",
+        _ => "measured here",
+    };
+    let (cmd, when, version) = (&p.command, format_utc(p.created_unix), &p.tool_version);
     Ok(format!(
-        "run {id} ({}): `{}`, measured {}, hwcal {}\n\n",
-        if origin == "import" {
-            "imported"
-        } else {
-            "measured here"
-        },
-        p.command,
-        format_utc(p.created_unix),
-        p.tool_version
+        "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}\n\n"
     ))
 }
 
@@ -99,7 +156,7 @@ fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
 fn not_found(e: DbError) -> anyhow::Error {
     match e {
         DbError::NotFound(id) => {
-            let path = db_path().map_or(String::new(), |p| format!(" {}", p.display()));
+            let path = db_location().map_or(String::new(), |l| format!(" {}", l.display()));
             anyhow::Error::new(UsageError(format!(
                 "no run with id {id} in the database{path} (see `hwcal db list`)"
             )))
@@ -112,33 +169,11 @@ pub fn get(db: &Db, id: i64) -> Result<Profile> {
     db.get(id).map_err(not_found)
 }
 
-/// A run id as typed: a positive integer, `latest`, or `host:NAME` (the
-/// latest run of that machine, to compare machines rather than runs).
+/// A run as typed: an id, `latest`, `host:NAME` (that host's latest run;
+/// refused when the name covers several machines) or `machine:ID-PREFIX`.
 pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
-    if let Some(host) = s.strip_prefix("host:") {
-        return match db.latest_id_of_host(host)? {
-            Some(id) => Ok(id),
-            None => crate::usage!(
-                "no run of host '{host}' in {} (see `hwcal db list`)",
-                db.path().display()
-            ),
-        };
-    }
-    if s == "latest" {
-        return match db.latest_id()? {
-            Some(id) => Ok(id),
-            None => crate::usage!(
-                "the database {} holds no run yet (`hwcal run` stores one)",
-                db.path().display()
-            ),
-        };
-    }
-    match s.parse::<i64>() {
-        Ok(id) if id > 0 => Ok(id),
-        _ => crate::usage!(
-            "'{s}' is not a run id (a positive number, `latest` or `host:NAME`; see `hwcal db list`)"
-        ),
-    }
+    let sel: hwcal_db::Selector = s.parse().map_err(|e: String| anyhow::Error::new(UsageError(e)))?;
+    Ok(db.resolve(&sel)?)
 }
 
 /// Open the database and resolve an id in it.
@@ -148,53 +183,24 @@ fn open_with(id: &str) -> Result<(Db, i64)> {
     Ok((db, id))
 }
 
-fn list() -> Result<()> {
-    let path = db_path()?;
-    let Some(db) = open_db_if_exists()? else {
-        crate::outln!("no runs stored yet ({} does not exist)", path.display());
-        return Ok(());
-    };
-    let rows = db.list()?;
-    if rows.is_empty() {
-        crate::outln!("no runs stored in {}", path.display());
-        return Ok(());
-    }
-    let opt = |v: Option<f64>, prec: usize| v.map_or("-".into(), |v| format!("{v:.prec$}"));
-    let cut = |s: &str, n: usize| {
-        if s.chars().count() > n {
-            format!("{}…", s.chars().take(n - 1).collect::<String>())
-        } else {
-            s.to_string()
+fn list(json: bool) -> Result<()> {
+    let path = db_location()?.display();
+    let rows = match open_db_if_exists()? {
+        Some(db) => db.list()?,
+        None if json => Vec::new(),
+        None => {
+            crate::outln!("no runs stored yet ({path} does not exist)");
+            return Ok(());
         }
     };
-    crate::outln!(
-        "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  sections",
-        "id",
-        "measured",
-        "origin",
-        "host",
-        "cpu",
-        "core MHz",
-        "L1 ns",
-        "mem ns",
-        "rd GB/s",
-        "ctx µs"
-    );
-    for r in rows {
-        crate::outln!(
-            "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  {}",
-            r.id,
-            format_utc(r.created_unix),
-            inert_line(&r.origin),
-            cut(&inert_line(r.hostname.as_deref().unwrap_or("-")), 16),
-            cut(inert_line(r.cpu_model.as_deref().unwrap_or("-")).trim(), 30),
-            opt(r.core_mhz, 0),
-            opt(r.l1_latency_ns, 2),
-            opt(r.memory_latency_ns, 1),
-            opt(r.read_bytes_per_sec.map(|b| b / 1e9), 2),
-            opt(r.ctx_us, 2),
-            inert_line(&r.sections)
-        );
+    if json {
+        return write_output("-", format!("{:#}\n", serde_json::to_value(&rows)?).as_bytes());
     }
+    if rows.is_empty() {
+        crate::outln!("no runs stored in {path}");
+        return Ok(());
+    }
+    let text = hwcal_db::list_text(&rows, &format_utc, &|f| inert_line(f).into_owned());
+    crate::out!("{text}");
     Ok(())
 }

@@ -40,7 +40,8 @@ pub fn run(a: ReportArgs) -> Result<()> {
 
 /// A run id (or `latest`) from the database, or a JSON profile file.
 fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
-    let is_id = s == "latest" || s.starts_with("host:") || s.parse::<i64>().is_ok();
+    let is_id =
+        s == "latest" || s.starts_with("host:") || s.starts_with("machine:") || s.parse::<i64>().is_ok();
     if !is_id && std::path::Path::new(s).is_file() {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{s}: {e}")));
         let bytes = hwcal_report::read_profile_file(std::path::Path::new(s)).map_err(bad)?;
@@ -49,7 +50,9 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
         return Ok((format!("{s} ({})", hwcal_report::compare::machine_label(&p)), p));
     }
     if !is_id {
-        crate::usage!("'{s}' is neither a run id (a number, `latest`, `host:NAME`) nor a profile file");
+        crate::usage!(
+            "'{s}' is neither a run (a number, `latest`, `host:NAME`, `machine:ID`) nor a profile file"
+        );
     }
     if db.is_none() {
         *db = Some(open_db_existing()?);

@@ -1,0 +1,90 @@
+//! `hwcal db list` as text: one line per run under a title line per machine
+//! (look-alike guests are told apart by their machine id, not their host
+//! name). A pure function of the summaries; the caller gives the date
+//! format and how a stored string is made safe for one terminal field.
+
+use crate::{by_machine, Summary};
+use std::fmt::Write;
+
+/// The list: a header, then each machine's title and its runs.
+/// `time` formats a Unix time; `field` makes a stored string one inert line.
+pub fn list_text(rows: &[Summary], time: &dyn Fn(u64) -> String, field: &dyn Fn(&str) -> String) -> String {
+    let opt = |v: Option<f64>, prec: usize| v.map_or("-".into(), |v| format!("{v:.prec$}"));
+    let cut = |s: &str, n: usize| {
+        if s.chars().count() > n {
+            format!("{}…", s.chars().take(n - 1).collect::<String>())
+        } else {
+            s.to_string()
+        }
+    };
+    let mut s = format!(
+        "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  sections\n",
+        "id", "measured", "origin", "host", "cpu", "core MHz", "L1 ns", "mem ns", "rd GB/s", "ctx µs"
+    );
+    for g in by_machine(rows) {
+        let _ = writeln!(s, "{}", field(&g.title()));
+        for r in g.runs {
+            let _ = writeln!(
+                s,
+                "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  {}",
+                r.id,
+                time(r.created_unix),
+                field(&r.origin),
+                cut(&field(r.hostname.as_deref().unwrap_or("-")), 16),
+                cut(field(r.cpu_model.as_deref().unwrap_or("-")).trim(), 30),
+                opt(r.core_mhz, 0),
+                opt(r.l1_latency_ns, 2),
+                opt(r.memory_latency_ns, 1),
+                opt(r.read_bytes_per_sec.map(|b| b / 1e9), 2),
+                opt(r.ctx_us, 2),
+                field(&r.sections)
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: i64, host: &str, machine: Option<&str>) -> Summary {
+        Summary {
+            id,
+            created_unix: 0,
+            stored_unix: 0,
+            origin: "run".into(),
+            hostname: Some(host.into()),
+            machine_id: machine.map(String::from),
+            core: Some("Zen 3".into()),
+            product: None,
+            cpu_model: Some("AMD EPYC 7B13 64-Core Processor with a very long name".into()),
+            command: "hwcal run".into(),
+            core_mhz: Some(2450.4),
+            l1_latency_ns: None,
+            memory_latency_ns: Some(101.25),
+            read_bytes_per_sec: Some(12.5e9),
+            ctx_us: None,
+            sections: "machine,clock".into(),
+        }
+    }
+
+    #[test]
+    fn runs_sit_under_their_machine() {
+        let rows = [
+            row(1, "vm", Some("aaaa1111bbbb2222")),
+            row(2, "vm", Some("cccc")),
+            row(3, "vm", Some("aaaa1111bbbb2222")),
+        ];
+        let t = list_text(&rows, &|u| format!("t{u}"), &|s| s.replace('\n', "\\n"));
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].trim_start().starts_with("id  measured"));
+        assert!(lines[1].starts_with("machine aaaa1111bbbb: Zen 3, 2 runs"), "{t}");
+        assert!(lines[2].trim_start().starts_with("1  t0"));
+        assert!(lines[3].trim_start().starts_with("3  "));
+        assert!(lines[4].starts_with("machine cccc: Zen 3, 1 run"), "{t}");
+        assert!(lines[2].contains("2450") && lines[2].contains("101.2") && lines[2].contains("12.50"));
+        assert!(lines[2].contains("AMD EPYC 7B13 64-Core Process…"), "{t}");
+        assert_eq!(lines.len(), 6);
+    }
+}

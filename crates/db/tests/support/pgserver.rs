@@ -1,0 +1,235 @@
+//! A throw-away PostgreSQL server for tests: Debian's `postgresql` binaries
+//! (`initdb`, `pg_ctl` under /usr/lib/postgresql/*/bin or on PATH), a
+//! cluster in a temporary directory, password (SCRAM) authentication, TCP
+//! on 127.0.0.1 at a free port and its unix socket in the same directory.
+//! Stopped and removed when dropped, also when the test fails. As root,
+//! `initdb` refuses to run, so the cluster runs as `nobody` (the directory
+//! is handed to it). Shared by the db crate's and the CLI's tests
+//! (`#[path]`-included).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The test cluster's superuser and password.
+pub const USER: &str = "hwcal";
+pub const PASSWORD: &str = "hwcal-test-pw";
+
+pub struct PgServer {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    /// Run the server's tools as this user (`nobody` when we are root).
+    run_as: Option<String>,
+    pub port: u16,
+}
+
+/// The directory holding `initdb` and `pg_ctl`, newest version first.
+fn bin_dir() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|d| d.join("initdb").is_file() && d.join("pg_ctl").is_file())
+        .collect();
+    dirs.sort_by_key(|d| {
+        let v = d
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        std::cmp::Reverse(v.parse::<u32>().unwrap_or(0))
+    });
+    dirs.into_iter().next().or_else(|| {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path).find(|d| d.join("initdb").is_file() && d.join("pg_ctl").is_file())
+    })
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl PgServer {
+    /// Start a server, or `None` (with the reason on stderr) where the
+    /// PostgreSQL binaries are not installed.
+    pub fn start() -> Option<PgServer> {
+        let Some(bin) = bin_dir() else {
+            eprintln!(
+                "SKIP: PostgreSQL is not installed (no initdb/pg_ctl under /usr/lib/postgresql/*/bin \
+                 or on PATH; `apt-get install postgresql`, as .ci/run does)"
+            );
+            return None;
+        };
+        let dir = tempfile::Builder::new().prefix("hwcal-pg-").tempdir().unwrap();
+        let run_as = is_root().then(|| "nobody".to_string());
+        if run_as.is_some() {
+            // The cluster's files belong to the user that runs it.
+            let st = Command::new("chown")
+                .args(["-R", "nobody:", dir.path().to_str().unwrap()])
+                .status()
+                .unwrap();
+            assert!(st.success(), "chown of the test cluster's directory failed");
+        }
+        let s = PgServer {
+            dir,
+            bin,
+            run_as,
+            port: free_port(),
+        };
+        let pw = s.dir.path().join("pw");
+        std::fs::write(&pw, PASSWORD).unwrap();
+        if s.run_as.is_some() {
+            Command::new("chown")
+                .args(["nobody:", pw.to_str().unwrap()])
+                .status()
+                .unwrap();
+        }
+        let data = s.data();
+        let out = s.tool(
+            "initdb",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-U",
+                USER,
+                "--auth=scram-sha-256",
+                &format!("--pwfile={}", pw.display()),
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let opts = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50",
+            s.port,
+            s.dir.path().display()
+        );
+        let log = s.dir.path().join("log");
+        let out = s.tool(
+            "pg_ctl",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                &opts,
+                "start",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "pg_ctl start failed: {}{}",
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        Some(s)
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// Run one of the server's tools (as `nobody` when we are root).
+    fn tool(&self, name: &str, args: &[&str]) -> Output {
+        let exe = self.bin.join(name);
+        let mut c = match &self.run_as {
+            Some(u) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", u, "--"]).arg(&exe);
+                c
+            }
+            None => Command::new(&exe),
+        };
+        c.args(args).current_dir(self.dir.path()).output().unwrap()
+    }
+
+    /// The URL of database `db` with the right password.
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// The URL of database `db` through the unix socket in the directory.
+    pub fn socket_url(&self, db: &str) -> String {
+        format!(
+            "postgres://{USER}:{PASSWORD}@localhost:{}/{db}?host={}",
+            self.port,
+            self.dir.path().display()
+        )
+    }
+
+    /// Create database `name`; its URL.
+    pub fn create_db(&self, name: &str) -> String {
+        let out = Command::new(self.bin.join("createdb"))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", USER, name])
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "createdb: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.url(name)
+    }
+
+    /// Run SQL with psql; its output (tuples only, unaligned).
+    pub fn psql(&self, db: &str, sql: &str) -> String {
+        let out = Command::new(self.bin.join("psql"))
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                USER,
+                "-d",
+                db,
+            ])
+            .args(["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "psql: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let data = self.data();
+        let _ = self.tool(
+            "pg_ctl",
+            &["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"],
+        );
+        // The temporary directory goes with `self.dir`.
+    }
+}

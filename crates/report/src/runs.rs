@@ -1,0 +1,221 @@
+//! Stored runs as a table, one row per run, for spreadsheets and scripts
+//! (`hwcal db export --csv|--markdown`), as hyperfine's `--export-csv` and
+//! `--export-markdown` do for benchmarks. Every figure's column name ends in
+//! its unit (`l1_size_kib`, `mem_latency_ns`, `read_bw_gbs`, `ctx_2p_us`),
+//! so a column means the same in every file; a figure a run did not measure
+//! is an empty cell. CSV follows RFC 4180 (CRLF line ends, fields quoted
+//! where they hold a comma, a quote or a line break).
+
+use crate::format_utc;
+use hwcal_model::Profile;
+
+/// One stored run: its id and origin in the database, and its profile.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub id: i64,
+    pub origin: String,
+    pub profile: Profile,
+}
+
+/// The columns, in order.
+pub const COLUMNS: [&str; 24] = [
+    "id",
+    "measured_unix",
+    "measured_utc",
+    "origin",
+    "host",
+    "machine_id",
+    "core",
+    "product",
+    "cpu",
+    "logical_cpus",
+    "core_mhz",
+    "l1_size_kib",
+    "l1_latency_ns",
+    "l2_size_kib",
+    "l2_latency_ns",
+    "l3_size_kib",
+    "l3_latency_ns",
+    "mem_latency_ns",
+    "bw_threads",
+    "read_bw_gbs",
+    "write_bw_gbs",
+    "copy_bw_gbs",
+    "ctx_2p_us",
+    "command",
+];
+
+/// A figure with enough digits for its unit; empty when absent or not finite.
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or(String::new(), |v| format!("{v:.digits$}"))
+}
+
+/// The cells of one run, in [`COLUMNS`] order.
+pub fn cells(r: &Run) -> Vec<String> {
+    let p = &r.profile;
+    let m = p.machine.as_ref();
+    let id = m.and_then(|m| m.identity.as_ref());
+    let level = |n: u32| p.caches.as_ref().and_then(|c| c.iter().find(|l| l.level == n));
+    let size = |n: u32| level(n).map(|l| l.size_bytes as f64 / 1024.0);
+    let lat = |n: u32| level(n).map(|l| l.latency_ns);
+    let bw = p.bandwidth.as_ref();
+    let gbs = |f: fn(&hwcal_model::Bandwidth) -> Option<f64>| bw.and_then(f).map(|b| b / 1e9);
+    let ctx2 = p
+        .context_switch
+        .as_ref()
+        .and_then(|c| c.points.iter().find(|q| q.nprocs == 2))
+        .map(|q| q.us_median);
+    let text = |s: Option<&str>| s.unwrap_or("").to_string();
+    vec![
+        r.id.to_string(),
+        p.created_unix.to_string(),
+        format_utc(p.created_unix),
+        r.origin.clone(),
+        text(m.map(|m| m.hostname.as_str())),
+        text(id.map(|i| i.machine_id.as_str())),
+        text(id.map(|i| i.core.as_str())),
+        text(id.and_then(|i| i.product.as_deref())),
+        text(m.map(|m| m.cpu_model_name.trim())),
+        m.map_or(String::new(), |m| m.logical_cpus.to_string()),
+        num(p.clock.as_ref().map(|c| c.core_mhz), 0),
+        num(size(1), 0),
+        num(lat(1), 2),
+        num(size(2), 0),
+        num(lat(2), 2),
+        num(size(3), 0),
+        num(lat(3), 2),
+        num(p.memory.as_ref().map(|m| m.latency_ns), 1),
+        bw.map_or(String::new(), |b| b.threads.to_string()),
+        num(gbs(|b| b.read_bytes_per_sec), 2),
+        num(gbs(|b| b.write_bytes_per_sec), 2),
+        num(gbs(|b| b.copy_bytes_per_sec), 2),
+        num(ctx2, 2),
+        p.command.clone(),
+    ]
+}
+
+/// An RFC 4180 field: quoted (quotes doubled) where it holds a comma, a
+/// quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The runs as CSV: a header line of [`COLUMNS`], then one line per run.
+pub fn csv(runs: &[Run]) -> Vec<u8> {
+    let mut out = COLUMNS.join(",") + "\r\n";
+    for r in runs {
+        let row: Vec<String> = cells(r).iter().map(|c| csv_field(c)).collect();
+        out += &row.join(",");
+        out += "\r\n";
+    }
+    out.into_bytes()
+}
+
+/// A Markdown table cell: pipes escaped, line breaks as spaces.
+fn md_cell(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+}
+
+/// The runs as a Markdown (GitHub) table; numbers right-aligned.
+pub fn markdown(runs: &[Run]) -> Vec<u8> {
+    let text_cols = [
+        "measured_utc",
+        "origin",
+        "host",
+        "machine_id",
+        "core",
+        "product",
+        "cpu",
+        "command",
+    ];
+    let mut out = format!("| {} |\n|", COLUMNS.join(" | "));
+    for c in COLUMNS {
+        out += if text_cols.contains(&c) { ":---|" } else { "---:|" };
+    }
+    out.push('\n');
+    for r in runs {
+        let row: Vec<String> = cells(r).iter().map(|c| md_cell(c)).collect();
+        out += &format!("| {} |\n", row.join(" | "));
+    }
+    out.into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_model::sample::full_profile;
+
+    #[test]
+    fn one_row_per_run_with_unit_suffixed_columns() {
+        let (a, mut b) = (full_profile(0), full_profile(1));
+        b.machine.as_mut().unwrap().hostname = "vm, \"quoted\"\nhost".into();
+        b.bandwidth = None;
+        let runs = [
+            Run {
+                id: 1,
+                origin: "run".into(),
+                profile: a.clone(),
+            },
+            Run {
+                id: 7,
+                origin: "import".into(),
+                profile: b.clone(),
+            },
+        ];
+        let text = String::from_utf8(csv(&runs)).unwrap();
+        let lines: Vec<&str> = text.split("\r\n").collect();
+        // Header, two rows (the embedded LF stays inside its quoted field), "".
+        assert_eq!(lines.len(), 4, "{text:?}");
+        assert!(lines[0].starts_with("id,measured_unix,measured_utc,origin,host,machine_id,core"));
+        for c in ["l1_size_kib", "mem_latency_ns", "read_bw_gbs", "ctx_2p_us"] {
+            assert!(COLUMNS.contains(&c));
+        }
+        let row = cells(&runs[0]);
+        assert_eq!(row.len(), COLUMNS.len());
+        let col = |name: &str| row[COLUMNS.iter().position(|c| *c == name).unwrap()].clone();
+        assert_eq!(col("mem_latency_ns"), "145.0");
+        assert_eq!(col("core"), "Sapphire Rapids");
+        assert_eq!(
+            col("machine_id"),
+            a.machine.as_ref().unwrap().identity.as_ref().unwrap().machine_id
+        );
+        let l1 = &a.caches.as_ref().unwrap()[0];
+        assert_eq!(
+            col("l1_size_kib"),
+            format!("{:.0}", l1.size_bytes as f64 / 1024.0)
+        );
+        assert!(!col("read_bw_gbs").is_empty() && !col("ctx_2p_us").is_empty());
+        // The awkward host is one quoted field; absent figures are empty.
+        assert!(text.contains("\"vm, \"\"quoted\"\"\nhost\""), "{text}");
+        let b_row = cells(&runs[1]);
+        assert_eq!(
+            b_row[COLUMNS.iter().position(|c| *c == "read_bw_gbs").unwrap()],
+            ""
+        );
+    }
+
+    #[test]
+    fn markdown_is_a_table_of_the_same_rows() {
+        let mut a = full_profile(0);
+        a.machine.as_mut().unwrap().hostname = "a|b".into();
+        let runs = [Run {
+            id: 3,
+            origin: "run".into(),
+            profile: a.clone(),
+        }];
+        let md = String::from_utf8(markdown(&runs)).unwrap();
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let pipes = |l: &str| l.replace("\\|", "").matches('|').count();
+        assert!(lines.iter().all(|l| pipes(l) == COLUMNS.len() + 1), "{md}");
+        assert!(lines[1].starts_with("|---:|---:|:---|"));
+        assert!(lines[2].starts_with("| 3 | ") && lines[2].contains("a\\|b"));
+    }
+}
