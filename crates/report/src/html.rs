@@ -6,7 +6,7 @@
 //! TLB curves; context switch vs processes; bandwidth vs threads). A
 //! comparison overlays two runs on the same plots and tabulates B / A.
 
-use crate::compare::{compare, fmt_ratio, machine_label, Comparison};
+use crate::compare::{compare, fmt_ratio, machine_label, Comparison, Mark};
 use crate::svg::{Marker, Plot, Series};
 use crate::text::human_bytes;
 use crate::{format_utc, Exporter, ReportError};
@@ -1265,9 +1265,10 @@ fn comparison_table(c: &Comparison) -> String {
         .rows
         .iter()
         .map(|r| {
-            let (class, word) = match r.b_is_better(0.05) {
-                Some(true) => (" class=\"better\"", "B better"),
-                Some(false) => (" class=\"worse\"", "B worse"),
+            let (class, word) = match r.mark(crate::compare::VERDICT_THRESHOLD) {
+                Some(m @ Mark::Better) => (" class=\"better\"", m.word()),
+                Some(m @ Mark::Worse) => (" class=\"worse\"", m.word()),
+                Some(m @ Mark::Noisy) => (" class=\"noisy\"", m.word()),
                 None => ("", ""),
             };
             vec![
