@@ -127,9 +127,10 @@ impl Row {
     }
 
     /// The row's verdict: [`Mark::Noisy`] where either side is noisy and
-    /// both were measured, else better/worse as [`Row::b_is_better`].
+    /// both were measured (and the figure has a better direction at all),
+    /// else better/worse as [`Row::b_is_better`].
     pub fn mark(&self, threshold: f64) -> Option<Mark> {
-        if self.noisy && self.ratio().is_some() {
+        if self.noisy && self.ratio().is_some() && self.better != Better::Neither {
             return Some(Mark::Noisy);
         }
         self.b_is_better(threshold)
@@ -620,6 +621,7 @@ fn compare_ctx(out: &mut Comparison, x: &ContextSwitch, y: &ContextSwitch) {
     for kb in sizes {
         let fa = sa.iter().find(|z| z.size_kb == kb);
         let fb = sb.iter().find(|z| z.size_kb == kb);
+        r.noisy = false;
         r.row(
             format!("{kb} KB: overhead"),
             Unit::Us,
@@ -632,7 +634,6 @@ fn compare_ctx(out: &mut Comparison, x: &ContextSwitch, y: &ContextSwitch) {
             .chain(fb.iter())
             .flat_map(|z| z.points.iter().map(|p| p.nprocs))
             .collect();
-        r.noisy = false;
         for n in procs {
             fn point(z: Option<&CtxSize>, n: u32) -> Option<&CtxPoint> {
                 z.and_then(|z| z.points.iter().find(|p| p.nprocs == n))
