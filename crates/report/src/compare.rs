@@ -60,6 +60,32 @@ impl Unit {
     }
 }
 
+impl From<FigureUnit> for Unit {
+    fn from(u: FigureUnit) -> Unit {
+        match u {
+            FigureUnit::Ns => Unit::Ns,
+            FigureUnit::Cycles => Unit::Cycles,
+            FigureUnit::Us => Unit::Us,
+            FigureUnit::Mhz => Unit::Mhz,
+            FigureUnit::Bytes => Unit::Bytes,
+            FigureUnit::BytesPerSec => Unit::BytesPerSec,
+            FigureUnit::Count => Unit::Count,
+            FigureUnit::Iops => Unit::Iops,
+            FigureUnit::Factor => Unit::Factor,
+        }
+    }
+}
+
+impl From<Direction> for Better {
+    fn from(d: Direction) -> Better {
+        match d {
+            Direction::Higher => Better::Higher,
+            Direction::Lower => Better::Lower,
+            Direction::Neither => Better::Neither,
+        }
+    }
+}
+
 impl Unit {
     /// The unit's name in the JSON comparison.
     pub fn name(self) -> &'static str {
@@ -247,6 +273,7 @@ pub fn compare(a: &Profile, b: &Profile) -> Comparison {
     if let Some((x, y)) = io {
         compare_io(&mut c, x, y);
     }
+    compare_figures(&mut c, &a.figures, &b.figures);
     noisy_notes(&mut c.notes, a, b);
     c
 }
@@ -698,6 +725,33 @@ fn compare_io(out: &mut Comparison, x: &IoResult, y: &IoResult) {
         Some(x.lat_p999_us),
         Some(y.lat_p999_us),
     );
+}
+
+/// Named figures (probes without a section of their own), matched by id;
+/// a figure only one run has shows with the other side absent.
+fn compare_figures(out: &mut Comparison, x: &[Figure], y: &[Figure]) {
+    let mut ids: Vec<&str> = Vec::new();
+    for f in x.iter().chain(y) {
+        if !ids.contains(&f.id.as_str()) {
+            ids.push(&f.id);
+        }
+    }
+    let mut r = Builder::new("figures", &mut out.rows);
+    for id in ids {
+        let (fa, fb) = (x.iter().find(|f| f.id == id), y.iter().find(|f| f.id == id));
+        let Some(f) = fa.or(fb) else { continue };
+        if fa.zip(fb).is_some_and(|(a, b)| a.unit != b.unit) {
+            continue;
+        }
+        r.noisy = either_noisy(fa.map(|f| f.verdict), fb.map(|f| f.verdict));
+        r.row(
+            format!("{}: {}", f.probe, f.name),
+            f.unit.into(),
+            f.better.into(),
+            fa.and_then(|f| f.value),
+            fb.and_then(|f| f.value),
+        );
+    }
 }
 
 /// A ratio of a figure the machine was too noisy to measure is no better

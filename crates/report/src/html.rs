@@ -655,6 +655,23 @@ fn io_table(io: &IoResult) -> String {
     s
 }
 
+/// Named figures of probes without a section of their own.
+fn figures_table(f: &[Figure]) -> String {
+    let rows: Vec<Vec<String>> = f
+        .iter()
+        .map(|f| {
+            vec![
+                esc(&f.probe),
+                esc(&f.name),
+                f.value
+                    .map_or("-".into(), |v| esc(&crate::compare::Unit::from(f.unit).format(v))),
+                verdict(f.verdict),
+            ]
+        })
+        .collect();
+    table_l(&["probe", "figure", "value", "verdict"], &rows, 2)
+}
+
 fn notes_list<T: std::fmt::Display>(notes: &[T]) -> String {
     let mut s = String::from("<ul class=\"notes\">\n");
     for n in notes {
@@ -1090,6 +1107,9 @@ pub fn report(p: &Profile, title: &str) -> String {
     }
     if let Some(io) = &p.io {
         add("io", "I/O", io_table(io));
+    }
+    if !p.figures.is_empty() {
+        add("figures", "Other figures", figures_table(&p.figures));
     }
     let others = other_plots(&sides);
     if !others.is_empty() {
