@@ -23,7 +23,9 @@ use crate::line::line_size;
 use crate::segments::{clean, crossing, segments, SegOptions};
 use crate::stats::median;
 use hwcal_model::note::analysis as note;
-use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, MlpPoint, Note, Profile, RawCurve, RawPoint, Verdict};
+use hwcal_model::{
+    CacheLevel, MachineInfo, MemoryLatency, MlpPoint, Note, Profile, RawCurve, RawPoint, Verdict,
+};
 
 pub use hwcal_model::curve::{
     CACHE_GAP as GAP, CACHE_HUGE_FRACTION as HUGE, CACHE_LATENCY as LATENCY, CACHE_MLP as MLP,
@@ -39,21 +41,60 @@ pub const NEIGHBOUR_BUSY_LIMIT: f64 = 0.25;
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
 pub const NOTE_CODES: [(&str, &str); 15] = [
-    ("cache.no-plateau", "no latency plateau in the curve: no level reported"),
-    ("cache.l{N}-size-lower-bound", "the level's plateau runs to the largest size measured"),
-    ("cache.l{N}-short-shared", "effective size below nominal, the cache shared beyond this CPU"),
-    ("cache.l{N}-short-private", "effective size below nominal, the cache private (level marked noisy where judged)"),
+    (
+        "cache.no-plateau",
+        "no latency plateau in the curve: no level reported",
+    ),
+    (
+        "cache.l{N}-size-lower-bound",
+        "the level's plateau runs to the largest size measured",
+    ),
+    (
+        "cache.l{N}-short-shared",
+        "effective size below nominal, the cache shared beyond this CPU",
+    ),
+    (
+        "cache.l{N}-short-private",
+        "effective size below nominal, the cache private (level marked noisy where judged)",
+    ),
     ("cache.l{N}-over-nominal", "effective size above nominal"),
-    ("cache.l{N}-line-nominal-disagree", "measured line size differs from the nominal one"),
-    ("cache.l{N}-line-prefetched", "the dependent-pair test read a larger line than the flush granule"),
+    (
+        "cache.l{N}-line-nominal-disagree",
+        "measured line size differs from the nominal one",
+    ),
+    (
+        "cache.l{N}-line-prefetched",
+        "the dependent-pair test read a larger line than the flush granule",
+    ),
     ("cache.l{N}-line-unmeasured", "no line size for the level"),
-    ("cache.l{N}-no-plateau", "a nominal level without a plateau of its own; at most this much capacity added"),
-    ("cache.tlb-share", "chase on 4 KiB pages: the TLB's share of memory latency"),
-    ("cache.no-memory", "the sweep ended before memory latency; no memory figure"),
-    ("cache.busy", "the machine was busy during the sweep (figures marked noisy)"),
-    ("cache.neighbours-busy", "the other CPUs were busy (figures marked noisy)"),
-    ("cache.huge-pages-partial", "the chase buffer was not all huge pages as the TLB saw them"),
-    ("cache.cycles-not-whole", "L1 latency is not a whole number of cycles: cycle figures uncertain"),
+    (
+        "cache.l{N}-no-plateau",
+        "a nominal level without a plateau of its own; at most this much capacity added",
+    ),
+    (
+        "cache.tlb-share",
+        "chase on 4 KiB pages: the TLB's share of memory latency",
+    ),
+    (
+        "cache.no-memory",
+        "the sweep ended before memory latency; no memory figure",
+    ),
+    (
+        "cache.busy",
+        "the machine was busy during the sweep (figures marked noisy)",
+    ),
+    (
+        "cache.neighbours-busy",
+        "the other CPUs were busy (figures marked noisy)",
+    ),
+    (
+        "cache.huge-pages-partial",
+        "the chase buffer was not all huge pages as the TLB saw them",
+    ),
+    (
+        "cache.cycles-not-whole",
+        "L1 latency is not a whole number of cycles: cycle figures uncertain",
+    ),
 ];
 
 /// The patterns of [`NOTE_CODES`] (what a re-analysis replaces).
@@ -235,7 +276,7 @@ fn flush_lines(p: &Profile, a: &mut CacheAnalysis) {
                         "cache",
                         &format!("l{}-line-prefetched", l.level),
                         format!(
-                        "L{}: dependent pairs of loads read {q} B lines, the flush granule {f} B: \
+                            "L{}: dependent pairs of loads read {q} B lines, the flush granule {f} B: \
                          prefetchers fetched neighbouring lines with the one asked for",
                             l.level
                         ),
@@ -361,14 +402,18 @@ pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<Note> {
         return None;
     }
     let pct = (c / whole - 1.0) * 100.0;
-    Some(note("cache", "cycles-not-whole", format!(
+    Some(note(
+        "cache",
+        "cycles-not-whole",
+        format!(
         "cache: L1 latency is {c:.2} cycles, not a whole number (a load's latency is a whole number of core \
          cycles): the add-chain clock beside the loads read about {:.0}% {} the rate the loads ran at, or \
          another thread on this core slowed them; cycle figures in this run are uncertain by that much \
          (ns figures are not affected)",
         pct.abs(),
         if pct < 0.0 { "below" } else { "above" }
-    )))
+    ),
+    ))
 }
 
 /// The latency curve as the analysis reads it: the valid points (positive
@@ -473,14 +518,18 @@ fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Note>
     tlb?;
     let m = mem?;
     let share = m.tlb_share_ns?;
-    Some(note("cache", "tlb-share", format!(
+    Some(note(
+        "cache",
+        "tlb-share",
+        format!(
         "cache: the chase ran on 4 KiB pages as the TLB sees them; level sizes and latencies are judged with \
          the TLB's share removed (from the measured TLB levels), and of the {:.1} ns memory latency about \
          {:.1} ns is TLB misses, so memory itself is about {:.1} ns",
         m.latency_ns,
         share,
         m.latency_ns - share
-    )))
+    ),
+    ))
 }
 
 /// The plateaus of the (corrected) latency curve: levels by slope (see
@@ -852,13 +901,17 @@ fn memory_latency(
 fn huge_page_note(huge_fraction: Option<f64>) -> Option<Note> {
     let f = huge_fraction?;
     (f < 0.9).then(|| {
-        note("cache", "huge-pages-partial", format!(
-            "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
+        note(
+            "cache",
+            "huge-pages-partial",
+            format!(
+                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
              and after the sweep (THP refused, or a hypervisor mapping or splitting them into 4 KiB \
              pages); TLB misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
              show up as an extra level",
-            f * 100.0
-        ))
+                f * 100.0
+            ),
+        )
     })
 }
 
@@ -996,9 +1049,9 @@ mod tests {
             a.levels
         );
         assert!(
-            a.notes
-                .iter()
-                .any(|n| n.code == "cache.l1-short-private" && n.text.starts_with("cache: L1: effective size")),
+            a.notes.iter().any(
+                |n| n.code == "cache.l1-short-private" && n.text.starts_with("cache: L1: effective size")
+            ),
             "{:?}",
             a.notes
         );
@@ -1039,7 +1092,10 @@ mod tests {
         };
         assert!(whole_cycle_note(&[lvl(None)]).is_none());
         assert!(whole_cycle_note(&[lvl(Some(4.85))]).is_none());
-        assert!(whole_cycle_note(&[lvl(Some(5.3))]).unwrap().text.contains("6% above"));
+        assert!(whole_cycle_note(&[lvl(Some(5.3))])
+            .unwrap()
+            .text
+            .contains("6% above"));
         assert!(whole_cycle_note(&[]).is_none());
     }
 
@@ -1111,7 +1167,10 @@ mod tests {
         assert!(busy_note(&b.points).is_some());
         let a = analyze_curves(&b, None, [(None, None), (None, None)], None, None, &machine());
         assert!(a.levels.iter().all(|l| l.verdict == Verdict::Noisy));
-        assert!(a.notes.iter().any(|n| n.code == "cache.busy" && n.text.contains("busy")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.code == "cache.busy" && n.text.contains("busy")));
         // Points whose samples never settled.
         let mut u = c;
         for q in u.points.iter_mut().step_by(2) {
@@ -1156,6 +1215,9 @@ mod tests {
         let a = analyze_curves(&c, None, [(None, None), (None, None)], None, None, &machine());
         assert_eq!(a.levels.len(), 2);
         assert!(a.memory.is_none());
-        assert!(a.notes.iter().any(|n| n.code.ends_with("-size-lower-bound") && n.text.contains("at least")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.code.ends_with("-size-lower-bound") && n.text.contains("at least")));
     }
 }

@@ -24,15 +24,39 @@ use hwcal_model::{Note, Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verd
 /// Every code of a TLB analysis note (`{N}`: the level), with what it says.
 /// Codes are stable: scripts match them (README "Note codes").
 pub const NOTE_CODES: [(&str, &str); 9] = [
-    ("tlb.huge-unseen", "the TLB does not see huge pages: levels measured against the dense baseline"),
-    ("tlb.baseline-has-misses", "the huge-page baseline has TLB misses and there is no dense one: 4 KiB levels understated"),
-    ("tlb.l{N}-baseline-disagree", "the two baselines place the level's step more than 12.5% apart"),
+    (
+        "tlb.huge-unseen",
+        "the TLB does not see huge pages: levels measured against the dense baseline",
+    ),
+    (
+        "tlb.baseline-has-misses",
+        "the huge-page baseline has TLB misses and there is no dense one: 4 KiB levels understated",
+    ),
+    (
+        "tlb.l{N}-baseline-disagree",
+        "the two baselines place the level's step more than 12.5% apart",
+    ),
     ("tlb.no-level", "no step in the 4 KiB curve: no TLB level found"),
-    ("tlb.huge-missing", "2 MiB pages not obtained (or seen as 4 KiB): no huge-page TLB figures"),
-    ("tlb.huge-range", "how far the 2 MiB curve was measured (and whether a step was found)"),
-    ("tlb.l{N}-4k-nominal-disagree", "a 4 KiB-page level's entries differ from the nominal count by over 12.5%"),
-    ("tlb.l{N}-2m-nominal-disagree", "a 2 MiB-page level's entries differ from the nominal count by over 12.5%"),
-    ("tlb.neighbours-busy", "the other CPUs were busy (levels marked noisy)"),
+    (
+        "tlb.huge-missing",
+        "2 MiB pages not obtained (or seen as 4 KiB): no huge-page TLB figures",
+    ),
+    (
+        "tlb.huge-range",
+        "how far the 2 MiB curve was measured (and whether a step was found)",
+    ),
+    (
+        "tlb.l{N}-4k-nominal-disagree",
+        "a 4 KiB-page level's entries differ from the nominal count by over 12.5%",
+    ),
+    (
+        "tlb.l{N}-2m-nominal-disagree",
+        "a 2 MiB-page level's entries differ from the nominal count by over 12.5%",
+    ),
+    (
+        "tlb.neighbours-busy",
+        "the other CPUs were busy (levels marked noisy)",
+    ),
 ];
 
 /// The patterns of [`NOTE_CODES`] (what a re-analysis replaces).
@@ -310,19 +334,23 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
                 l.level,
                 if l.page_bytes >= 2 << 20 { "2m" } else { "4k" }
             );
-            a.notes.push(note("tlb", &what, format!(
-                "tlb: level {} ({} pages) measured {} entries, {} says {} ({:+.0}%)",
-                l.level,
-                if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
-                l.entries,
-                if n.source == "table" {
-                    "the per-core table"
-                } else {
-                    "CPUID"
-                },
-                n.entries,
-                (r - 1.0) * 100.0
-            )));
+            a.notes.push(note(
+                "tlb",
+                &what,
+                format!(
+                    "tlb: level {} ({} pages) measured {} entries, {} says {} ({:+.0}%)",
+                    l.level,
+                    if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
+                    l.entries,
+                    if n.source == "table" {
+                        "the per-core table"
+                    } else {
+                        "CPUID"
+                    },
+                    n.entries,
+                    (r - 1.0) * 100.0
+                ),
+            ));
         }
     }
 }
@@ -514,7 +542,10 @@ mod tests {
         let last = a.comparison.last().unwrap();
         assert!(last.pages > 14000, "{}", last.pages);
         assert!((last.penalty_ns - 11.8).abs() < 0.2);
-        assert!(a.notes.iter().any(|n| n.text.contains("2 MiB pages measured up to")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.text.contains("2 MiB pages measured up to")));
     }
 
     /// Zen 3 without huge pages, against the dense baseline: a sharp
@@ -574,7 +605,10 @@ mod tests {
         p.raw.push(curve(SMALL, |_| 2.05, 4096.0));
         let a = analyze(&p).unwrap();
         assert!(a.levels.is_empty());
-        assert!(a.notes.iter().any(|n| n.code == "tlb.no-level" && n.text.contains("no TLB level")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.code == "tlb.no-level" && n.text.contains("no TLB level")));
         assert!(analyze(&Profile::default()).is_none());
     }
 }

@@ -83,13 +83,19 @@ fn assert_coded(notes: &[Note], probe: &str, patterns: &[&str]) {
 #[test]
 fn every_note_on_the_fixtures_has_a_listed_code() {
     let mut seen = Vec::new();
-    for name in ["cache-quiet.json", "cache-quiet-2.json", "cache-interference.json"] {
+    for name in [
+        "cache-quiet.json",
+        "cache-quiet-2.json",
+        "cache-interference.json",
+    ] {
         let a = cache::analyze(&load(name)).unwrap();
         assert_coded(&a.notes, "cache", &CACHE);
         seen.extend(a.notes.into_iter().map(|n| n.code));
     }
     for name in ["tlb-1.json", "tlb-2.json", "tlb-3.json", "zen3-dense.json"] {
-        let Some(a) = tlb::analyze(&load(name)) else { continue };
+        let Some(a) = tlb::analyze(&load(name)) else {
+            continue;
+        };
         assert_coded(&a.notes, "tlb", &TLB);
         seen.extend(a.notes.into_iter().map(|n| n.code));
     }

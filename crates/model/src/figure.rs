@@ -59,7 +59,14 @@ pub struct Figure {
 
 impl Figure {
     /// A figure of `probe` (id `{probe}.{what}`), verdict ok.
-    pub fn new(probe: &str, what: &str, name: &str, value: f64, unit: FigureUnit, better: Direction) -> Figure {
+    pub fn new(
+        probe: &str,
+        what: &str,
+        name: &str,
+        value: f64,
+        unit: FigureUnit,
+        better: Direction,
+    ) -> Figure {
         Figure {
             probe: probe.into(),
             id: format!("{probe}.{what}"),
@@ -85,7 +92,14 @@ mod tests {
 
     #[test]
     fn figures_round_trip_and_refresh() {
-        let f = Figure::new("branch", "cost", "mispredict cost", 15.0, FigureUnit::Ns, Direction::Lower);
+        let f = Figure::new(
+            "branch",
+            "cost",
+            "mispredict cost",
+            15.0,
+            FigureUnit::Ns,
+            Direction::Lower,
+        );
         let json = serde_json::to_string(&f).unwrap();
         assert!(json.contains("\"id\":\"branch.cost\"") && json.contains("\"unit\":\"ns\""));
         assert_eq!(serde_json::from_str::<Figure>(&json).unwrap(), f);

@@ -173,8 +173,7 @@ pub fn code_matches(pattern: &str, code: &str) -> bool {
 pub fn refresh_analysis(notes: &mut Vec<Note>, probe: &str, patterns: &[&str], fresh: Vec<Note>) {
     let generic = format!("{probe}.analysis");
     notes.retain(|n| {
-        !(n.probe == probe
-            && (n.code == generic || patterns.iter().any(|p| code_matches(p, &n.code))))
+        !(n.probe == probe && (n.code == generic || patterns.iter().any(|p| code_matches(p, &n.code))))
     });
     notes.extend(fresh);
 }
@@ -249,7 +248,11 @@ mod tests {
         let t: Vec<&str> = v.iter().map(|n| n.text.as_str()).collect();
         assert_eq!(
             t,
-            ["cache: the run's own note", "tlb: b", "cache: L3 (nominal 32 MiB): none"]
+            [
+                "cache: the run's own note",
+                "tlb: b",
+                "cache: L3 (nominal 32 MiB): none"
+            ]
         );
         assert_eq!(v[2].code, "cache.l3-no-plateau");
     }

@@ -361,7 +361,11 @@ pub fn match_levels(x: &[CacheLevel], y: &[CacheLevel]) -> Vec<LevelMatch> {
     let mut out = Vec::new();
     let mut next_b = 0;
     for (i, a) in x.iter().enumerate() {
-        let dist = |b: &CacheLevel| ((a.size_bytes.max(1) as f64) / (b.size_bytes.max(1) as f64)).ln().abs();
+        let dist = |b: &CacheLevel| {
+            ((a.size_bytes.max(1) as f64) / (b.size_bytes.max(1) as f64))
+                .ln()
+                .abs()
+        };
         let pick = (next_b..y.len())
             .filter(|&j| same_cache(a, &y[j]))
             .min_by(|&j, &k| {
@@ -388,7 +392,9 @@ fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheLevel]) {
     let mut r = Builder::new("caches", &mut out.rows);
     for m in match_levels(x, y) {
         let (ca, cb, name) = match m {
-            LevelMatch::Both(i, j) if x[i].level == y[j].level => (Some(&x[i]), Some(&y[j]), format!("L{}", x[i].level)),
+            LevelMatch::Both(i, j) if x[i].level == y[j].level => {
+                (Some(&x[i]), Some(&y[j]), format!("L{}", x[i].level))
+            }
             LevelMatch::Both(i, j) => (
                 Some(&x[i]),
                 Some(&y[j]),
@@ -891,7 +897,9 @@ pub fn comparison_text(c: &Comparison, label_a: &str, label_b: &str) -> String {
             if i > 0 && c.rows[i - 1].section != r.section {
                 s.push('\n');
             }
-            let mark = r.mark(VERDICT_THRESHOLD).map_or(String::new(), |m| format!("  {}", m.word()));
+            let mark = r
+                .mark(VERDICT_THRESHOLD)
+                .map_or(String::new(), |m| format!("  {}", m.word()));
             let _ = writeln!(
                 s,
                 "{:<9}  {:<fw$}  {:>14}  {:>14}  {:>9}{mark}",
@@ -1074,7 +1082,10 @@ mod tests {
             level(4, 31 << 10, 41.0, None),
         ];
         use LevelMatch::*;
-        assert_eq!(match_levels(&a, &b), [Both(0, 0), Both(1, 1), OnlyB(2), Both(2, 3)]);
+        assert_eq!(
+            match_levels(&a, &b),
+            [Both(0, 0), Both(1, 1), OnlyB(2), Both(2, 3)]
+        );
         let mut pa = Profile::new("a", 0);
         let mut pb = Profile::new("b", 0);
         pa.caches = Some(a.to_vec());
@@ -1088,7 +1099,9 @@ mod tests {
         assert!(spurious.a.is_none() && spurious.ratio().is_none() && spurious.mark(0.05).is_none());
         assert!(!c.rows.iter().any(|r| r.figure == "L3 latency"));
         assert!(
-            c.notes.iter().any(|n| n.starts_with("caches: no level of A matches B's L3 (4 MiB)")),
+            c.notes
+                .iter()
+                .any(|n| n.starts_with("caches: no level of A matches B's L3 (4 MiB)")),
             "{:?}",
             c.notes
         );
@@ -1129,11 +1142,18 @@ mod tests {
         assert!(read.a.is_some() && read.b.is_some());
         assert_eq!(read.ratio(), None);
         assert_eq!(read.mark(VERDICT_THRESHOLD), None);
-        assert!(c.notes.iter().any(|n| n.starts_with("bandwidth: A's read/write/copy figures used")));
+        assert!(c
+            .notes
+            .iter()
+            .any(|n| n.starts_with("bandwidth: A's read/write/copy figures used")));
         // Per thread count: compared where both have the count only.
         let one = find(&c, "bandwidth", "read, 1 thread(s)", Unit::BytesPerSec);
         assert_eq!(one.ratio(), Some(1.0));
-        for r in c.rows.iter().filter(|r| r.figure.starts_with("read, ") && !r.figure.starts_with("read, 1 ")) {
+        for r in c
+            .rows
+            .iter()
+            .filter(|r| r.figure.starts_with("read, ") && !r.figure.starts_with("read, 1 "))
+        {
             assert!(r.b.is_none() && r.ratio().is_none(), "{r:?}");
         }
         let t = comparison_text(&c, "a", "b");
@@ -1142,7 +1162,10 @@ mod tests {
         b.bandwidth.as_mut().unwrap().threads = a.bandwidth.as_ref().unwrap().threads;
         a.bandwidth.as_mut().unwrap().scaling.clear();
         let c = compare(&a, &b);
-        assert_eq!(find(&c, "bandwidth", "read", Unit::BytesPerSec).ratio(), Some(5.0));
+        assert_eq!(
+            find(&c, "bandwidth", "read", Unit::BytesPerSec).ratio(),
+            Some(5.0)
+        );
     }
 
     #[test]
@@ -1160,11 +1183,17 @@ mod tests {
         let l1 = find(&c, "caches", "L1 latency", Unit::Ns);
         assert_eq!(l1.mark(VERDICT_THRESHOLD), Some(Mark::Worse));
         let t = comparison_text(&c, "a", "b");
-        let line = t.lines().find(|l| l.contains("memory latency") && l.contains(" ns")).unwrap();
+        let line = t
+            .lines()
+            .find(|l| l.contains("memory latency") && l.contains(" ns"))
+            .unwrap();
         assert!(line.ends_with("  noisy") && !line.contains("worse"), "{line}");
         // Noisy on A's side alone is enough.
         let c = compare(&b, &a);
-        assert_eq!(find(&c, "memory", "memory latency", Unit::Ns).mark(0.05), Some(Mark::Noisy));
+        assert_eq!(
+            find(&c, "memory", "memory latency", Unit::Ns).mark(0.05),
+            Some(Mark::Noisy)
+        );
     }
 
     #[test]

@@ -163,8 +163,10 @@ pub fn cache_replace_time(p: &Profile) -> Option<Plot> {
         let replace = c
             .replace_time_ns
             .map_or(String::new(), |r| format!(", replace {r:.1} ns"));
-        plot.markers
-            .push(Marker::X(c.size_bytes as f64, format!("{}{replace}", level_label(c))));
+        plot.markers.push(Marker::X(
+            c.size_bytes as f64,
+            format!("{}{replace}", level_label(c)),
+        ));
     }
     Some(plot)
 }

@@ -81,7 +81,11 @@ pub fn summary(p: &Profile) -> String {
 /// Named figures of probes without a section of their own, one line each.
 pub fn figures(f: &[Figure]) -> String {
     let mut s = String::from("\nfigures:\n");
-    let w = f.iter().map(|f| f.probe.len() + f.name.len() + 2).max().unwrap_or(0);
+    let w = f
+        .iter()
+        .map(|f| f.probe.len() + f.name.len() + 2)
+        .max()
+        .unwrap_or(0);
     for f in f {
         let value = f
             .value

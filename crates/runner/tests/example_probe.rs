@@ -83,7 +83,14 @@ fn analyze(p: &mut Profile) -> bool {
         format!("branch: a mispredict costs {cost:.1} ns"),
     );
     refresh(&mut p.notes, "branch", &["branch.cost"], vec![note]);
-    let cost = Figure::new("branch", "cost", "mispredict cost", cost, FigureUnit::Ns, Direction::Lower);
+    let cost = Figure::new(
+        "branch",
+        "cost",
+        "mispredict cost",
+        cost,
+        FigureUnit::Ns,
+        Direction::Lower,
+    );
     figure::refresh(&mut p.figures, "branch", vec![cost]);
     true
 }
