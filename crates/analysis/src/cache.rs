@@ -22,7 +22,10 @@ use crate::levels::{point_cycles, Plateau};
 use crate::line::line_size;
 use crate::segments::{clean, crossing, segments_guided, SegOptions};
 use crate::stats::median;
-use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, MlpPoint, Profile, RawCurve, RawPoint, Verdict};
+use hwcal_model::note::analysis as note;
+use hwcal_model::{
+    CacheLevel, MachineInfo, MemoryLatency, MlpPoint, Note, Profile, RawCurve, RawPoint, Verdict,
+};
 
 pub use hwcal_model::curve::{
     CACHE_GAP as GAP, CACHE_HUGE_FRACTION as HUGE, CACHE_LATENCY as LATENCY, CACHE_MLP as MLP,
@@ -34,15 +37,81 @@ pub use hwcal_model::curve::{
 /// vCPUs behave so) the levels then read small and slow.
 pub const NEIGHBOUR_BUSY_LIMIT: f64 = 0.25;
 
-/// The note for a run whose neighbours were busy, if any.
-pub fn neighbour_note(p: &Profile, id: &str, what: &str) -> Option<String> {
+/// Every code of a cache analysis note (`{N}`: the level), with what it
+/// says. Codes are stable: scripts match them; a new kind of note gets a
+/// new code, an old code keeps its meaning (README "Note codes").
+pub const NOTE_CODES: [(&str, &str); 15] = [
+    (
+        "cache.no-plateau",
+        "no latency plateau in the curve: no level reported",
+    ),
+    (
+        "cache.l{N}-size-lower-bound",
+        "the level's plateau runs to the largest size measured",
+    ),
+    (
+        "cache.l{N}-short-shared",
+        "effective size below nominal, the cache shared beyond this CPU",
+    ),
+    (
+        "cache.l{N}-short-private",
+        "effective size below nominal, the cache private (level marked noisy where judged)",
+    ),
+    ("cache.l{N}-over-nominal", "effective size above nominal"),
+    (
+        "cache.l{N}-line-nominal-disagree",
+        "measured line size differs from the nominal one",
+    ),
+    (
+        "cache.l{N}-line-prefetched",
+        "the dependent-pair test read a larger line than the flush granule",
+    ),
+    ("cache.l{N}-line-unmeasured", "no line size for the level"),
+    (
+        "cache.l{N}-no-plateau",
+        "a nominal level without a plateau of its own; at most this much capacity added",
+    ),
+    (
+        "cache.tlb-share",
+        "chase on 4 KiB pages: the TLB's share of memory latency",
+    ),
+    (
+        "cache.no-memory",
+        "the sweep ended before memory latency; no memory figure",
+    ),
+    (
+        "cache.busy",
+        "the machine was busy during the sweep (figures marked noisy)",
+    ),
+    (
+        "cache.neighbours-busy",
+        "the other CPUs were busy (figures marked noisy)",
+    ),
+    (
+        "cache.huge-pages-partial",
+        "the chase buffer was not all huge pages as the TLB saw them",
+    ),
+    (
+        "cache.cycles-not-whole",
+        "L1 latency is not a whole number of cycles: cycle figures uncertain",
+    ),
+];
+
+/// The patterns of [`NOTE_CODES`] (what a re-analysis replaces).
+pub fn note_patterns() -> Vec<&'static str> {
+    NOTE_CODES.iter().map(|c| c.0).collect()
+}
+
+/// The note for a run whose neighbours were busy, if any (code
+/// `{what}.neighbours-busy`, for the cache and the TLB probe alike).
+pub fn neighbour_note(p: &Profile, id: &str, what: &str) -> Option<Note> {
     let busy = p.raw_curve(id)?.points.first()?.y;
     (busy > NEIGHBOUR_BUSY_LIMIT).then(|| {
-        format!(
+        note(what, "neighbours-busy", format!(
             "{what}: the other CPUs were {:.0}% busy during the measurement; where they share caches \
              or TLBs with this one (SMT siblings) the levels read smaller and slower: re-run on a quiet machine",
             busy * 100.0
-        )
+        ))
     })
 }
 
@@ -61,7 +130,8 @@ pub fn line_id(test: u32, forward: bool) -> String {
 pub struct CacheAnalysis {
     pub levels: Vec<CacheLevel>,
     pub memory: Option<MemoryLatency>,
-    pub notes: Vec<String>,
+    /// Coded notes (see [`NOTE_CODES`]).
+    pub notes: Vec<Note>,
     /// Plateaus of the latency curve (for plots).
     pub plateaus: Vec<Plateau>,
 }
@@ -196,29 +266,36 @@ fn flush_lines(p: &Profile, a: &mut CacheAnalysis) {
             (Some(f), _) => {
                 l.line_bytes = Some(f);
                 l.line_method = Some("clflush".into());
-                let stale = format!("L{}: measured line", l.level);
-                a.notes.retain(|n| !n.starts_with(&stale));
+                let stale = format!("cache.l{}-line-nominal-disagree", l.level);
+                a.notes.retain(|n| n.code != stale);
                 if let Some(n) = l.nominal_line_bytes.filter(|&n| n != f) {
-                    a.notes
-                        .push(format!("L{}: measured line {f} B, nominal {n} B", l.level));
+                    a.notes.push(line_nominal_note(l.level, f, n));
                 }
                 if let Some(q) = pairs.filter(|&q| q != f) {
-                    a.notes.push(format!(
-                        "L{}: dependent pairs of loads read {q} B lines, the flush granule {f} B: \
+                    a.notes.push(note(
+                        "cache",
+                        &format!("l{}-line-prefetched", l.level),
+                        format!(
+                            "L{}: dependent pairs of loads read {q} B lines, the flush granule {f} B: \
                          prefetchers fetched neighbouring lines with the one asked for",
-                        l.level
+                            l.level
+                        ),
                     ));
                 }
             }
             (None, Some(_)) => l.line_method = Some("pairs".into()),
-            (None, None) => a.notes.push(format!(
-                "L{}: line size not measured ({})",
-                l.level,
-                if p.raw_curve(&flush_id(l.level)).is_some() {
-                    "the flush test saw no clear contrast between a flushed line and a cached one"
-                } else {
-                    "no flush test in this profile, and the pair test saw no clear miss"
-                }
+            (None, None) => a.notes.push(note(
+                "cache",
+                &format!("l{}-line-unmeasured", l.level),
+                format!(
+                    "L{}: line size not measured ({})",
+                    l.level,
+                    if p.raw_curve(&flush_id(l.level)).is_some() {
+                        "the flush test saw no clear contrast between a flushed line and a cached one"
+                    } else {
+                        "no flush test in this profile, and the pair test saw no clear miss"
+                    }
+                ),
             )),
         }
     }
@@ -254,8 +331,11 @@ pub fn analyze_curves_tlb(
     let pl = plateaus(&sw, machine);
     let busy = busy_note(&sw.pts);
     if pl.is_empty() {
-        out.notes
-            .push("cache: no latency plateau found; no levels reported".into());
+        out.notes.push(note(
+            "cache",
+            "no-plateau",
+            "cache: no latency plateau found; no levels reported",
+        ));
         return out;
     }
     let last_is_memory = ends_in_memory(&pl, &sw.xs, machine);
@@ -277,8 +357,11 @@ pub fn analyze_curves_tlb(
         out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
         out.notes.extend(tlb_note(tlb, out.memory.as_ref()));
     } else {
-        out.notes
-            .push("memory: the sweep ended before latency reached memory; no memory latency".into());
+        out.notes.push(note(
+            "cache",
+            "no-memory",
+            "memory: the sweep ended before latency reached memory; no memory latency",
+        ));
     }
     if let Some(n) = busy {
         out.notes.push(n);
@@ -309,7 +392,7 @@ pub const WHOLE_CYCLE_TOLERANCE: f64 = 0.2;
 /// or the loads themselves were slowed by the sibling. Either way the cycle
 /// figures of the run are uncertain by about that much; the ns figures are
 /// not affected.
-pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<String> {
+pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<Note> {
     let c = levels.first()?.latency_cycles?;
     if !(c.is_finite() && c >= 1.5) {
         return None;
@@ -319,13 +402,17 @@ pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<String> {
         return None;
     }
     let pct = (c / whole - 1.0) * 100.0;
-    Some(format!(
+    Some(note(
+        "cache",
+        "cycles-not-whole",
+        format!(
         "cache: L1 latency is {c:.2} cycles, not a whole number (a load's latency is a whole number of core \
          cycles): the add-chain clock beside the loads read about {:.0}% {} the rate the loads ran at, or \
          another thread on this core slowed them; cycle figures in this run are uncertain by that much \
          (ns figures are not affected)",
         pct.abs(),
         if pct < 0.0 { "below" } else { "above" }
+    ),
     ))
 }
 
@@ -427,17 +514,21 @@ impl TlbShare {
 
 /// The note on a curve corrected for TLB misses: how much of the memory
 /// latency they are.
-fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<String> {
+fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Note> {
     tlb?;
     let m = mem?;
     let share = m.tlb_share_ns?;
-    Some(format!(
+    Some(note(
+        "cache",
+        "tlb-share",
+        format!(
         "cache: the chase ran on 4 KiB pages as the TLB sees them; level sizes and latencies are judged with \
          the TLB's share removed (from the measured TLB levels), and of the {:.1} ns memory latency about \
          {:.1} ns is TLB misses, so memory itself is about {:.1} ns",
         m.latency_ns,
         share,
         m.latency_ns - share
+    ),
     ))
 }
 
@@ -625,22 +716,30 @@ fn cache_level(
 /// Notes on one cache level: a size that is only a lower bound (the sweep
 /// ended on its plateau), and a size or line that disagrees with the
 /// nominal one.
-fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<String> {
+fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<Note> {
     let mut notes = Vec::new();
     let level = l.level;
     // The reported size, so the notes and `private_shortfall` judge alike.
     let size = l.size_bytes as f64;
     if !p.bounded {
-        notes.push(format!(
+        let text = format!(
             "L{level}: its plateau runs to the largest size measured ({}); its size is at least that \
              (raise --max-size to see memory)",
             kib(size)
-        ));
+        );
+        notes.push(note("cache", &format!("l{level}-size-lower-bound"), text));
     }
     if let Some(n) = machine.nominal_data_cache(level) {
         let r = size / n.size_bytes as f64;
         if p.bounded && (r - 1.0).abs() > NOMINAL_SIZE_TOLERANCE {
-            notes.push(format!(
+            let what = if r >= 1.0 {
+                "over-nominal"
+            } else if n.shared_cpus.len() > 1 {
+                "short-shared"
+            } else {
+                "short-private"
+            };
+            let text = format!(
                 "L{level}: effective size {} but nominal {} ({}){}",
                 kib(size),
                 kib(n.size_bytes as f64),
@@ -655,15 +754,25 @@ fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<String
                 } else {
                     ""
                 }
-            ));
+            );
+            notes.push(note("cache", &format!("l{level}-{what}"), text));
         }
         if let (Some(nl), Some(ml)) = (n.line_bytes, l.line_bytes) {
             if nl != ml {
-                notes.push(format!("L{level}: measured line {ml} B, nominal {nl} B"));
+                notes.push(line_nominal_note(level, ml, nl));
             }
         }
     }
     notes
+}
+
+/// A measured line size that is not the nominal one.
+fn line_nominal_note(level: u32, measured: u64, nominal: u64) -> Note {
+    note(
+        "cache",
+        &format!("l{level}-line-nominal-disagree"),
+        format!("L{level}: measured line {measured} B, nominal {nominal} B"),
+    )
 }
 
 /// How far a level's effective size may stray from its nominal one before a
@@ -714,7 +823,7 @@ fn cache_reach(sw: &Sweep, pl: &[Plateau], n_cache: usize) -> (f64, f64) {
 
 /// Nominal levels without a plateau of their own: how much capacity they
 /// add at most, from the last level's end to where memory latency is reached.
-fn missing_level_notes(machine: &MachineInfo, n_cache: usize, prev_end: f64, reach: f64) -> Vec<String> {
+fn missing_level_notes(machine: &MachineInfo, n_cache: usize, prev_end: f64, reach: f64) -> Vec<Note> {
     let max_nominal = machine
         .nominal_caches
         .iter()
@@ -725,7 +834,7 @@ fn missing_level_notes(machine: &MachineInfo, n_cache: usize, prev_end: f64, rea
     let mut notes = Vec::new();
     for level in (n_cache as u32 + 1)..=max_nominal {
         if let Some(n) = machine.nominal_data_cache(level) {
-            notes.push(format!(
+            let text = format!(
                 "L{level} (nominal {}): no plateau of its own; past L{} ({}) latency reaches memory \
                  level by {}, so it adds at most {} of usable capacity here{}",
                 kib(n.size_bytes as f64),
@@ -738,7 +847,8 @@ fn missing_level_notes(machine: &MachineInfo, n_cache: usize, prev_end: f64, rea
                 } else {
                     ""
                 }
-            ));
+            );
+            notes.push(note("cache", &format!("l{level}-no-plateau"), text));
         }
     }
     notes
@@ -805,15 +915,19 @@ fn memory_latency(
 }
 
 /// The note for a chase buffer that was not all huge pages, if so.
-fn huge_page_note(huge_fraction: Option<f64>) -> Option<String> {
+fn huge_page_note(huge_fraction: Option<f64>) -> Option<Note> {
     let f = huge_fraction?;
     (f < 0.9).then(|| {
-        format!(
-            "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
+        note(
+            "cache",
+            "huge-pages-partial",
+            format!(
+                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
              and after the sweep (THP refused, or a hypervisor mapping or splitting them into 4 KiB \
              pages); TLB misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
              show up as an extra level",
-            f * 100.0
+                f * 100.0
+            ),
         )
     })
 }
@@ -825,7 +939,7 @@ fn huge_page_note(huge_fraction: Option<f64>) -> Option<String> {
 /// the caches or memory, and kept at it while the point was re-measured).
 /// When either concerns a good share of the curve, the figures are flagged
 /// instead of trusted.
-pub fn busy_note(pts: &[RawPoint]) -> Option<String> {
+pub fn busy_note(pts: &[RawPoint]) -> Option<Note> {
     let unsettled = pts
         .iter()
         .filter(|p| {
@@ -844,10 +958,10 @@ pub fn busy_note(pts: &[RawPoint]) -> Option<String> {
     }
     let n = pts.len();
     (n >= 6 && (3 * unsettled > n || 10 * inverted > n)).then(|| {
-        format!(
+        note("cache", "busy", format!(
             "cache: the machine was busy: {unsettled} of {n} sizes did not settle (best three samples \
              more than 2% apart) and {inverted} were slower than a larger size; sizes and latencies may be off"
-        )
+        ))
     })
 }
 
@@ -954,9 +1068,9 @@ mod tests {
             a.levels
         );
         assert!(
-            a.notes
-                .iter()
-                .any(|n| n.starts_with("L1: effective size") && n.contains("private")),
+            a.notes.iter().any(
+                |n| n.code == "cache.l1-short-private" && n.text.starts_with("cache: L1: effective size")
+            ),
             "{:?}",
             a.notes
         );
@@ -972,7 +1086,7 @@ mod tests {
         let none = [(None, None), (None, None)];
         let a = analyze_curves(&vm_curve(), None, none, None, Some(1.0), &machine());
         assert!(
-            !a.notes.iter().any(|n| n.contains("whole number")),
+            !a.notes.iter().any(|n| n.code == "cache.cycles-not-whole"),
             "{:?}",
             a.notes
         );
@@ -982,7 +1096,12 @@ mod tests {
             p.mhz = vec![2300.0, 2300.0];
         }
         let a = analyze_curves(&c, None, none, None, Some(1.0), &machine());
-        let n: Vec<&String> = a.notes.iter().filter(|n| n.contains("whole number")).collect();
+        let n: Vec<&str> = a
+            .notes
+            .iter()
+            .filter(|n| n.code == "cache.cycles-not-whole")
+            .map(|n| n.text.as_str())
+            .collect();
         assert_eq!(n.len(), 1, "{:?}", a.notes);
         assert!(n[0].contains("4.60 cycles") && n[0].contains("8% below"), "{n:?}");
         // No cycle figure, or one within the tolerance: nothing to say.
@@ -992,7 +1111,10 @@ mod tests {
         };
         assert!(whole_cycle_note(&[lvl(None)]).is_none());
         assert!(whole_cycle_note(&[lvl(Some(4.85))]).is_none());
-        assert!(whole_cycle_note(&[lvl(Some(5.3))]).unwrap().contains("6% above"));
+        assert!(whole_cycle_note(&[lvl(Some(5.3))])
+            .unwrap()
+            .text
+            .contains("6% above"));
         assert!(whole_cycle_note(&[]).is_none());
     }
 
@@ -1045,7 +1167,7 @@ mod tests {
         assert!(
             a.notes
                 .iter()
-                .any(|n| n.contains("L3") && n.contains("no plateau")),
+                .any(|n| n.code == "cache.l3-no-plateau" && n.text.contains("no plateau")),
             "{:?}",
             a.notes
         );
@@ -1064,7 +1186,10 @@ mod tests {
         assert!(busy_note(&b.points).is_some());
         let a = analyze_curves(&b, None, [(None, None), (None, None)], None, None, &machine());
         assert!(a.levels.iter().all(|l| l.verdict == Verdict::Noisy));
-        assert!(a.notes.iter().any(|n| n.contains("busy")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.code == "cache.busy" && n.text.contains("busy")));
         // Points whose samples never settled.
         let mut u = c;
         for q in u.points.iter_mut().step_by(2) {
@@ -1093,7 +1218,10 @@ mod tests {
                 ..Default::default()
             });
             let a = analyze(&p).unwrap();
-            let flagged = a.notes.iter().any(|n| n.contains("other CPUs were 60% busy"));
+            let flagged = a
+                .notes
+                .iter()
+                .any(|n| n.code == "cache.neighbours-busy" && n.text.contains("other CPUs were 60% busy"));
             assert_eq!(flagged, busy > NEIGHBOUR_BUSY_LIMIT);
             assert_eq!(a.levels.iter().all(|l| l.verdict == Verdict::Noisy), flagged);
         }
@@ -1106,7 +1234,10 @@ mod tests {
         let a = analyze_curves(&c, None, [(None, None), (None, None)], None, None, &machine());
         assert_eq!(a.levels.len(), 2);
         assert!(a.memory.is_none());
-        assert!(a.notes.iter().any(|n| n.contains("at least")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.code.ends_with("-size-lower-bound") && n.text.contains("at least")));
     }
 
     /// A synthetic latency curve (ported from the first plateau finder's

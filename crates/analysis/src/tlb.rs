@@ -18,7 +18,51 @@
 use crate::levels::{point_cycles, Plateau};
 use crate::segments::{clean, crossing, segments, SegOptions, Segment};
 use crate::stats::median;
-use hwcal_model::{Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verdict};
+use hwcal_model::note::analysis as note;
+use hwcal_model::{Note, Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verdict};
+
+/// Every code of a TLB analysis note (`{N}`: the level), with what it says.
+/// Codes are stable: scripts match them (README "Note codes").
+pub const NOTE_CODES: [(&str, &str); 9] = [
+    (
+        "tlb.huge-unseen",
+        "the TLB does not see huge pages: levels measured against the dense baseline",
+    ),
+    (
+        "tlb.baseline-has-misses",
+        "the huge-page baseline has TLB misses and there is no dense one: 4 KiB levels understated",
+    ),
+    (
+        "tlb.l{N}-baseline-disagree",
+        "the two baselines place the level's step more than 12.5% apart",
+    ),
+    ("tlb.no-level", "no step in the 4 KiB curve: no TLB level found"),
+    (
+        "tlb.huge-missing",
+        "2 MiB pages not obtained (or seen as 4 KiB): no huge-page TLB figures",
+    ),
+    (
+        "tlb.huge-range",
+        "how far the 2 MiB curve was measured (and whether a step was found)",
+    ),
+    (
+        "tlb.l{N}-4k-nominal-disagree",
+        "a 4 KiB-page level's entries differ from the nominal count by over 12.5%",
+    ),
+    (
+        "tlb.l{N}-2m-nominal-disagree",
+        "a 2 MiB-page level's entries differ from the nominal count by over 12.5%",
+    ),
+    (
+        "tlb.neighbours-busy",
+        "the other CPUs were busy (levels marked noisy)",
+    ),
+];
+
+/// The patterns of [`NOTE_CODES`] (what a re-analysis replaces).
+pub fn note_patterns() -> Vec<&'static str> {
+    NOTE_CODES.iter().map(|c| c.0).collect()
+}
 
 pub use hwcal_model::curve::{
     TLB_BASELINE as BASELINE, TLB_DENSE as DENSE, TLB_HUGE as HUGE, TLB_HUGE_FRACTION as HUGE_FRACTION,
@@ -210,7 +254,8 @@ pub struct TlbAnalysis {
     pub baseline_ok: bool,
     pub levels: Vec<TlbLevel>,
     pub comparison: Vec<TlbHugePageComparison>,
-    pub notes: Vec<String>,
+    /// Coded notes (see [`NOTE_CODES`]).
+    pub notes: Vec<Note>,
     /// Difference curves (4 KiB, 2 MiB) and their plateaus, for plots.
     pub small: Vec<DiffPoint>,
     pub small_plateaus: Vec<Plateau>,
@@ -250,16 +295,20 @@ fn small_levels(
 }
 
 /// A note for each level the two baselines place more than 12.5% apart.
-fn cross_check(primary: &[TlbLevel], other: &[TlbLevel]) -> Vec<String> {
+fn cross_check(primary: &[TlbLevel], other: &[TlbLevel]) -> Vec<Note> {
     primary
         .iter()
         .zip(other)
         .filter(|(a, b)| (b.entries as f64 / a.entries.max(1) as f64 - 1.0).abs() > 0.125)
         .map(|(a, b)| {
-            format!(
-                "tlb: level {} reads {} entries against the huge-page baseline but {} against the dense \
-                 one; the cache behaviour of the two baselines differs near that step",
-                a.level, a.entries, b.entries
+            note(
+                "tlb",
+                &format!("l{}-baseline-disagree", a.level),
+                format!(
+                    "tlb: level {} reads {} entries against the huge-page baseline but {} against the dense \
+                     one; the cache behaviour of the two baselines differs near that step",
+                    a.level, a.entries, b.entries
+                ),
             )
         })
         .collect()
@@ -280,18 +329,27 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
         l.nominal_entries = Some(n.entries);
         let r = l.entries as f64 / n.entries as f64;
         if (r - 1.0).abs() > 0.125 {
-            a.notes.push(format!(
-                "tlb: level {} ({} pages) measured {} entries, {} says {} ({:+.0}%)",
+            let what = format!(
+                "l{}-{}-nominal-disagree",
                 l.level,
-                if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
-                l.entries,
-                if n.source == "table" {
-                    "the per-core table"
-                } else {
-                    "CPUID"
-                },
-                n.entries,
-                (r - 1.0) * 100.0
+                if l.page_bytes >= 2 << 20 { "2m" } else { "4k" }
+            );
+            a.notes.push(note(
+                "tlb",
+                &what,
+                format!(
+                    "tlb: level {} ({} pages) measured {} entries, {} says {} ({:+.0}%)",
+                    l.level,
+                    if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
+                    l.entries,
+                    if n.source == "table" {
+                        "the per-core table"
+                    } else {
+                        "CPUID"
+                    },
+                    n.entries,
+                    (r - 1.0) * 100.0
+                ),
             ));
         }
     }
@@ -320,21 +378,23 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         (Some(b), _) if huge_ok => (b, "huge_pages"),
         (_, Some(d)) => {
             if huge_base.is_some() {
-                a.notes.push(
+                a.notes.push(note(
+                    "tlb",
+                    "huge-unseen",
                     "tlb: the TLB does not see huge pages here (refused, or backed by 4 KiB pages \
-                     underneath); levels measured against the dense baseline"
-                        .into(),
-                );
+                     underneath); levels measured against the dense baseline",
+                ));
             }
             (d, "dense")
         }
         (Some(b), None) => {
-            a.notes.push(
+            a.notes.push(note(
+                "tlb",
+                "baseline-has-misses",
                 "tlb: the huge-page baseline has TLB misses of its own (huge pages refused, or backed by \
                  4 KiB pages underneath), and this profile has no dense baseline; the 4 KiB levels are \
-                 understated or missing"
-                    .into(),
-            );
+                 understated or missing",
+            ));
             (b, "huge_pages")
         }
         (None, None) => return None,
@@ -370,15 +430,19 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         }
     }
     if a.levels.is_empty() {
-        a.notes
-            .push("tlb: no step in the 4 KiB curve: no TLB level found in the measured range".into());
+        a.notes.push(note(
+            "tlb",
+            "no-level",
+            "tlb: no step in the 4 KiB curve: no TLB level found in the measured range",
+        ));
     }
     a.small_plateaus = pl;
     if !huge_ok || frac(2.0).is_some_and(|f| f < 0.9) {
-        a.notes.push(
-            "tlb: 2 MiB pages were not obtained (or the TLB saw 4 KiB pages in them); no huge-page TLB figures"
-                .into(),
-        );
+        a.notes.push(note(
+            "tlb",
+            "huge-missing",
+            "tlb: 2 MiB pages were not obtained (or the TLB saw 4 KiB pages in them); no huge-page TLB figures",
+        ));
     } else if let (Some(h), Some(base)) = (p.raw_curve(HUGE), huge_base) {
         a.huge = difference(h, base);
         let (mut lv, pl) = levels(&a.huge, 2 << 20);
@@ -386,10 +450,14 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             l.baseline = Some("huge_pages".into());
         }
         let max = a.huge.last().map_or(0.0, |q| q.pages);
-        a.notes.push(format!(
-            "tlb: 2 MiB pages measured up to {max:.0} pages ({:.0} MiB){}",
-            max * 2.0,
-            if lv.is_empty() { "; no step found" } else { "" }
+        a.notes.push(note(
+            "tlb",
+            "huge-range",
+            format!(
+                "tlb: 2 MiB pages measured up to {max:.0} pages ({:.0} MiB){}",
+                max * 2.0,
+                if lv.is_empty() { "; no step found" } else { "" }
+            ),
         ));
         a.levels.extend(lv);
         a.huge_plateaus = pl;
@@ -474,7 +542,10 @@ mod tests {
         let last = a.comparison.last().unwrap();
         assert!(last.pages > 14000, "{}", last.pages);
         assert!((last.penalty_ns - 11.8).abs() < 0.2);
-        assert!(a.notes.iter().any(|n| n.contains("2 MiB pages measured up to")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.text.contains("2 MiB pages measured up to")));
     }
 
     /// Zen 3 without huge pages, against the dense baseline: a sharp
@@ -534,7 +605,10 @@ mod tests {
         p.raw.push(curve(SMALL, |_| 2.05, 4096.0));
         let a = analyze(&p).unwrap();
         assert!(a.levels.is_empty());
-        assert!(a.notes.iter().any(|n| n.contains("no TLB level")));
+        assert!(a
+            .notes
+            .iter()
+            .any(|n| n.code == "tlb.no-level" && n.text.contains("no TLB level")));
         assert!(analyze(&Profile::default()).is_none());
     }
 }

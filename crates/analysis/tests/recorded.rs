@@ -50,7 +50,7 @@ fn check_quiet_cache(name: &str) {
     assert!((l2.latency_cycles.unwrap() - 16.0).abs() <= 1.5);
     // Quiet runs: L1 in whole cycles, so the clock cross-check stays silent.
     assert!(
-        !a.notes.iter().any(|n| n.contains("not a whole number")),
+        !a.notes.iter().any(|n| n.code == "cache.cycles-not-whole"),
         "{:?}",
         a.notes
     );
@@ -75,7 +75,7 @@ fn check_quiet_cache(name: &str) {
     assert!(
         a.notes
             .iter()
-            .any(|n| n.starts_with("L3") && n.contains("no plateau")),
+            .any(|n| n.code == "cache.l3-no-plateau" && n.text.starts_with("cache: L3")),
         "{:?}",
         a.notes
     );

@@ -118,6 +118,25 @@ fn compare_prints_ratios_side_by_side() {
         .stdout
         .clone();
     assert_eq!(String::from_utf8(by_host).unwrap(), out);
+    // The same comparison for scripts: one object per row, the notes.
+    let json = e
+        .hwcal()
+        .args(["db", "compare", "--json", &a.to_string(), &b.to_string()])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let mem = rows
+        .iter()
+        .find(|r| r["figure"] == "memory latency" && r["unit"] == "ns")
+        .unwrap();
+    assert!((mem["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9);
+    assert_eq!(mem["verdict"], "worse");
+    assert!(v["a"].as_str().unwrap().contains("synthetic-0"));
+    assert!(v["notes"].is_array());
     e.hwcal()
         .args(["db", "compare", "host:synthetic-0", "host:nowhere"])
         .assert()

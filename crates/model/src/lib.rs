@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod cores;
 pub mod curve;
+pub mod figure;
 pub mod note;
 pub mod plausible;
 /// Synthetic profiles for tests (feature `test-support`).
@@ -18,6 +19,7 @@ pub mod plausible;
 pub mod sample;
 mod units;
 
+pub use figure::{Direction, Figure, FigureUnit};
 pub use note::{Note, Severity};
 pub use units::{axis_bytes, human_bytes, measured_bytes, parse_size};
 #[cfg(feature = "schema")]
@@ -123,6 +125,10 @@ pub struct Profile {
     /// older profiles hold plain strings, which still load (see `note`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<Note>,
+    /// Named figures of probes without a typed section of their own (see
+    /// `figure`): rendered and compared generically.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<Figure>,
     /// Raw measured curves; analysis is a pure function of these.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub raw: Vec<RawCurve>,

@@ -134,23 +134,48 @@ pub fn refresh(notes: &mut Vec<Note>, probe: &str, codes: &[&str], fresh: Vec<No
     notes.extend(fresh);
 }
 
-/// Replace a probe's analysis notes (code `{probe}.analysis`) by the
-/// analysis's fresh texts, each led by `probe: ` where it is not already
-/// (the cache and TLB analyses word their notes as plain text).
-pub fn refresh_analysis(notes: &mut Vec<Note>, probe: &str, texts: Vec<String>) {
-    let prefix = format!("{probe}:");
-    let fresh = texts
-        .into_iter()
-        .map(|n| {
-            let text = if n.starts_with(&prefix) {
-                n
-            } else {
-                format!("{probe}: {n}")
+/// A warning of a probe's analysis: code `{probe}.{what}`, text led by
+/// `{probe}: ` where it is not already (the cache and TLB analyses word
+/// their notes about a level as `L2: ...`; the profile prints them with
+/// the probe's name first, as it always did).
+pub fn analysis(probe: &str, what: &str, text: impl Into<String>) -> Note {
+    let text = text.into();
+    let text = if text.starts_with(&format!("{probe}:")) {
+        text
+    } else {
+        format!("{probe}: {text}")
+    };
+    Note::warning(probe, what, text)
+}
+
+/// Whether `code` is one of the codes a documented pattern stands for:
+/// `{N}` in the pattern matches a level number (one or more digits), every
+/// other character itself (`cache.l{N}-no-plateau` matches
+/// `cache.l3-no-plateau`).
+pub fn code_matches(pattern: &str, code: &str) -> bool {
+    match pattern.split_once("{N}") {
+        None => pattern == code,
+        Some((head, tail)) => {
+            let Some(rest) = code.strip_prefix(head) else {
+                return false;
             };
-            Note::warning(probe, "analysis", text)
-        })
-        .collect();
-    refresh(notes, probe, &[&format!("{probe}.analysis")], fresh);
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            digits > 0 && code_matches(tail, &rest[digits..])
+        }
+    }
+}
+
+/// Replace a probe's analysis notes by the analysis's fresh ones: the
+/// notes of `probe` whose code matches one of `patterns` (see
+/// [`code_matches`]) and the generic `{probe}.analysis` of profiles
+/// written before the codes were specific. Other notes of the probe (the
+/// measuring run's own) stay.
+pub fn refresh_analysis(notes: &mut Vec<Note>, probe: &str, patterns: &[&str], fresh: Vec<Note>) {
+    let generic = format!("{probe}.analysis");
+    notes.retain(|n| {
+        !(n.probe == probe && (n.code == generic || patterns.iter().any(|p| code_matches(p, &n.code))))
+    });
+    notes.extend(fresh);
 }
 
 #[cfg(test)]
@@ -197,6 +222,39 @@ mod tests {
         );
         let t: Vec<String> = v.iter().map(|n| n.to_string()).collect();
         assert_eq!(t, ["mem: 4 KiB pages", "cache: b", "mem: noisy: c"]);
+    }
+
+    #[test]
+    fn code_patterns_match_level_numbers_only() {
+        assert!(code_matches("cache.l{N}-no-plateau", "cache.l3-no-plateau"));
+        assert!(code_matches("cache.l{N}-no-plateau", "cache.l12-no-plateau"));
+        assert!(!code_matches("cache.l{N}-no-plateau", "cache.l-no-plateau"));
+        assert!(!code_matches("cache.l{N}-no-plateau", "cache.lx-no-plateau"));
+        assert!(!code_matches("cache.l{N}-no-plateau", "cache.l3-no-plateau-x"));
+        assert!(code_matches("cache.busy", "cache.busy"));
+        assert!(!code_matches("cache.busy", "cache.busy2"));
+    }
+
+    #[test]
+    fn analysis_refresh_replaces_coded_and_generic_notes() {
+        let mut v = vec![
+            Note::legacy("cache: old plain note"),
+            Note::warning("cache", "l2-short-private", "cache: L2: short"),
+            Note::warning("cache", "huge_pages", "cache: the run's own note"),
+            Note::legacy("tlb: b"),
+        ];
+        let fresh = vec![analysis("cache", "l3-no-plateau", "L3 (nominal 32 MiB): none")];
+        refresh_analysis(&mut v, "cache", &["cache.l{N}-short-private"], fresh);
+        let t: Vec<&str> = v.iter().map(|n| n.text.as_str()).collect();
+        assert_eq!(
+            t,
+            [
+                "cache: the run's own note",
+                "tlb: b",
+                "cache: L3 (nominal 32 MiB): none"
+            ]
+        );
+        assert_eq!(v[2].code, "cache.l3-no-plateau");
     }
 }
 

@@ -271,7 +271,7 @@ pub fn full_profile(variant: u32) -> Profile {
     });
     p.notes = vec![crate::Note::warning(
         "cache",
-        "analysis",
+        "l3-no-plateau",
         "L3: sysfs says 105 MiB, latency reaches DRAM level past ~5 MiB",
     )];
     p.raw = vec![

@@ -1,5 +1,6 @@
-//! The Calibrator's plot files and hwcal's SVG plots for the cache and TLB
-//! probes.
+//! The Calibrator's plot files and hwcal's SVG plot files for the cache
+//! and TLB probes: renderings of the plots [`crate::plots`] builds (the
+//! same plots the HTML report draws), plus each `.data` file's columns.
 //!
 //! The Calibrator writes `NAME.cache-miss-latency.{data,gp}`,
 //! `NAME.cache-replace-time.{data,gp}` and `NAME.TLB-miss-latency.{data,gp}`;
@@ -11,8 +12,8 @@
 //! is chosen at the top of each script (SVG, built into every gnuplot; a
 //! commented PNG line to swap in).
 
-use crate::svg::{Marker, Plot, Series};
-use crate::text::human_bytes;
+use crate::plots::{self, Side};
+use crate::svg::{Marker, Plot};
 use hwcal_analysis::{cache as can, levels::point_cycles, tlb as tan};
 use hwcal_model::{Profile, RawCurve};
 use std::fmt::Write;
@@ -67,10 +68,115 @@ fn gp_head(prefix: &str, what: &str, title: &str) -> String {
     s
 }
 
-/// A `plot` command of the series that have data (none without: no
-/// legend entry for a series that was not measured); `None` if none has.
-fn plot_line(series: &[String]) -> Option<String> {
-    (!series.is_empty()).then(|| format!("plot {}", series.join(", \\\n     ")))
+/// A number for a gnuplot coordinate: whole numbers (page counts) as
+/// integers, others to three decimals.
+fn gp_num(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A plot spec's x on the script's axis: KiB for a byte axis (The
+/// Calibrator's unit), the value itself otherwise.
+fn gp_x(plot: &Plot, x: f64) -> String {
+    if plot.x_bytes {
+        format!("{:.3}", x / 1024.0)
+    } else {
+        gp_num(x)
+    }
+}
+
+/// One series' block of the data file: its rows (tab-separated columns,
+/// the header documents them) and the columns the script plots.
+struct Block {
+    rows: Vec<String>,
+    using: &'static str,
+}
+
+/// The `.data` + `.gp` pair of one plot: the data file is `header` then one
+/// block per series of `spec` (gnuplot `index` i), the script draws what
+/// `spec` holds — title, axes, every series by its name, every marker.
+fn gnuplot_pair(spec: &Plot, prefix: &str, what: &str, header: &str, blocks: &[Block]) -> [File; 2] {
+    debug_assert_eq!(blocks.len(), spec.series.len());
+    let name = gp_quote(base_name(prefix));
+    let mut d = String::from(header);
+    for (i, b) in blocks.iter().enumerate() {
+        if i > 0 {
+            let _ = writeln!(d, "\n");
+        }
+        for r in &b.rows {
+            let _ = writeln!(d, "{r}");
+        }
+    }
+    let mut g = gp_head(prefix, what, &spec.title);
+    if spec.log_x {
+        let _ = writeln!(g, "set logscale x 2");
+    }
+    if spec.x_bytes {
+        let _ = writeln!(g, "set xlabel '{} (KiB)'", gp_quote(&spec.x_label));
+        let _ = writeln!(g, "set format x '%.0f'");
+    } else {
+        let _ = writeln!(g, "set xlabel '{}'", gp_quote(&spec.x_label));
+    }
+    let _ = writeln!(g, "set ylabel '{}'", gp_quote(&spec.y_label));
+    if spec.log_y {
+        let _ = writeln!(g, "set logscale y 10");
+    } else {
+        // As the SVG: a linear y axis reaches down to zero at least.
+        let _ = writeln!(g, "set yrange [*<0:*]");
+    }
+    for m in &spec.markers {
+        match m {
+            Marker::X(x, label) => {
+                let x = gp_x(spec, *x);
+                let _ = writeln!(
+                    g,
+                    "set arrow from first {x}, graph 0 to first {x}, graph 1 nohead lc rgb 'gray50'"
+                );
+                let _ = writeln!(
+                    g,
+                    "set label '{}' at first {x}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
+                    gp_quote(label)
+                );
+            }
+            Marker::Y(y, label) => {
+                let _ = writeln!(
+                    g,
+                    "set arrow from graph 0, first {y:.4} to graph 1, first {y:.4} nohead lc rgb 'gray50' dt 2"
+                );
+                let _ = writeln!(
+                    g,
+                    "set label '{}' at graph 0.99, first {y:.4} right offset 0,0.6 font ',9'",
+                    gp_quote(label)
+                );
+            }
+        }
+    }
+    // Only series with data: no legend entry for what was not measured.
+    let series: Vec<String> = spec
+        .series
+        .iter()
+        .zip(blocks)
+        .enumerate()
+        .filter(|(_, (s, _))| !s.points.is_empty())
+        .map(|(i, (s, b))| {
+            format!(
+                "'{name}.{what}.data' index {i} using {} with linespoints pt {} ps 0.6 title '{}'",
+                b.using,
+                if i == 0 { 7 } else { 5 },
+                gp_quote(&s.name)
+            )
+        })
+        .collect();
+    if !series.is_empty() {
+        let _ = writeln!(g, "plot {}", series.join(", \\\n     "));
+    }
+    [
+        (format!("{prefix}.{what}.data"), d),
+        (format!("{prefix}.{what}.gp"), g),
+    ]
 }
 
 /// The Calibrator's six files for whatever the profile holds (four for a
@@ -78,83 +184,48 @@ fn plot_line(series: &[String]) -> Option<String> {
 pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
     let mut out = Vec::new();
     if let Some(lat) = p.raw_curve(can::LATENCY).filter(|c| !c.points.is_empty()) {
-        out.extend(cache_miss_latency_files(p, prefix, lat));
-        out.extend(cache_replace_time_files(p, prefix, lat));
+        if let Some(spec) = plots::cache_latency(&Side::single(p)) {
+            out.extend(cache_miss_latency_files(&spec, prefix, lat));
+        }
+        if let Some(spec) = plots::cache_replace_time(p) {
+            out.extend(cache_replace_time_files(p, &spec, prefix, lat));
+        }
     }
-    if let Some(a) = tan::analyze(p).filter(|a| !a.small.is_empty() || !a.huge.is_empty()) {
-        out.extend(tlb_miss_latency_files(p, prefix, &a));
+    if let Some(a) = tan::analyze(p) {
+        if let Some(spec) = plots::tlb_penalty(p, &a) {
+            out.extend(tlb_miss_latency_files(&spec, prefix, &a));
+        }
     }
     out
 }
 
-/// A vertical line and label at each cache level's size (x in KiB).
-fn level_marks(g: &mut String, p: &Profile, what: impl Fn(&hwcal_model::CacheLevel) -> String) {
-    for c in p.caches.iter().flatten() {
-        let x = c.size_bytes as f64 / 1024.0;
-        let _ = writeln!(
-            g,
-            "set arrow from first {x:.3}, graph 0 to first {x:.3}, graph 1 nohead lc rgb 'gray50'"
-        );
-        let _ = writeln!(
-            g,
-            "set label '{}' at first {x:.3}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
-            gp_quote(&what(c))
-        );
-    }
-}
-
 /// Miss latency: the latency curve with the levels marked.
-fn cache_miss_latency_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File; 2] {
-    let name = gp_quote(base_name(prefix));
+fn cache_miss_latency_files(spec: &Plot, prefix: &str, lat: &RawCurve) -> [File; 2] {
     let mut d = String::new();
     let _ = writeln!(d, "# hwcal cache: random dependent chase, minimum over samples");
     let _ = writeln!(d, "# size_bytes\tsize_KiB\tns_per_load\tcycles_per_load");
-    for q in &lat.points {
-        let _ = writeln!(
-            d,
-            "{:.0}\t{:.3}\t{:.4}\t{}",
-            q.x,
-            q.x / 1024.0,
-            q.y,
-            fmt_opt(point_cycles(q))
-        );
-    }
-    let mut g = gp_head(prefix, "cache-miss-latency", "cache latency vs working set");
-    let _ = writeln!(g, "set logscale x 2");
-    let _ = writeln!(g, "set xlabel 'working set (KiB)'");
-    let _ = writeln!(g, "set format x '%.0f'");
-    let _ = writeln!(g, "set ylabel 'ns per load'");
-    let _ = writeln!(g, "set logscale y 10");
-    level_marks(&mut g, p, |c| {
-        format!("L{} {}", c.level, human_bytes(c.size_bytes))
-    });
-    let _ = writeln!(
-        g,
-        "plot '{name}.cache-miss-latency.data' using 2:3 with linespoints pt 7 ps 0.6 title 'ns per load'"
-    );
-    [
-        (format!("{prefix}.cache-miss-latency.data"), d),
-        (format!("{prefix}.cache-miss-latency.gp"), g),
-    ]
+    let rows = lat
+        .points
+        .iter()
+        .map(|q| {
+            format!(
+                "{:.0}\t{:.3}\t{:.4}\t{}",
+                q.x,
+                q.x / 1024.0,
+                q.y,
+                fmt_opt(point_cycles(q))
+            )
+        })
+        .collect();
+    let blocks = [Block { rows, using: "2:3" }];
+    gnuplot_pair(spec, prefix, "cache-miss-latency", &d, &blocks)
 }
 
-/// Replace time, from the curves: each working set's time per load over
-/// an L1 hit, with misses back to back (the latency chase) and, where it
-/// was measured, with an idle gap between loads (`cache.gap`, less the
-/// gap itself: its smallest working set); each level's figures marked.
-fn cache_replace_time_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File; 2] {
-    let name = gp_quote(base_name(prefix));
-    let l1 = p
-        .caches
-        .iter()
-        .flatten()
-        .next()
-        .map(|c| c.latency_ns)
-        .filter(|v| v.is_finite())
-        .unwrap_or_else(|| lat.points.iter().map(|q| q.y).fold(f64::INFINITY, f64::min));
-    let gap = p
-        .raw_curve(hwcal_model::curve::CACHE_GAP)
-        .filter(|c| c.points.len() >= 2);
+/// Replace time: the data of [`plots::cache_replace_time`], each block with
+/// the raw time per load beside the plotted time over an L1 hit.
+fn cache_replace_time_files(p: &Profile, spec: &Plot, prefix: &str, lat: &RawCurve) -> [File; 2] {
+    let l1 = plots::l1_hit_ns(p, lat);
+    let gap = plots::gap_curve(p);
     let mut d = String::new();
     let _ = writeln!(
         d,
@@ -171,62 +242,27 @@ fn cache_replace_time_files(p: &Profile, prefix: &str, lat: &RawCurve) -> [File;
         );
     }
     let _ = writeln!(d, "# size_bytes\tsize_KiB\tns_per_load\tns_over_L1");
-    for q in &lat.points {
-        let _ = writeln!(d, "{:.0}\t{:.3}\t{:.4}\t{:.4}", q.x, q.x / 1024.0, q.y, q.y - l1);
-    }
-    let mut series = vec![format!(
-        "'{name}.cache-replace-time.data' index 0 using 2:4 with linespoints pt 7 ps 0.6 title 'replace time (misses back to back)'"
-    )];
-    if let Some(gap) = gap {
-        let base = gap.points.iter().map(|q| q.y).fold(f64::INFINITY, f64::min);
-        let _ = writeln!(d, "\n");
-        for q in &gap.points {
-            let _ = writeln!(
-                d,
-                "{:.0}\t{:.3}\t{:.4}\t{:.4}",
-                q.x,
-                q.x / 1024.0,
-                q.y,
-                q.y - base
-            );
-        }
-        series.push(format!(
-            "'{name}.cache-replace-time.data' index 1 using 2:4 with linespoints pt 5 ps 0.8 title 'miss latency (idle gap)'"
-        ));
-    }
-    let mut g = gp_head(prefix, "cache-replace-time", "cache replace time vs working set");
-    let _ = writeln!(g, "set logscale x 2");
-    let _ = writeln!(g, "set xlabel 'working set (KiB)'");
-    let _ = writeln!(g, "set format x '%.0f'");
-    let _ = writeln!(g, "set ylabel 'ns per load over an L1 hit'");
-    let _ = writeln!(g, "set yrange [0:*]");
-    level_marks(&mut g, p, |c| {
-        format!(
-            "L{} {}{}",
-            c.level,
-            human_bytes(c.size_bytes),
-            c.replace_time_ns
-                .map_or(String::new(), |r| format!(", replace {r:.1} ns"))
-        )
-    });
-    if let Some(line) = plot_line(&series) {
-        let _ = writeln!(g, "{line}");
-    }
-    [
-        (format!("{prefix}.cache-replace-time.data"), d),
-        (format!("{prefix}.cache-replace-time.gp"), g),
-    ]
+    let block = |c: &RawCurve, base: f64| Block {
+        rows: c
+            .points
+            .iter()
+            .map(|q| format!("{:.0}\t{:.3}\t{:.4}\t{:.4}", q.x, q.x / 1024.0, q.y, q.y - base))
+            .collect(),
+        using: "2:4",
+    };
+    let mut blocks = vec![block(lat, l1)];
+    blocks.extend(gap.map(|(g, base)| block(g, base)));
+    gnuplot_pair(spec, prefix, "cache-replace-time", &d, &blocks)
 }
 
 /// TLB miss latency: the penalty over the baseline (the same lines without
 /// TLB misses: in huge pages the TLB sees, or packed densely) for 4 KiB and
 /// 2 MiB pages (one gnuplot index per page size measured), with the
 /// detected entry counts marked.
-fn tlb_miss_latency_files(p: &Profile, prefix: &str, a: &tan::TlbAnalysis) -> [File; 2] {
-    let name = gp_quote(base_name(prefix));
-    let sets: Vec<(&str, &Vec<tan::DiffPoint>)> = [("4 KiB pages", &a.small), ("2 MiB pages", &a.huge)]
+fn tlb_miss_latency_files(spec: &Plot, prefix: &str, a: &tan::TlbAnalysis) -> [File; 2] {
+    let sets: Vec<&Vec<tan::DiffPoint>> = [&a.small, &a.huge]
         .into_iter()
-        .filter(|(_, set)| !set.is_empty())
+        .filter(|set| !set.is_empty())
         .collect();
     let mut d = String::new();
     let _ = writeln!(d, "# hwcal tlb: one dependent load per page, random page order");
@@ -234,170 +270,52 @@ fn tlb_miss_latency_files(p: &Profile, prefix: &str, a: &tan::TlbAnalysis) -> [F
         d,
         "# penalty = pages of this size - the same number of lines without TLB misses (baseline)"
     );
-    let indexes: Vec<String> = sets
+    let indexes: Vec<String> = spec
+        .series
         .iter()
         .enumerate()
-        .map(|(i, (what, _))| format!("index {i}: {what}"))
+        .map(|(i, s)| format!("index {i}: {}", s.name))
         .collect();
     let _ = writeln!(d, "# {}", indexes.join("; "));
     let _ = writeln!(d, "# pages\ttest_ns\tbaseline_ns\tpenalty_ns\tpenalty_cycles");
-    let mut series = Vec::new();
-    for (i, (what, set)) in sets.iter().enumerate() {
-        if i > 0 {
-            let _ = writeln!(d, "\n");
-        }
-        for q in set.iter() {
-            let _ = writeln!(
-                d,
-                "{:.0}\t{:.4}\t{:.4}\t{:.4}\t{}",
-                q.pages,
-                q.test_ns,
-                q.base_ns,
-                q.diff_ns,
-                fmt_opt(q.diff_cycles)
-            );
-        }
-        series.push(format!(
-            "'{name}.TLB-miss-latency.data' index {i} using 1:4 with linespoints pt {} ps 0.6 title '{what}'",
-            if i == 0 { 7 } else { 5 }
-        ));
-    }
-    let mut g = gp_head(prefix, "TLB-miss-latency", "TLB penalty vs pages touched");
-    let _ = writeln!(g, "set logscale x 2");
-    let _ = writeln!(g, "set xlabel 'pages touched (one load per page)'");
-    let _ = writeln!(g, "set ylabel 'ns per access over the baseline'");
-    for l in p.tlbs.iter().flatten() {
-        let _ = writeln!(
-            g,
-            "set arrow from first {0}, graph 0 to first {0}, graph 1 nohead lc rgb 'gray50'",
-            l.entries
-        );
-        let _ = writeln!(
-            g,
-            "set label '{} {} entries' at first {}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
-            if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
-            l.entries,
-            l.entries
-        );
-    }
-    if let Some(line) = plot_line(&series) {
-        let _ = writeln!(g, "{line}");
-    }
-    [
-        (format!("{prefix}.TLB-miss-latency.data"), d),
-        (format!("{prefix}.TLB-miss-latency.gp"), g),
-    ]
+    let blocks: Vec<Block> = sets
+        .iter()
+        .map(|set| Block {
+            rows: set
+                .iter()
+                .map(|q| {
+                    format!(
+                        "{:.0}\t{:.4}\t{:.4}\t{:.4}\t{}",
+                        q.pages,
+                        q.test_ns,
+                        q.base_ns,
+                        q.diff_ns,
+                        fmt_opt(q.diff_cycles)
+                    )
+                })
+                .collect(),
+            using: "1:4",
+        })
+        .collect();
+    gnuplot_pair(spec, prefix, "TLB-miss-latency", &d, &blocks)
 }
 
-/// SVG plots (file name, contents) for the cache and TLB data of a profile.
+/// SVG plots (file name, contents) for the cache and TLB data of a profile:
+/// the same plots as the gnuplot files and the HTML report draw.
 pub fn svg_plots(p: &Profile) -> Vec<File> {
     let mut out = Vec::new();
-    if let Some(lat) = p.raw_curve(can::LATENCY) {
-        out.push(("cache-latency.svg".into(), cache_latency_svg(p, lat)));
-        if let Some(svg) = line_size_svg(p) {
-            out.push(("cache-line-size.svg".into(), svg));
+    if p.raw_curve(can::LATENCY).is_some() {
+        if let Some(plot) = plots::cache_latency(&Side::single(p)) {
+            out.push(("cache-latency.svg".into(), plot.render()));
+        }
+        if let Some(plot) = plots::line_size(p) {
+            out.push(("cache-line-size.svg".into(), plot.render()));
         }
     }
-    if let Some(a) = tan::analyze(p) {
-        out.push(("tlb-penalty.svg".into(), tlb_penalty_svg(p, &a)));
+    if let Some(plot) = tan::analyze(p).and_then(|a| plots::tlb_penalty(p, &a)) {
+        out.push(("tlb-penalty.svg".into(), plot.render()));
     }
     out
-}
-
-/// The latency curve on log-log axes, with each cache level's size and
-/// latency (and memory's latency) marked, so the plateaus can be checked
-/// against the levels the analysis reported.
-fn cache_latency_svg(p: &Profile, lat: &RawCurve) -> String {
-    let mut plot = Plot {
-        title: "Cache latency vs working set (random dependent chase)".into(),
-        x_label: "working set".into(),
-        y_label: "ns per load".into(),
-        log_x: true,
-        log_y: true,
-        x_bytes: true,
-        ..Default::default()
-    };
-    plot.series.push(Series {
-        name: "ns per load".into(),
-        points: lat.points.iter().map(|q| (q.x, q.y)).collect(),
-    });
-    for c in p.caches.iter().flatten() {
-        plot.markers.push(Marker::X(
-            c.size_bytes as f64,
-            format!("L{} {}", c.level, human_bytes(c.size_bytes)),
-        ));
-        plot.markers.push(Marker::Y(
-            c.latency_ns,
-            format!("L{} {:.2} ns", c.level, c.latency_ns),
-        ));
-    }
-    if let Some(m) = &p.memory {
-        plot.markers
-            .push(Marker::Y(m.latency_ns, format!("memory {:.1} ns", m.latency_ns)));
-    }
-    plot.render()
-}
-
-/// The line-size test's curves (pair of loads |d| bytes apart, missing L1
-/// or all caches, forward and backward); None when none was recorded.
-fn line_size_svg(p: &Profile) -> Option<String> {
-    let mut lines = Plot {
-        title: "Line size: dependent pair of loads d bytes apart".into(),
-        x_label: "|d| (bytes)".into(),
-        y_label: "ns per pair".into(),
-        log_x: true,
-        log_y: true,
-        ..Default::default()
-    };
-    for t in [1, 2] {
-        for fwd in [true, false] {
-            if let Some(c) = p.raw_curve(&can::line_id(t, fwd)) {
-                lines.series.push(Series {
-                    name: format!(
-                        "{} {}",
-                        if t == 1 { "misses L1" } else { "misses all caches" },
-                        if fwd { "+d" } else { "-d" }
-                    ),
-                    points: c.points.iter().map(|q| (q.x.abs(), q.y)).collect(),
-                });
-            }
-        }
-    }
-    (!lines.series.is_empty()).then(|| lines.render())
-}
-
-/// The TLB penalty (pages of each size minus the same lines in huge pages)
-/// against pages touched, with each TLB level's entry count marked.
-fn tlb_penalty_svg(p: &Profile, a: &tan::TlbAnalysis) -> String {
-    let mut plot = Plot {
-        title: "TLB penalty: pages of each size minus the same lines without TLB misses".into(),
-        x_label: "pages touched".into(),
-        y_label: "ns per access".into(),
-        log_x: true,
-        ..Default::default()
-    };
-    plot.series.push(Series {
-        name: "4 KiB pages".into(),
-        points: a.small.iter().map(|q| (q.pages, q.diff_ns)).collect(),
-    });
-    if !a.huge.is_empty() {
-        plot.series.push(Series {
-            name: "2 MiB pages".into(),
-            points: a.huge.iter().map(|q| (q.pages, q.diff_ns)).collect(),
-        });
-    }
-    for l in p.tlbs.iter().flatten() {
-        plot.markers.push(Marker::X(
-            l.entries as f64,
-            format!(
-                "{} L{} {}",
-                if l.page_bytes >= 2 << 20 { "2M" } else { "4K" },
-                l.level,
-                l.entries
-            ),
-        ));
-    }
-    plot.render()
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@
 //! TLB curves; context switch vs processes; bandwidth vs threads). A
 //! comparison overlays two runs on the same plots and tabulates B / A.
 
-use crate::compare::{compare, fmt_ratio, machine_label, Comparison};
-use crate::svg::{Marker, Plot, Series};
+use crate::compare::{compare, fmt_ratio, machine_label, Comparison, Mark};
+use crate::plots::{cache_latency as cache_plot, curve_points, tlb_curves as tlb_plot, Side};
+use crate::svg::{Plot, Series};
 use crate::text::human_bytes;
 use crate::{format_utc, Exporter, ReportError};
 use hwcal_model::*;
@@ -666,6 +667,23 @@ fn io_table(io: &IoResult) -> String {
     s
 }
 
+/// Named figures of probes without a section of their own.
+fn figures_table(f: &[Figure]) -> String {
+    let rows: Vec<Vec<String>> = f
+        .iter()
+        .map(|f| {
+            vec![
+                esc(&f.probe),
+                esc(&f.name),
+                f.value
+                    .map_or("-".into(), |v| esc(&crate::compare::Unit::from(f.unit).format(v))),
+                verdict(f.verdict),
+            ]
+        })
+        .collect();
+    table_l(&["probe", "figure", "value", "verdict"], &rows, 2)
+}
+
 fn notes_list<T: std::fmt::Display>(notes: &[T]) -> String {
     let mut s = String::from("<ul class=\"notes\">\n");
     for n in notes {
@@ -676,158 +694,6 @@ fn notes_list<T: std::fmt::Display>(notes: &[T]) -> String {
 }
 
 // ---------------------------------------------------------------- plots
-
-/// One run's contribution to the plots; `tag` prefixes series names in a
-/// comparison ("A", "B"), empty for a single run.
-struct Side<'a> {
-    tag: &'a str,
-    p: &'a Profile,
-}
-
-impl Side<'_> {
-    fn name(&self, s: &str) -> String {
-        if self.tag.is_empty() {
-            s.to_string()
-        } else {
-            format!("{}: {s}", self.tag)
-        }
-    }
-}
-
-/// Add the markers of all sides (tag, marker) to a plot. A marker both runs
-/// share (same place, same text) is drawn once, untagged; the others get
-/// their run's tag so two close lines can be told apart.
-fn add_markers(plot: &mut Plot, tagged: Vec<(&str, Marker)>) {
-    let same = |x: &Marker, y: &Marker| match (x, y) {
-        (Marker::X(a, s), Marker::X(b, t)) | (Marker::Y(a, s), Marker::Y(b, t)) => a == b && s == t,
-        _ => false,
-    };
-    let mut done = vec![false; tagged.len()];
-    for i in 0..tagged.len() {
-        if done[i] {
-            continue;
-        }
-        let (tag, m) = &tagged[i];
-        let mut shared = false;
-        for j in i + 1..tagged.len() {
-            if !done[j] && tagged[j].0 != *tag && same(m, &tagged[j].1) {
-                done[j] = true;
-                shared = true;
-            }
-        }
-        let label = |s: &str| {
-            if tag.is_empty() || shared {
-                s.to_string()
-            } else {
-                format!("{tag} {s}")
-            }
-        };
-        plot.markers.push(match m {
-            Marker::X(v, s) => Marker::X(*v, label(s)),
-            Marker::Y(v, s) => Marker::Y(*v, label(s)),
-        });
-    }
-}
-
-fn curve_points(c: &RawCurve) -> Vec<(f64, f64)> {
-    c.points.iter().map(|p| (p.x, p.y)).collect()
-}
-
-/// Cache latency vs working set, log-log, the levels marked where their
-/// plateaus end and the memory plateau drawn.
-fn cache_plot(sides: &[Side]) -> Option<Plot> {
-    let mut plot = Plot {
-        title: "Load latency vs working-set size (random pointer chase)".into(),
-        x_label: "working set".into(),
-        y_label: "ns per load".into(),
-        log_x: true,
-        log_y: true,
-        x_bytes: true,
-        ..Default::default()
-    };
-    let mut markers = Vec::new();
-    for s in sides {
-        let Some(c) = s.p.raw_curve(hwcal_model::curve::CACHE_LATENCY) else {
-            continue;
-        };
-        plot.series.push(Series {
-            name: s.name("latency"),
-            points: curve_points(c),
-        });
-        for l in s.p.caches.iter().flatten() {
-            markers.push((
-                s.tag,
-                Marker::X(
-                    l.size_bytes as f64,
-                    format!("L{} {}", l.level, human_bytes(l.size_bytes)),
-                ),
-            ));
-        }
-        if let Some(m) = &s.p.memory {
-            markers.push((
-                s.tag,
-                Marker::Y(m.latency_ns, format!("memory {:.0} ns", m.latency_ns)),
-            ));
-        }
-    }
-    add_markers(&mut plot, markers);
-    (!plot.series.is_empty()).then_some(plot)
-}
-
-/// The TLB measurement curves (the 4 KiB test, each baseline, the 2 MiB
-/// test; not the run's diagnostics), named for what they are, with the
-/// detected TLB reaches marked when the x axis counts pages.
-fn tlb_plot(sides: &[Side]) -> Option<Plot> {
-    let mut plot = Plot {
-        title: "TLB: access time vs pages touched".into(),
-        log_x: true,
-        ..Default::default()
-    };
-    let mut markers = Vec::new();
-    for s in sides {
-        let used = s.p.tlbs.iter().flatten().find_map(|t| t.baseline.clone());
-        let named = [
-            (hwcal_analysis::tlb::SMALL, "4 KiB pages"),
-            (hwcal_analysis::tlb::BASELINE, "same lines in huge pages"),
-            (hwcal_analysis::tlb::DENSE, "as many lines packed densely"),
-            (hwcal_analysis::tlb::HUGE, "one line per 2 MiB page"),
-        ];
-        let curves: Vec<&RawCurve> = named.iter().filter_map(|(id, _)| s.p.raw_curve(id)).collect();
-        for c in &curves {
-            if plot.x_label.is_empty() {
-                plot.x_label = c.x_label.clone();
-                plot.y_label = "ns per access".into();
-            }
-            let label = named.iter().find(|(id, _)| *id == c.id).map_or("", |n| n.1);
-            let is_used = match used.as_deref() {
-                Some("dense") => c.id == hwcal_analysis::tlb::DENSE,
-                Some(_) => c.id == hwcal_analysis::tlb::BASELINE,
-                None => false,
-            };
-            plot.series.push(Series {
-                name: s.name(&format!(
-                    "{label}{}",
-                    if is_used { " (baseline used)" } else { "" }
-                )),
-                points: curve_points(c),
-            });
-        }
-        let pages_axis = curves.iter().any(|c| c.x_label.to_lowercase().contains("page"));
-        if pages_axis {
-            for t in s.p.tlbs.iter().flatten() {
-                markers.push((
-                    s.tag,
-                    Marker::X(
-                        t.entries as f64,
-                        format!("L{} {}: {}", t.level, human_bytes(t.page_bytes), t.entries),
-                    ),
-                ));
-            }
-        }
-    }
-    add_markers(&mut plot, markers);
-    (!plot.series.is_empty()).then_some(plot)
-}
 
 fn ctx_plot(sides: &[Side]) -> Option<Plot> {
     let mut plot = Plot {
@@ -1254,6 +1120,9 @@ pub fn report(p: &Profile, title: &str) -> String {
     if let Some(io) = &p.io {
         add("io", "I/O", io_table(io));
     }
+    if !p.figures.is_empty() {
+        add("figures", "Other figures", figures_table(&p.figures));
+    }
     let others = other_plots(&sides);
     if !others.is_empty() {
         add(
@@ -1277,9 +1146,10 @@ fn comparison_table(c: &Comparison) -> String {
         .rows
         .iter()
         .map(|r| {
-            let (class, word) = match r.b_is_better(0.05) {
-                Some(true) => (" class=\"better\"", "B better"),
-                Some(false) => (" class=\"worse\"", "B worse"),
+            let (class, word) = match r.mark(crate::compare::VERDICT_THRESHOLD) {
+                Some(m @ Mark::Better) => (" class=\"better\"", m.word()),
+                Some(m @ Mark::Worse) => (" class=\"worse\"", m.word()),
+                Some(m @ Mark::Noisy) => (" class=\"noisy\"", m.word()),
                 None => ("", ""),
             };
             vec![

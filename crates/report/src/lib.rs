@@ -8,6 +8,7 @@ use hwcal_model::Profile;
 pub mod calibrator;
 pub mod compare;
 pub mod html;
+pub mod plots;
 pub mod repeat;
 pub mod runs;
 pub mod sanitize;

@@ -66,11 +66,32 @@ pub fn summary(p: &Profile) -> String {
     if let Some(io) = &p.io {
         s += &io_section(io);
     }
+    if !p.figures.is_empty() {
+        s += &figures(&p.figures);
+    }
     if !p.notes.is_empty() {
         s += "\nnotes:\n";
         for n in &p.notes {
             let _ = writeln!(s, "  - {n}");
         }
+    }
+    s
+}
+
+/// Named figures of probes without a section of their own, one line each.
+pub fn figures(f: &[Figure]) -> String {
+    let mut s = String::from("\nfigures:\n");
+    let w = f
+        .iter()
+        .map(|f| f.probe.len() + f.name.len() + 2)
+        .max()
+        .unwrap_or(0);
+    for f in f {
+        let value = f
+            .value
+            .map_or("-".into(), |v| crate::compare::Unit::from(f.unit).format(v));
+        let what = format!("{}: {}", f.probe, f.name);
+        let _ = writeln!(s, "  {what:<w$}  {value:>14}{}", noisy_mark(f.verdict));
     }
     s
 }

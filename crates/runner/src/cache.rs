@@ -533,6 +533,11 @@ pub fn apply(p: &mut Profile) -> bool {
     p.memory = a.memory;
     // The analysis words its notes; every one of them is replaced on a
     // re-analysis (old profiles' plain `cache: ` notes included).
-    hwcal_model::note::refresh_analysis(&mut p.notes, "cache", a.notes);
+    hwcal_model::note::refresh_analysis(
+        &mut p.notes,
+        "cache",
+        &hwcal_analysis::cache::note_patterns(),
+        a.notes,
+    );
     true
 }

@@ -94,7 +94,8 @@ pub fn plan(
 }
 
 /// Merge a probe's profile fragment into the run's profile: its measured
-/// sections replace the profile's, its notes and raw curves are appended.
+/// sections replace the profile's, its notes, named figures and raw curves
+/// are appended.
 /// The fragment's machine, harness and command are the run's already.
 pub fn absorb(p: &mut Profile, frag: Profile) {
     fn put<T>(dst: &mut Option<T>, src: Option<T>) {
@@ -113,6 +114,7 @@ pub fn absorb(p: &mut Profile, frag: Profile) {
     put(&mut p.context_switch, frag.context_switch);
     put(&mut p.io, frag.io);
     p.notes.extend(frag.notes);
+    p.figures.extend(frag.figures);
     p.raw.extend(frag.raw);
 }
 

@@ -375,6 +375,11 @@ pub fn apply(p: &mut Profile) -> bool {
     p.tlb_huge_pages = Some(a.comparison);
     // The analysis words its notes; every one of them is replaced on a
     // re-analysis (old profiles' plain `tlb: ` notes included).
-    hwcal_model::note::refresh_analysis(&mut p.notes, "tlb", a.notes);
+    hwcal_model::note::refresh_analysis(
+        &mut p.notes,
+        "tlb",
+        &hwcal_analysis::tlb::note_patterns(),
+        a.notes,
+    );
     true
 }

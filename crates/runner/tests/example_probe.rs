@@ -1,14 +1,19 @@
 //! Adding a probe: one registry entry plus the probe's own measuring and
 //! analysis code. This example (not shipped) adds a branch-mispredict probe
 //! next to the registered ones; nothing else is edited, and the run's
-//! profile, its re-analysis, the notes in the text summary, the JSON and
-//! the HTML report (its raw curve is plotted with the other probes') all
-//! pick it up. A probe whose figures deserve their own table still needs
-//! its fields in `hwcal_model::Profile` and the exporters' tables.
+//! profile, its re-analysis, the text summary (its figure and its note),
+//! the JSON, the HTML report (its figure in a table, its raw curve
+//! plotted) and the comparison of two runs (text, JSON and HTML) all pick
+//! it up: the probe states its results as named figures
+//! (`hwcal_model::Figure`), which every exporter renders generically. A
+//! probe whose figures deserve a table of their own layout still needs its
+//! fields in `hwcal_model::Profile` and the exporters' tables.
 
 use hwcal_model::note::refresh;
-use hwcal_model::{Note, Profile, RawCurve, RawPoint};
-use hwcal_report::{html::HtmlExporter, Exporter, JsonExporter, TextExporter};
+use hwcal_model::{figure, Direction, Figure, FigureUnit, Note, Profile, RawCurve, RawPoint};
+use hwcal_report::compare::{compare, comparison_json, comparison_text};
+use hwcal_report::html::{compare_report, HtmlExporter};
+use hwcal_report::{Exporter, JsonExporter, TextExporter};
 use hwcal_runner::{
     absorb, plan, probes, select, Machine, Plan, ProbeEntry, Progress, Real, RunConfig, Silent,
 };
@@ -23,16 +28,19 @@ const BRANCH: ProbeEntry = ProbeEntry {
     plan: |_, _| {
         Some(Box::new(Branch {
             patterns: vec![1, 2, 4, 8],
+            flush_ns: 15.0,
         }))
     },
     analyze,
 };
 
 /// The plan: branch patterns to time (period of the taken/not-taken
-/// sequence; a real probe would time a kernel per pattern).
+/// sequence; a real probe would time a kernel per pattern), and the cost
+/// of a flush on this (pretend) machine.
 #[derive(Debug)]
 struct Branch {
     patterns: Vec<u32>,
+    flush_ns: f64,
 }
 
 impl Plan for Branch {
@@ -45,7 +53,7 @@ impl Plan for Branch {
             .iter()
             .map(|&k| RawPoint {
                 x: k as f64,
-                y: if k >= 8 { 16.0 } else { 1.0 },
+                y: if k >= 8 { 1.0 + self.flush_ns } else { 1.0 },
                 ..Default::default()
             })
             .collect();
@@ -63,7 +71,8 @@ impl Plan for Branch {
     }
 }
 
-/// The analysis: the cost is the step of the curve; a note carries it.
+/// The analysis: the cost is the step of the curve; a named figure and a
+/// note carry it.
 fn analyze(p: &mut Profile) -> bool {
     let Some(c) = p.raw_curve(CURVE) else { return false };
     let ys: Vec<f64> = c.points.iter().map(|q| q.y).collect();
@@ -74,7 +83,27 @@ fn analyze(p: &mut Profile) -> bool {
         format!("branch: a mispredict costs {cost:.1} ns"),
     );
     refresh(&mut p.notes, "branch", &["branch.cost"], vec![note]);
+    let cost = Figure::new(
+        "branch",
+        "cost",
+        "mispredict cost",
+        cost,
+        FigureUnit::Ns,
+        Direction::Lower,
+    );
+    figure::refresh(&mut p.figures, "branch", vec![cost]);
     true
+}
+
+/// A run of the registered branch probe with the given flush cost.
+fn run_branch(flush_ns: f64) -> Profile {
+    let plan = Branch {
+        patterns: vec![1, 2, 4, 8],
+        flush_ns,
+    };
+    let mut p = Profile::new("hwcal run --only branch", 0);
+    absorb(&mut p, Real.run(&BRANCH, &plan, &Silent).unwrap());
+    p
 }
 
 #[test]
@@ -89,15 +118,56 @@ fn a_new_probe_is_one_registry_entry() {
     for (entry, plan) in &plans {
         absorb(&mut p, Real.run(entry, plan.as_ref(), &Silent).unwrap());
     }
+    // Text: the figure and the note.
     let text = String::from_utf8(TextExporter.export(&p).unwrap()).unwrap();
     assert!(text.contains("  - branch: a mispredict costs 15.0 ns"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("branch: mispredict cost") && l.ends_with("15.00 ns")),
+        "{text}"
+    );
+    // JSON: the note's code, the figure, the raw curve.
     let json = String::from_utf8(JsonExporter.export(&p).unwrap()).unwrap();
     assert!(json.contains("\"code\": \"branch.cost\"") && json.contains(CURVE));
+    assert!(json.contains("\"id\": \"branch.cost\"") && json.contains("\"unit\": \"ns\""));
+    // HTML: the note, the figure's table, the curve's plot.
     let html = String::from_utf8(HtmlExporter::default().export(&p).unwrap()).unwrap();
     assert!(html.contains("a mispredict costs") && html.contains("pattern period"));
+    assert!(html.contains("id=\"figures\"") && html.contains("<td class=\"l\">mispredict cost</td>"));
+    assert!(html.contains("15.00 ns"));
 
-    // Offline re-analysis (`hwcal analyze`) refreshes the note, no copy.
+    // Offline re-analysis (`hwcal analyze`) refreshes the note and the
+    // figure, no copies.
     let mut back = hwcal_model::parse_profile(json.as_bytes()).unwrap();
     assert!((BRANCH.analyze)(&mut back));
     assert_eq!(back.notes, p.notes);
+    assert_eq!(back.figures, p.figures);
+}
+
+#[test]
+fn a_new_probe_is_compared_without_edits() {
+    // A machine whose mispredicts cost twice as much.
+    let (a, b) = (run_branch(15.0), run_branch(30.0));
+    let c = compare(&a, &b);
+    let row = c
+        .rows
+        .iter()
+        .find(|r| r.figure == "branch: mispredict cost")
+        .expect("the new probe's figure is compared");
+    assert_eq!(row.ratio(), Some(2.0));
+    assert_eq!(row.b_is_better(0.05), Some(false), "a higher cost is worse");
+    let text = comparison_text(&c, "a", "b");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("branch: mispredict cost") && l.contains("2.000×") && l.ends_with("B worse")),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&comparison_json(&c, "a", "b")).unwrap();
+    assert!(v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["figure"] == "branch: mispredict cost" && r["verdict"] == "worse" && r["ratio"] == 2.0));
+    let html = compare_report(&a, "a", &b, "b");
+    assert!(html.contains("branch: mispredict cost") && html.contains("2.000×"));
 }

@@ -371,6 +371,9 @@ pub enum DbCommand {
         a: String,
         /// Run B, likewise.
         b: String,
+        /// Print the comparison as JSON (rows with a, b, ratio, verdict; notes).
+        #[arg(long)]
+        json: bool,
     },
     /// A stored run's JSON profile (raw curves included), or runs as a CSV or Markdown table
     /// (one row per run; every run when none is named).

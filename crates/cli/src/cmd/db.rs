@@ -28,16 +28,17 @@ pub fn run(a: DbArgs) -> Result<()> {
             Ok(())
         }
         DbCommand::Site { dir } => crate::cmd::site::run(&dir),
-        DbCommand::Compare { a, b } => {
+        DbCommand::Compare { a, b, json } => {
             let (db, ia) = open_with(&a)?;
             let ib = parse_id(&db, &b)?;
             let (pa, pb) = (get(&db, ia)?, get(&db, ib)?);
             let (pa, pb) = (inert_profile(&pa), inert_profile(&pb));
             let c = compare::compare(&pa, &pb);
-            crate::out!(
-                "{}",
-                compare::comparison_text(&c, &run_label(ia, &pa), &run_label(ib, &pb))
-            );
+            let (la, lb) = (run_label(ia, &pa), run_label(ib, &pb));
+            if json {
+                return write_output("-", &compare::comparison_json(&c, &la, &lb));
+            }
+            crate::out!("{}", compare::comparison_text(&c, &la, &lb));
             Ok(())
         }
         DbCommand::Export {

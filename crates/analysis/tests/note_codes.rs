@@ -1,0 +1,105 @@
+//! The cache and TLB analysis note codes are a contract with scripts: the
+//! list is pinned here (a renamed code fails this test), every note the
+//! analyses emit on the recorded fixtures carries a listed code, and the
+//! README documents each one.
+
+use hwcal_analysis::{cache, tlb};
+use hwcal_model::note::code_matches;
+use hwcal_model::{MachineInfo, Note, Profile, RawCurve};
+
+const CACHE: [&str; 15] = [
+    "cache.no-plateau",
+    "cache.l{N}-size-lower-bound",
+    "cache.l{N}-short-shared",
+    "cache.l{N}-short-private",
+    "cache.l{N}-over-nominal",
+    "cache.l{N}-line-nominal-disagree",
+    "cache.l{N}-line-prefetched",
+    "cache.l{N}-line-unmeasured",
+    "cache.l{N}-no-plateau",
+    "cache.tlb-share",
+    "cache.no-memory",
+    "cache.busy",
+    "cache.neighbours-busy",
+    "cache.huge-pages-partial",
+    "cache.cycles-not-whole",
+];
+
+const TLB: [&str; 9] = [
+    "tlb.huge-unseen",
+    "tlb.baseline-has-misses",
+    "tlb.l{N}-baseline-disagree",
+    "tlb.no-level",
+    "tlb.huge-missing",
+    "tlb.huge-range",
+    "tlb.l{N}-4k-nominal-disagree",
+    "tlb.l{N}-2m-nominal-disagree",
+    "tlb.neighbours-busy",
+];
+
+#[test]
+fn the_code_lists_are_stable() {
+    assert_eq!(cache::note_patterns(), CACHE);
+    assert_eq!(tlb::note_patterns(), TLB);
+}
+
+#[test]
+fn the_readme_documents_every_code() {
+    let readme = include_str!("../../../README.md");
+    for code in CACHE.iter().chain(&TLB) {
+        assert!(readme.contains(&format!("| `{code}` |")), "README lacks {code}");
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Fixture {
+    machine: Option<MachineInfo>,
+    raw: Vec<RawCurve>,
+}
+
+fn load(name: &str) -> Profile {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let f: Fixture = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    Profile {
+        machine: f.machine,
+        raw: f.raw,
+        ..Default::default()
+    }
+}
+
+fn assert_coded(notes: &[Note], probe: &str, patterns: &[&str]) {
+    for n in notes {
+        assert_eq!(n.probe, probe, "{n:?}");
+        assert!(
+            patterns.iter().any(|p| code_matches(p, &n.code)),
+            "unlisted code {}: {}",
+            n.code,
+            n.text
+        );
+        assert!(n.text.starts_with(&format!("{probe}: ")), "{}", n.text);
+    }
+}
+
+#[test]
+fn every_note_on_the_fixtures_has_a_listed_code() {
+    let mut seen = Vec::new();
+    for name in [
+        "cache-quiet.json",
+        "cache-quiet-2.json",
+        "cache-interference.json",
+    ] {
+        let a = cache::analyze(&load(name)).unwrap();
+        assert_coded(&a.notes, "cache", &CACHE);
+        seen.extend(a.notes.into_iter().map(|n| n.code));
+    }
+    for name in ["tlb-1.json", "tlb-2.json", "tlb-3.json", "zen3-dense.json"] {
+        let Some(a) = tlb::analyze(&load(name)) else {
+            continue;
+        };
+        assert_coded(&a.notes, "tlb", &TLB);
+        seen.extend(a.notes.into_iter().map(|n| n.code));
+    }
+    // The reference VM's 105 MiB nominal L3 has no plateau of its own: the
+    // code a script would look for, spelled out.
+    assert!(seen.iter().any(|c| c == "cache.l3-no-plateau"), "{seen:?}");
+}
