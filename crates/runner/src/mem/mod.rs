@@ -27,6 +27,7 @@ use std::time::Instant;
 
 mod short;
 mod sweep;
+pub mod syntax;
 
 use short::run_short;
 use sweep::run_sweep;
