@@ -1331,8 +1331,9 @@ mod tests {
         // though the machine states an L3 (the guided search looks for it).
         let mut c = synthetic(&[(49152.0, 2.0), (2097152.0, 6.5)], 145.0, 4.0, 4e8, 0.01);
         for p in &mut c.points {
-            if p.x > 2.5 * 1048576.0 && p.x < 16.0 * 1048576.0 {
-                p.y = 6.5 + (145.0 - 6.5) * ((p.x / 2.5e6f64).log2() / 3.0).min(1.0);
+            if p.x > 2.0 * 1048576.0 && p.x < 16.0 * 1048576.0 {
+                p.y = 6.5 + (145.0 - 6.5) * ((p.x / 2097152.0).log2() / 3.0).min(1.0);
+                p.samples = vec![p.y, p.y * 1.01];
             }
         }
         let got = sizes(&c, &machine());

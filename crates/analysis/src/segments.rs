@@ -209,9 +209,20 @@ pub fn segments_guided(
     let s = clean(ys);
     let mut flat = flat_points(xs, &s, o);
     if let Some(a) = alt.filter(|a| a.len() >= n && a[..n].iter().all(|v| v.is_finite())) {
+        // Flat in the second unit counts only where the first climbs by
+        // less than twice the flat slope: a core clock that drifts by a
+        // third (turbo on a busy host) can make a stretch of the ramp to
+        // memory, which climbs faster, look flat in cycles, and the level
+        // then swallows the ramp and memory with it.
         let sa = clean(&a[..n]);
-        for (f, g) in flat.iter_mut().zip(flat_points(xs, &sa, o)) {
-            *f |= g;
+        let loose = SegOptions {
+            slope_abs: 2.0 * o.slope_abs,
+            slope_rel: 2.0 * o.slope_rel,
+            ..*o
+        };
+        let near = flat_points(xs, &s, &loose);
+        for ((f, g), m) in flat.iter_mut().zip(flat_points(xs, &sa, o)).zip(near) {
+            *f |= g && m;
         }
     }
     let close = |v: &[f64], a: (usize, usize), b: (usize, usize)| {

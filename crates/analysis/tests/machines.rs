@@ -14,7 +14,9 @@
 //!   run`s on such a guest on other days (the same core, another host
 //!   load): the L3 share held still only from ~2 to ~3.3 MiB
 //!   (`short-l3`), was entered by a 0.6-octave ramp past an L2 edge
-//!   smeared by a neighbour (`ramp-edge`), or ran to 25 MiB (`long-l3`).
+//!   smeared by a neighbour (`ramp-edge`), or ran to 25 MiB (`long-l3`);
+//!   in `clock-drift` the core clock moved between 2.2 and 3.0 GHz during
+//!   the sweep, so the ramp to memory looked flat in cycles.
 
 use hwcal_analysis::{cache, tlb};
 use hwcal_model::{MachineInfo, Profile, RawCurve, TlbLevel};
