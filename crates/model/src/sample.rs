@@ -47,6 +47,7 @@ pub fn full_profile(variant: u32) -> Profile {
         ],
         nominal_tlbs: vec![],
         identity: None,
+        ..Default::default()
     });
     p.harness = Some(HarnessInfo {
         timer: "tsc".into(),
@@ -55,6 +56,7 @@ pub fn full_profile(variant: u32) -> Profile {
         tsc_mhz: Some(2000.0),
         pinned_cpu: Some(1),
         enough_ns: 20_000.0,
+        ..Default::default()
     });
     p.clock = Some(ClockResult {
         core_mhz: mhz,

@@ -222,10 +222,9 @@ fn machine_kv(m: &MachineInfo) -> String {
         .iter()
         .map(|n| format!("node {}: CPUs {:?}", n.node, n.cpus))
         .collect();
-    kv(&[
-        ("host", esc(&m.hostname)),
-        ("CPU", esc(&m.cpu_model_name)),
-        (
+    let ident = match crate::text::arm_cpu(m) {
+        Some(arm) => ("vendor, part, revision", esc(&arm)),
+        None => (
             "vendor / family / model / stepping",
             esc(&format!(
                 "{} / {} / {} / {}",
@@ -235,6 +234,11 @@ fn machine_kv(m: &MachineInfo) -> String {
                 opt(m.cpu_stepping)
             )),
         ),
+    };
+    let mut rows = vec![
+        ("host", esc(&m.hostname)),
+        ("CPU", esc(&m.cpu_model_name)),
+        ident,
         ("architecture", esc(&m.arch)),
         (
             "CPUs",
@@ -271,11 +275,21 @@ fn machine_kv(m: &MachineInfo) -> String {
                 nodes.join("; ")
             }),
         ),
-        (
+    ];
+    if let Some(p) = crate::text::page_sizes(m) {
+        rows.push(("pages", esc(&p)));
+    }
+    if let Some(e) = &m.emulation {
+        rows.push(("emulation", esc(&format!("{e}: timings describe the emulator"))));
+    }
+    // x86 only: Arm has no TSC.
+    if !m.is_arm() {
+        rows.push((
             "invariant TSC",
             (if m.invariant_tsc { "yes" } else { "no" }).into(),
-        ),
-    ])
+        ));
+    }
+    kv(&rows)
 }
 
 /// The caches the system reports (not measured), headed by where the
@@ -313,7 +327,10 @@ fn harness_table(h: &HarnessInfo) -> String {
         ("timer", esc(&h.timer)),
         ("resolution", format!("{:.2} ns", h.timer_resolution_ns)),
         ("read overhead", format!("{:.1} ns", h.timer_overhead_ns)),
-        ("TSC", h.tsc_mhz.map_or("-".into(), |t| format!("{t:.1} MHz"))),
+        match h.counter_mhz {
+            Some(_) => ("counter", esc(crate::text::counter(h).trim_start_matches(", "))),
+            None => ("TSC", h.tsc_mhz.map_or("-".into(), |t| format!("{t:.1} MHz"))),
+        },
         (
             "pinned to",
             h.pinned_cpu.map_or("no CPU".into(), |c| format!("CPU {c}")),

@@ -78,15 +78,25 @@ pub fn summary(p: &Profile) -> String {
 pub fn machine(m: &MachineInfo) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "machine:");
-    let _ = writeln!(
-        s,
-        "  cpu        {} ({}, family {} model {} stepping {})",
-        m.cpu_model_name,
-        m.cpu_vendor,
-        m.cpu_family.map_or("?".into(), |v| v.to_string()),
-        m.cpu_model.map_or("?".into(), |v| v.to_string()),
-        m.cpu_stepping.map_or("?".into(), |v| v.to_string()),
-    );
+    match arm_cpu(m) {
+        Some(arm) => {
+            let _ = writeln!(s, "  cpu        {} ({arm})", m.cpu_model_name);
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "  cpu        {} ({}, family {} model {} stepping {})",
+                m.cpu_model_name,
+                m.cpu_vendor,
+                m.cpu_family.map_or("?".into(), |v| v.to_string()),
+                m.cpu_model.map_or("?".into(), |v| v.to_string()),
+                m.cpu_stepping.map_or("?".into(), |v| v.to_string()),
+            );
+        }
+    }
+    if let Some(e) = &m.emulation {
+        let _ = writeln!(s, "  emulation  {e}: timings describe the emulator");
+    }
     let _ = writeln!(
         s,
         "  cpus       {} logical, online {:?}",
@@ -126,11 +136,18 @@ pub fn machine(m: &MachineInfo) -> String {
             nodes.join("; ")
         }
     );
-    let _ = writeln!(
-        s,
-        "  invariant TSC {}",
-        if m.invariant_tsc { "yes" } else { "no" }
-    );
+    if let Some(pages) = page_sizes(m) {
+        let _ = writeln!(s, "  pages      {pages}");
+    }
+    // x86 only: Arm has no TSC (its generic counter is invariant by
+    // architecture).
+    if !m.is_arm() {
+        let _ = writeln!(
+            s,
+            "  invariant TSC {}",
+            if m.invariant_tsc { "yes" } else { "no" }
+        );
+    }
     if !m.nominal_caches.is_empty() {
         let _ = writeln!(s, "  nominal caches ({}):", m.nominal_caches[0].source);
         let _ = writeln!(s, "    level type         size      line  ways  shared by");
@@ -150,16 +167,61 @@ pub fn machine(m: &MachineInfo) -> String {
     s
 }
 
+/// An Arm CPU's identification in words (implementer, MIDR part number and
+/// Arm's `rVpR` revision); `None` for an x86 machine, whose CPUID
+/// family/model/stepping are shown instead.
+pub(crate) fn arm_cpu(m: &MachineInfo) -> Option<String> {
+    if !m.is_arm() {
+        return None;
+    }
+    Some(match &m.midr {
+        Some(r) => format!(
+            "{}, part {:#05x} r{}p{}",
+            m.cpu_vendor, r.part, r.variant, r.revision
+        ),
+        None => m.cpu_vendor.clone(),
+    })
+}
+
+/// The base page and the huge page sizes, where they are not x86's
+/// (shown for every Arm machine, and any with other than 4 KiB pages).
+pub(crate) fn page_sizes(m: &MachineInfo) -> Option<String> {
+    let base = m.page_bytes?;
+    if base == 4096 && !m.is_arm() {
+        return None;
+    }
+    let huge: Vec<String> = m.hugepage_sizes.iter().map(|&b| human_bytes(b)).collect();
+    Some(format!(
+        "base {}{}",
+        human_bytes(base),
+        if huge.is_empty() {
+            String::new()
+        } else {
+            format!(", huge {}", huge.join(", "))
+        }
+    ))
+}
+
 pub fn harness(h: &HarnessInfo) -> String {
     format!(
-        "harness:\n  timer {} (resolution {:.2} ns, read overhead {:.1} ns){}, pinned to {}, enough = {:.0} µs\n",
+        "harness:\n  timer {} (resolution {:.2} ns, read overhead {:.1} ns){}{}, pinned to {}, enough = {:.0} µs\n",
         h.timer,
         h.timer_resolution_ns,
         h.timer_overhead_ns,
         h.tsc_mhz.map_or(String::new(), |t| format!(", TSC {t:.1} MHz")),
+        counter(h),
         h.pinned_cpu.map_or("no CPU".into(), |c| format!("CPU {c}")),
         h.enough_ns / 1e3
     )
+}
+
+/// Arm's generic counter rate, and CNTFRQ_EL0's claim where it was wrong.
+pub(crate) fn counter(h: &HarnessInfo) -> String {
+    match (h.counter_mhz, h.counter_stated_mhz) {
+        (Some(c), Some(s)) => format!(", counter {c:.1} MHz (measured; CNTFRQ_EL0 says {s:.1})"),
+        (Some(c), None) => format!(", counter {c:.1} MHz"),
+        _ => String::new(),
+    }
 }
 
 pub fn clock(c: &ClockResult) -> String {
