@@ -451,9 +451,13 @@ mod tests {
             assert_eq!(counts(8, l.n, 4.0), counts(8, plans[0].n, 4.0));
         }
         // Little memory: fewer pages, never below 64, and within half of it.
-        let l = layout(8192, 256, 1 << 30, PageSizes::for_base(64 << 10));
-        assert!(l.n >= 64 && l.n < 8192 && l.small_len * 9 / 4 + l.pages.huge <= 1 << 29);
+        let l = layout(8192, 256, 2 << 30, PageSizes::for_base(64 << 10));
+        assert!(
+            l.n >= 64 && l.n < 8192 && l.small_len * 9 / 4 + l.pages.huge <= 1 << 30,
+            "{l:?}"
+        );
         assert_eq!(l.huge_pages, 0);
+        assert_eq!(layout(8192, 256, 1 << 20, PageSizes::for_base(64 << 10)).n, 64);
         assert_eq!(
             layout(8192, 256, 64 << 30, PageSizes::for_base(4096)).huge_pages,
             256
