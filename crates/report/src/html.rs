@@ -339,8 +339,8 @@ fn harness_table(h: &HarnessInfo) -> String {
     ])
 }
 
-fn clock_table(c: &ClockResult) -> String {
-    kv(&[
+fn clock_table(c: &ClockResult, x86: bool) -> String {
+    let mut rows = vec![
         (
             "core clock",
             format!(
@@ -371,7 +371,12 @@ fn clock_table(c: &ClockResult) -> String {
             }),
         ),
         ("verdict", verdict(c.verdict)),
-    ])
+    ];
+    // Arm has no TSC: no "n/a" row there.
+    if !x86 && c.tsc_mhz.is_none() {
+        rows.retain(|(k, _)| *k != "TSC");
+    }
+    kv(&rows)
 }
 
 fn caches_table(levels: &[CacheLevel], memory: Option<&MemoryLatency>, smaps_huge: Option<f64>) -> String {
@@ -1205,7 +1210,8 @@ pub fn report(p: &Profile, title: &str) -> String {
         add("harness", "Timing harness", harness_table(h));
     }
     if let Some(c) = &p.clock {
-        add("clock", "Clock", clock_table(c));
+        let x86 = !p.machine.as_ref().is_some_and(|m| m.is_arm());
+        add("clock", "Clock", clock_table(c, x86));
     }
     if p.caches.is_some() || p.memory.is_some() || p.raw_curve(curve::CACHE_LATENCY).is_some() {
         let mut h = String::new();

@@ -39,7 +39,8 @@ pub fn summary(p: &Profile) -> String {
         s += &harness(h);
     }
     if let Some(c) = &p.clock {
-        s += &clock(c);
+        // Arm has no TSC: no "TSC n/a" line there.
+        s += &clock_for(c, !p.machine.as_ref().is_some_and(|m| m.is_arm()));
     }
     if p.caches.is_some() || p.memory.is_some() {
         s += &caches_pages(
@@ -225,6 +226,12 @@ pub(crate) fn counter(h: &HarnessInfo) -> String {
 }
 
 pub fn clock(c: &ClockResult) -> String {
+    clock_for(c, true)
+}
+
+/// The clock section; the TSC line only where the machine has one
+/// (`x86`) or a TSC rate was recorded.
+fn clock_for(c: &ClockResult, x86: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "clock:{}", noisy_mark(c.verdict));
     let _ = writeln!(
@@ -261,9 +268,10 @@ pub fn clock(c: &ClockResult) -> String {
                 c.core_mhz / t
             );
         }
-        None => {
+        None if x86 => {
             let _ = writeln!(s, "  TSC              n/a");
         }
+        None => {}
     }
     let _ = writeln!(s, "  verdict     {}", c.verdict.as_str());
     s
@@ -892,6 +900,47 @@ pub fn io_section(io: &IoResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An Arm machine (64 KiB pages, emulated) shows its core and no x86
+    /// field; the x86 sample keeps its CPUID line and invariant TSC.
+    #[test]
+    fn arm_machines_show_no_x86_fields() {
+        let mut p = hwcal_model::sample::full_profile(0);
+        let x86 = summary(&p);
+        assert!(
+            x86.contains("family 6 model") && x86.contains("invariant TSC yes"),
+            "{x86}"
+        );
+        assert!(x86.contains("TSC  ") && !x86.contains("pages      base"), "{x86}");
+        let m = p.machine.as_mut().unwrap();
+        m.arch = "aarch64".into();
+        m.cpu_vendor = "Arm".into();
+        m.cpu_model_name = "Neoverse N1".into();
+        (m.cpu_family, m.cpu_model, m.cpu_stepping) = (None, None, None);
+        m.midr = Some(hwcal_model::Midr::from_raw(0x413f_d0c1));
+        m.invariant_tsc = false;
+        m.page_bytes = Some(64 << 10);
+        m.hugepage_sizes = vec![2 << 20, 512 << 20, 16 << 30];
+        m.emulation = Some("user-mode emulation".into());
+        let h = p.harness.as_mut().unwrap();
+        (h.timer, h.tsc_mhz, h.counter_mhz) = ("cntvct".into(), None, Some(25.0));
+        p.clock.as_mut().unwrap().tsc_mhz = None;
+        let arm = summary(&p);
+        assert!(
+            arm.contains("cpu        Neoverse N1 (Arm, part 0xd0c r3p1)"),
+            "{arm}"
+        );
+        assert!(
+            arm.contains("pages      base 64 KiB, huge 2 MiB, 512 MiB, 16 GiB"),
+            "{arm}"
+        );
+        assert!(arm.contains("emulation  user-mode emulation"), "{arm}");
+        assert!(arm.contains("counter 25.0 MHz"), "{arm}");
+        assert!(!arm.contains("TSC") && !arm.contains("family"), "{arm}");
+        let html = crate::html::report(&p, "arm");
+        assert!(html.contains("Neoverse N1") && html.contains("r3p1"));
+        assert!(!html.contains("invariant TSC") && !html.contains(">TSC<"));
+    }
 
     #[test]
     fn measured_sizes_keep_three_figures() {
