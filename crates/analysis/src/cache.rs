@@ -701,7 +701,8 @@ fn cache_level(
         replace_time_ns: replace.map(|r| r.0),
         replace_time_cycles: replace.and_then(|r| r.1),
         nominal_size_bytes: nominal.map(|c| c.size_bytes),
-        nominal_line_bytes: nominal.and_then(|c| c.line_bytes),
+        // Arm: CTR_EL0's smallest line where sysfs states none.
+        nominal_line_bytes: nominal.and_then(|c| c.line_bytes).or(machine.dminline_bytes),
         verdict: if spread > 0.05 {
             Verdict::Noisy
         } else {

@@ -5,9 +5,10 @@
 use hwcal_model::{MachineInfo, NominalCache, Note};
 
 /// Where sysfs (in `machine.nominal_caches`) and CPUID leaf 4 (`cpuid`)
-/// state different sizes for the same cache, one note per cache.
+/// state different sizes for the same cache, one note per cache; and, first,
+/// a warning where the run is emulated.
 pub fn cross_check(machine: &MachineInfo, cpuid: &[NominalCache]) -> Vec<Note> {
-    let mut notes = Vec::new();
+    let mut notes: Vec<Note> = emulation_note(machine).into_iter().collect();
     for c in cpuid {
         if let Some(s) = machine
             .nominal_caches
@@ -29,9 +30,33 @@ pub fn cross_check(machine: &MachineInfo, cpuid: &[NominalCache]) -> Vec<Note> {
     notes
 }
 
+/// Under emulation (QEMU user mode) every timing describes the emulator's
+/// translated code, and the OS figures (sysfs caches) the host: say so.
+pub fn emulation_note(machine: &MachineInfo) -> Option<Note> {
+    let e = machine.emulation.as_deref()?;
+    Some(Note::warning(
+        "machine",
+        "emulated",
+        format!(
+            "running under {e}: the timing figures (clock, latencies, bandwidths, TLB and cache levels) \
+             describe the emulator, not the hardware, and are not trustworthy; sysfs figures describe the host"
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emulated_runs_say_their_timings_mean_nothing() {
+        let mut m = MachineInfo::default();
+        assert!(cross_check(&m, &[]).is_empty());
+        m.emulation = Some("user-mode emulation (aarch64 binary on a x86_64 host, e.g. qemu-aarch64)".into());
+        let n = cross_check(&m, &[]);
+        assert_eq!(n.len(), 1);
+        assert!(n[0].to_string().contains("not trustworthy"), "{}", n[0]);
+    }
 
     fn cache(size: u64, source: &str) -> NominalCache {
         NominalCache {

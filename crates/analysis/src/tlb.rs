@@ -280,14 +280,15 @@ fn huge_baseline_ok(base: &RawCurve, smaps_fraction: Option<f64>) -> bool {
     !(smaps_fraction.is_some_and(|f| f < 0.9) || high >= 3)
 }
 
-/// The 4 KiB levels against one baseline, labelled with it.
+/// The base-page levels against one baseline, labelled with it.
 fn small_levels(
     small: &RawCurve,
     base: &RawCurve,
     label: &str,
+    page_bytes: u64,
 ) -> (Vec<DiffPoint>, Vec<TlbLevel>, Vec<Plateau>) {
     let d = difference(small, base);
-    let (mut lv, pl) = levels(&d, 4096);
+    let (mut lv, pl) = levels(&d, page_bytes);
     for l in &mut lv {
         l.baseline = Some(label.into());
     }
@@ -355,6 +356,15 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
     }
 }
 
+/// The base and huge page sizes the profile's TLB curves were measured
+/// with: the machine's base page (4 KiB where the profile predates the
+/// field) and the PMD-level huge page that granule implies (`base / 8`
+/// entries of a page-table page: 2 MiB for 4 KiB, 512 MiB for 64 KiB).
+pub fn page_sizes(p: &Profile) -> (u64, u64) {
+    let base = p.machine.as_ref().and_then(|m| m.page_bytes).unwrap_or(4096);
+    (base, base * (base / 8))
+}
+
 /// Analyse the TLB curves of a profile; `None` without a 4 KiB curve and
 /// a baseline.
 ///
@@ -365,6 +375,7 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
 /// existed have only the huge-page one, whatever it is worth.
 pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
     let small = p.raw_curve(SMALL)?;
+    let (page, huge_page) = page_sizes(p);
     let frac = |x: f64| {
         p.raw_curve(HUGE_FRACTION)
             .and_then(|c| c.points.iter().find(|q| q.x == x))
@@ -400,11 +411,11 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         (None, None) => return None,
     };
     a.baseline_ok = huge_ok || dense.is_some();
-    let (d, lv, pl) = small_levels(small, base, label);
+    let (d, lv, pl) = small_levels(small, base, label, page);
     a.small = d;
     if label == "huge_pages" {
         if let Some(dn) = dense {
-            let (_, other, _) = small_levels(small, dn, "dense");
+            let (_, other, _) = small_levels(small, dn, "dense", page);
             a.notes.extend(cross_check(&lv, &other));
         }
     }
@@ -421,7 +432,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             let q = a.small[i];
             a.comparison.push(TlbHugePageComparison {
                 pages: q.pages as u64,
-                span_bytes: q.pages as u64 * 4096,
+                span_bytes: q.pages as u64 * page,
                 small_pages_ns: q.test_ns,
                 huge_pages_ns: q.base_ns,
                 penalty_ns: q.diff_ns,
@@ -445,7 +456,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         ));
     } else if let (Some(h), Some(base)) = (p.raw_curve(HUGE), huge_base) {
         a.huge = difference(h, base);
-        let (mut lv, pl) = levels(&a.huge, 2 << 20);
+        let (mut lv, pl) = levels(&a.huge, huge_page);
         for l in &mut lv {
             l.baseline = Some("huge_pages".into());
         }

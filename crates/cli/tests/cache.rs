@@ -120,6 +120,9 @@ fn cache_smoke_with_small_bound_and_outputs() {
 
 #[test]
 fn tlb_smoke_with_small_bound() {
+    if common::emulated("tlb_smoke_with_small_bound (timings)") {
+        return;
+    }
     let p = json_of(&["tlb", "--max-pages", "256", "--max-huge-pages", "0"]);
     assert!(p["tlbs"].is_array());
     let raw = p["raw"].as_array().unwrap();

@@ -439,7 +439,7 @@ fn closed_stdout_is_not_a_panic() {
     ] {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("hwcal"))
+        let out = common::hwcal_process()
             .args(&args)
             .env("HWCAL_DB", e.db())
             .env("HOME", e.dir.path())

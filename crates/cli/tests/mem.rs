@@ -117,6 +117,9 @@ fn write_and_copy_local_buffers() {
 
 #[test]
 fn text_output_uses_micbench_keys_and_states_the_clocks() {
+    if common::emulated("text_output_uses_micbench_keys_and_states_the_clocks (NUMA policy)") {
+        return;
+    }
     hwcal()
         .args(["mem", "-R", "-s", "32K", "-t", "0.1", "-a", "0:c0:0"])
         .assert()
@@ -206,6 +209,9 @@ fn sweep_covers_ops_thread_counts_and_loaded_latency() {
 
 #[test]
 fn numa_matrix_and_one_node_message() {
+    if common::emulated("numa_matrix_and_one_node_message (NUMA policy)") {
+        return;
+    }
     let p = json(&["--numa-matrix", "-s", "1M", "-t", "0.1"]);
     let m = &p["mem"];
     let cells = m["numa_matrix"].as_array().unwrap();

@@ -601,12 +601,11 @@ fn concurrent_first_saves_all_land() {
             e.write_profile(&format!("p{i}.json"), &p)
         })
         .collect();
-    let bin = assert_cmd::cargo::cargo_bin("hwcal");
     let db = e.path("new/dir/hwcal.db");
     let children: Vec<_> = files
         .iter()
         .map(|f| {
-            std::process::Command::new(&bin)
+            common::hwcal_process()
                 .args(["--db", s(&db), "db", "import", s(f)])
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -665,7 +664,6 @@ fn kills_during_imports_lose_nothing_committed() {
             })
             .collect(),
     });
-    let bin = assert_cmd::cargo::cargo_bin("hwcal");
     let db = e.path("k/hwcal.db");
     let mut committed = 0usize;
     let mut killed = 0usize;
@@ -686,7 +684,7 @@ fn kills_during_imports_lose_nothing_committed() {
     for i in 0..20u64 {
         big.created_unix = 1_800_000_000 + i;
         let f = e.write_profile("big.json", &big);
-        let mut c = std::process::Command::new(&bin)
+        let mut c = common::hwcal_process()
             .args(["--db", s(&db), "db", "import", s(&f)])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -731,11 +729,10 @@ fn kills_during_imports_lose_nothing_committed() {
 #[test]
 fn kills_during_measuring_saves_lose_nothing_committed() {
     let e = Env::new();
-    let bin = assert_cmd::cargo::cargo_bin("hwcal");
     let db = e.path("m/hwcal.db");
     let args = ["ctx", "-N", "3", "-W", "0", "2", "--save", "-q"];
     let t0 = std::time::Instant::now();
-    let first = std::process::Command::new(&bin)
+    let first = common::hwcal_process()
         .args(["--db", s(&db)])
         .args(args)
         .output()
@@ -745,7 +742,7 @@ fn kills_during_measuring_saves_lose_nothing_committed() {
     let mut committed = 1usize;
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
     for i in 0..12 {
-        let mut c = std::process::Command::new(&bin)
+        let mut c = common::hwcal_process()
             .args(["--db", s(&db)])
             .args(args)
             .stdout(Stdio::null())
@@ -784,15 +781,17 @@ fn kills_during_measuring_saves_lose_nothing_committed() {
 fn permission_problems_are_named() {
     use std::os::unix::fs::PermissionsExt;
     let e = Env::new();
-    let bin = assert_cmd::cargo::cargo_bin("hwcal");
     let as_user = |args: &[&str]| -> std::process::Output {
         let mut c = if is_root() {
+            // The binary, through cargo's target runner where one is set.
+            let bin = common::hwcal_process();
             let mut c = std::process::Command::new("setpriv");
             c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(&bin);
+                .arg(bin.get_program())
+                .args(bin.get_args());
             c
         } else {
-            std::process::Command::new(&bin)
+            common::hwcal_process()
         };
         c.env("HWCAL_DB", e.db())
             .env("HOME", e.dir.path())

@@ -63,8 +63,27 @@ fn child_hangs_inside_a_transaction() {
     println!("committed (should have been killed)");
 }
 
+/// This test binary, re-executed through cargo's target runner where one
+/// is set for this architecture (`qemu-aarch64 -L ...` when the aarch64
+/// build is tested under emulation: the binary cannot be exec'd directly).
+fn this_binary() -> Command {
+    let exe = std::env::current_exe().unwrap();
+    let arch = std::env::consts::ARCH.to_uppercase();
+    let runner = std::env::vars()
+        .find(|(k, _)| k.starts_with("CARGO_TARGET_") && k.ends_with("_RUNNER") && k.contains(&arch));
+    match runner {
+        Some((_, r)) if !r.trim().is_empty() => {
+            let mut words = r.split_whitespace();
+            let mut c = Command::new(words.next().unwrap());
+            c.args(words).arg(exe);
+            c
+        }
+        _ => Command::new(exe),
+    }
+}
+
 fn spawn_child(test: &str, path: &Path) -> (Child, BufReader<ChildStdout>) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
+    let mut child = this_binary()
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, path)
         .stdout(Stdio::piped())

@@ -290,7 +290,12 @@ fn stable(samples: &[Sample], p: &Policy) -> bool {
 /// workload `iters` times.
 pub fn measure_interleaved(p: &Policy, points: &mut [&mut dyn FnMut(u64)]) -> Vec<Estimate> {
     let timer = Timer::get();
-    let enough = p.enough_ns.unwrap_or_else(|| timer.enough_ns(p.max_error));
+    // A block shorter than MIN_BLOCK_TICKS of a coarse counter (Arm's 25 MHz
+    // generic timer) would carry the counter's quantisation into the figure.
+    let enough = p
+        .enough_ns
+        .unwrap_or_else(|| timer.enough_ns(p.max_error))
+        .max(timer.min_block_ns());
     let iters: Vec<u64> = points
         .iter_mut()
         .map(|f| p.iters.unwrap_or_else(|| size_iters(timer, *f, enough)))

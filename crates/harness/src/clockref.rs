@@ -102,14 +102,28 @@ pub fn time_chain(timer: &Timer, iters: u64) -> (f64, f64) {
 /// below 0.5%).
 pub const PROBE_ITERS: u64 = 60;
 
+/// Ticks one clock reading spans at least: a quantisation error of one
+/// tick stays under 0.05% of the reading.
+pub const PROBE_MIN_TICKS: f64 = 2000.0;
+
+/// Iterations of the chain for one clock reading with `timer`:
+/// [`PROBE_ITERS`], or more where the timer is coarse, so the chain spans
+/// [`PROBE_MIN_TICKS`] ticks even on a core as fast as 5 GHz (a 25 MHz Arm
+/// counter needs ~400 000 adds; a TSC keeps the 6 000).
+pub fn probe_iters(timer: &Timer) -> u64 {
+    let adds = PROBE_MIN_TICKS * timer.resolution_ns() * 5.0;
+    PROBE_ITERS.max((adds / ADDS_PER_ITER as f64).ceil() as u64)
+}
+
 /// The core clock right now, in MHz, from one short chain (best of two, so a
 /// single interrupt does not spoil the reading). NaN if not measurable.
 pub fn core_mhz_now(timer: &Timer) -> f64 {
     if !chain_supported() {
         return f64::NAN;
     }
-    let (_, a) = time_chain(timer, PROBE_ITERS);
-    let (_, b) = time_chain(timer, PROBE_ITERS);
+    let iters = probe_iters(timer);
+    let (_, a) = time_chain(timer, iters);
+    let (_, b) = time_chain(timer, iters);
     a.max(b)
 }
 

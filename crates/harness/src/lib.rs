@@ -24,6 +24,7 @@ pub mod bench;
 pub mod clockref;
 pub mod hist;
 pub mod pin;
+pub mod platform;
 pub mod timer;
 
 /// Statistics (min, median, MAD, stopping rule, regression), shared with the analysis.
@@ -50,6 +51,8 @@ pub fn harness_info(pinned_cpu: Option<usize>) -> hwcal_model::HarnessInfo {
         timer_resolution_ns: t.resolution_ns(),
         timer_overhead_ns: t.overhead_ns(),
         tsc_mhz: t.tsc_mhz(),
+        counter_mhz: t.counter_mhz(),
+        counter_stated_mhz: t.counter_stated_mhz(),
         pinned_cpu,
         enough_ns: t.enough_ns(0.01),
     }

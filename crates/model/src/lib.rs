@@ -19,6 +19,7 @@ pub mod plausible;
 pub mod sample;
 mod units;
 
+pub use cores::Midr;
 pub use figure::{Direction, Figure, FigureUnit};
 pub use note::{Note, Severity};
 pub use units::{axis_bytes, human_bytes, measured_bytes, parse_size};
@@ -305,6 +306,27 @@ pub struct MachineInfo {
     /// in older profiles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<MachineIdentity>,
+    /// Arm: the MIDR_EL1 fields (implementer, variant, part, revision) that
+    /// name the core; absent on x86 and in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub midr: Option<Midr>,
+    /// Base page size, bytes (`sysconf(_SC_PAGESIZE)`: 4 KiB on x86, 4, 16
+    /// or 64 KiB on Arm); absent in older profiles (which were 4 KiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_bytes: Option<u64>,
+    /// Huge page sizes the kernel offers (`/sys/kernel/mm/hugepages/`),
+    /// ascending.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hugepage_sizes: Vec<u64>,
+    /// Arm: the smallest data cache line of the hierarchy, from CTR_EL0's
+    /// DminLine field (4 << DminLine bytes); the nominal line size where
+    /// sysfs states none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dminline_bytes: Option<u64>,
+    /// Set when hwcal runs under an emulator (QEMU user mode): what was
+    /// detected. Timing figures of such a run describe the emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulation: Option<String>,
 }
 
 /// A machine's identity: a stable id and what the platform says it is.
@@ -327,6 +349,21 @@ pub struct MachineIdentity {
 }
 
 impl MachineInfo {
+    /// Whether the machine is an Arm one (its x86-only fields, the
+    /// invariant TSC and CPUID family/model, mean nothing there).
+    pub fn is_arm(&self) -> bool {
+        self.arch == "aarch64" || self.arch == "arm" || self.midr.is_some()
+    }
+
+    /// The core generation from MIDR_EL1 on Arm, from vendor/family/model
+    /// on x86; `None` where the tables do not know it.
+    pub fn core_name(&self) -> Option<&'static str> {
+        match &self.midr {
+            Some(m) => m.core(),
+            None => cores::x86_core(&self.cpu_vendor, self.cpu_family?, self.cpu_model?),
+        }
+    }
+
     /// Nominal data (or unified) cache at a level, as sysfs/CPUID state it.
     pub fn nominal_data_cache(&self, level: u32) -> Option<&NominalCache> {
         self.nominal_caches
@@ -388,6 +425,15 @@ pub struct HarnessInfo {
     #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub timer_overhead_ns: f64,
     pub tsc_mhz: Option<f64>,
+    /// Arm: the generic counter's frequency in use, MHz (CNTFRQ_EL0, or
+    /// the rate measured against `CLOCK_MONOTONIC_RAW` where the register
+    /// disagrees with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_mhz: Option<f64>,
+    /// Arm: what CNTFRQ_EL0 stated, recorded only where it disagreed with
+    /// the measured rate by more than 1% (and was therefore not used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_stated_mhz: Option<f64>,
     /// CPU the measuring thread was pinned to, if any.
     pub pinned_cpu: Option<usize>,
     /// Timing interval the harness considered long enough (lmbench's `enough`).

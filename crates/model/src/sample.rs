@@ -54,6 +54,7 @@ pub fn full_profile(variant: u32) -> Profile {
             core: "Sapphire Rapids".into(),
             product: Some("QEMU Standard PC (Q35 + ICH9, 2009)".into()),
         }),
+        ..Default::default()
     });
     p.harness = Some(HarnessInfo {
         timer: "tsc".into(),
@@ -62,6 +63,7 @@ pub fn full_profile(variant: u32) -> Profile {
         tsc_mhz: Some(2000.0),
         pinned_cpu: Some(1),
         enough_ns: 20_000.0,
+        ..Default::default()
     });
     p.clock = Some(ClockResult {
         core_mhz: mhz,

@@ -8,19 +8,15 @@
 //! plateau reads 150–190 ns and rises with size on the reference VM; with
 //! 2 MiB pages it is flat at ~145 ns).
 
+use crate::pages::PageSizes;
 use crate::ProbeError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The 2 MiB huge page of x86_64 and aarch64 (4 KiB granule).
-pub const HUGE_PAGE: usize = 2 << 20;
-/// The base page.
-pub const SMALL_PAGE: usize = 4096;
-
 /// How to back a buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Backing {
-    /// 4 KiB pages, THP explicitly disabled for the range.
+    /// Base pages (4 KiB on x86), THP explicitly disabled for the range.
     Small,
     /// Transparent huge pages requested with `madvise`.
     Thp,
@@ -37,6 +33,8 @@ pub struct Buffer {
     len: usize,
     backing: Backing,
     file: Option<PathBuf>,
+    /// The page sizes the buffer was laid out with.
+    pages: PageSizes,
 }
 
 // SAFETY: the buffer owns its mapping exclusively; moving it between threads
@@ -51,28 +49,34 @@ impl Buffer {
     /// Map `len` bytes (rounded up to a whole page of the backing) and touch
     /// every page so the backing is in place before any timing.
     pub fn new(len: usize, backing: Backing) -> Result<Buffer, ProbeError> {
+        Self::with_pages(len, backing, PageSizes::system())
+    }
+
+    /// [`Buffer::new`] laid out for the page sizes `pages` (the system's,
+    /// or others injected by tests of the page-size logic).
+    pub fn with_pages(len: usize, backing: Backing, pages: PageSizes) -> Result<Buffer, ProbeError> {
         if len == 0 {
             return Err(ProbeError::InvalidInput("buffer size must be > 0".into()));
         }
         let page = match backing {
-            Backing::Small => SMALL_PAGE,
-            _ => HUGE_PAGE,
+            Backing::Small => pages.base,
+            _ => pages.huge,
         };
         let len = len.div_ceil(page) * page;
         let mut b = match &backing {
-            Backing::HugetlbFile(dir) => Self::map_hugetlb(len, dir)?,
-            _ => Self::map_anon(len, &backing)?,
+            Backing::HugetlbFile(dir) => Self::map_hugetlb(len, dir, pages)?,
+            _ => Self::map_anon(len, &backing, pages)?,
         };
         b.backing = backing;
         // Touch every page (writes, so each page is really allocated and not
         // the shared zero page).
-        for off in (0..b.len).step_by(SMALL_PAGE) {
+        for off in (0..b.len).step_by(pages.base) {
             b.touch(off);
         }
         Ok(b)
     }
 
-    /// A 4 KiB-page buffer whose pages are faulted in a random order, so
+    /// A base-page buffer whose pages are faulted in a random order, so
     /// that neighbouring virtual pages get frames that are not neighbours.
     ///
     /// Why: the kernel hands out frames for successive page faults mostly
@@ -81,20 +85,28 @@ impl Buffer {
     /// Arm's contiguous-bit TLBs merge aligned runs of contiguous 4 KiB
     /// translations into one entry, and a TLB probe over such a buffer
     /// would read several times the real number of entries. Faulting in a
-    /// shuffled order breaks the runs.
+    /// shuffled order breaks the runs. On Arm the contiguous bit only
+    /// applies where the kernel finds an aligned run of 16 (4 KiB granule)
+    /// or 32 (64 KiB) physically contiguous pages, which a shuffled fault
+    /// order does not leave.
     pub fn new_scattered(len: usize, seed: u64) -> Result<Buffer, ProbeError> {
+        Self::new_scattered_with(len, seed, PageSizes::system())
+    }
+
+    /// [`Buffer::new_scattered`] for the page sizes `pages`.
+    pub fn new_scattered_with(len: usize, seed: u64, pages: PageSizes) -> Result<Buffer, ProbeError> {
         if len == 0 {
             return Err(ProbeError::InvalidInput("buffer size must be > 0".into()));
         }
-        let len = len.div_ceil(SMALL_PAGE) * SMALL_PAGE;
-        let b = Self::map_anon(len, &Backing::Small)?;
+        let len = len.div_ceil(pages.base) * pages.base;
+        let b = Self::map_anon(len, &Backing::Small, pages)?;
         let mut rng = crate::chase::Rng::new(seed);
-        let mut pages: Vec<usize> = (0..len / SMALL_PAGE).collect();
-        for i in (1..pages.len()).rev() {
-            pages.swap(i, rng.below(i + 1));
+        let mut order: Vec<usize> = (0..len / pages.base).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
         }
-        for p in pages {
-            b.touch(p * SMALL_PAGE);
+        for p in order {
+            b.touch(p * pages.base);
         }
         Ok(b)
     }
@@ -109,10 +121,10 @@ impl Buffer {
         }
     }
 
-    fn map_anon(len: usize, backing: &Backing) -> Result<Buffer, ProbeError> {
+    fn map_anon(len: usize, backing: &Backing, pages: PageSizes) -> Result<Buffer, ProbeError> {
         // Over-allocate by one huge page so the usable range can start on a
-        // 2 MiB boundary (THP only backs aligned 2 MiB extents).
-        let map_len = len + HUGE_PAGE;
+        // huge-page boundary (THP only backs aligned extents).
+        let map_len = len + pages.huge;
         // SAFETY: an anonymous private mapping with no address hint; the
         // result is checked against MAP_FAILED before use.
         let map = unsafe {
@@ -132,7 +144,7 @@ impl Buffer {
             ));
         }
         let map = map as *mut u8;
-        let aligned = (map as usize).div_ceil(HUGE_PAGE) * HUGE_PAGE;
+        let aligned = (map as usize).div_ceil(pages.huge) * pages.huge;
         let ptr = aligned as *mut u8;
         let advice = match backing {
             Backing::Thp => libc::MADV_HUGEPAGE,
@@ -151,10 +163,11 @@ impl Buffer {
             len,
             backing: backing.clone(),
             file: None,
+            pages,
         })
     }
 
-    fn map_hugetlb(len: usize, dir: &Path) -> Result<Buffer, ProbeError> {
+    fn map_hugetlb(len: usize, dir: &Path, pages: PageSizes) -> Result<Buffer, ProbeError> {
         use std::os::unix::io::AsRawFd;
         let md =
             fs::metadata(dir).map_err(|e| ProbeError::InvalidInput(format!("{}: {e}", dir.display())))?;
@@ -202,6 +215,7 @@ impl Buffer {
             len,
             backing: Backing::HugetlbFile(dir.to_path_buf()),
             file: Some(path),
+            pages,
         })
     }
 
@@ -219,6 +233,11 @@ impl Buffer {
 
     pub fn backing(&self) -> &Backing {
         &self.backing
+    }
+
+    /// The page sizes the buffer was laid out with.
+    pub fn pages(&self) -> PageSizes {
+        self.pages
     }
 
     /// Fraction of the buffer the kernel actually backs with huge pages,
@@ -259,9 +278,9 @@ impl Buffer {
     /// Page size that backs (most of) the buffer, verified.
     pub fn effective_page_bytes(&self) -> usize {
         if self.huge_fraction() >= 0.9 {
-            HUGE_PAGE
+            self.pages.huge
         } else {
-            SMALL_PAGE
+            self.pages.base
         }
     }
 }
@@ -285,9 +304,10 @@ mod tests {
 
     #[test]
     fn small_and_thp_buffers() {
-        let b = Buffer::new(3 * SMALL_PAGE + 1, Backing::Small).unwrap();
-        assert_eq!(b.len(), 4 * SMALL_PAGE);
-        assert_eq!(b.as_ptr() as usize % HUGE_PAGE, 0);
+        let p = PageSizes::system();
+        let b = Buffer::new(3 * p.base + 1, Backing::Small).unwrap();
+        assert_eq!(b.len(), 4 * p.base);
+        assert_eq!(b.as_ptr() as usize % p.huge, 0);
         assert!(b.huge_fraction() < 0.5);
         let t = Buffer::new(8 << 20, Backing::Thp).unwrap();
         assert_eq!(t.len(), 8 << 20);

@@ -139,7 +139,9 @@ pub fn to_point(x: f64, est: &Estimate, loads: u64) -> RawPoint {
 /// ratio spread / packed (≈ 1 when huge pages are effective).
 pub fn tlb_ratio(buf: &Buffer, offset: usize, rng: &mut Rng) -> Result<f64, ProbeError> {
     const N: usize = 256;
-    if offset + N * 4096 > buf.len() {
+    // One line in each of N base pages inside the huge page at `offset`.
+    let base = buf.pages().base;
+    if offset + N * base > buf.len() {
         return Err(ProbeError::InvalidInput(
             "TLB check does not fit the buffer".into(),
         ));
@@ -160,7 +162,7 @@ pub fn tlb_ratio(buf: &Buffer, offset: usize, rng: &mut Rng) -> Result<f64, Prob
         Ok(unsafe { time_chain(start, N * 4, 0, &p) }.ns())
     };
     let packed = time(&mut (0..N).map(|k| offset + k * 64))?;
-    let spread = time(&mut (0..N).map(|k| offset + k * 4096 + (k % 64) * 64))?;
+    let spread = time(&mut (0..N).map(|k| offset + k * base + (k % 64) * 64))?;
     Ok(spread / packed)
 }
 
@@ -192,7 +194,6 @@ pub fn huge_buffer(
     dense: usize,
     keep_going: bool,
 ) -> Result<(Buffer, HugeCheck), ProbeError> {
-    use crate::buffer::HUGE_PAGE;
     let mut rng = Rng::new(0x7b1);
     let mut failed: Vec<(Buffer, HugeCheck)> = Vec::new();
     for _ in 0..attempts.max(1) {
@@ -205,13 +206,14 @@ pub fn huge_buffer(
             clean: Vec::new(),
         };
         if c.head_ok {
-            let pages = b.len() / HUGE_PAGE;
+            let huge = b.pages().huge;
+            let pages = b.len() / huge;
             for k in 0..pages {
-                let head = k * HUGE_PAGE < dense;
+                let head = k * huge < dense;
                 if !head && !keep_going && k % 8 != 0 {
                     continue;
                 }
-                if tlb_ratio(&b, k * HUGE_PAGE, &mut rng)? > 1.3 {
+                if tlb_ratio(&b, k * huge, &mut rng)? > 1.3 {
                     c.all_ok = false;
                     if head {
                         c.head_ok = false;
@@ -340,15 +342,15 @@ impl ChaseBench {
 
     /// Use only these 2 MiB pages of the buffer, in this order.
     pub fn use_huge_pages(&mut self, pages: Vec<usize>) {
-        let n = self.buf.len() / crate::buffer::HUGE_PAGE;
+        let n = self.buf.len() / self.buf.pages().huge;
         self.map = Some(pages.into_iter().filter(|&p| p < n).collect());
     }
 
     /// Buffer offset of logical offset `o`.
     fn phys(&self, o: usize) -> usize {
-        const H: usize = crate::buffer::HUGE_PAGE;
+        let h = self.buf.pages().huge;
         match &self.map {
-            Some(m) => m[o / H] * H + o % H,
+            Some(m) => m[o / h] * h + o % h,
             None => o,
         }
     }
@@ -363,8 +365,9 @@ impl ChaseBench {
     /// mappings when the chains are rewritten, after the allocation check.
     pub fn head_tlb_ratio(&mut self, pages: usize) -> Result<f64, ProbeError> {
         let mut worst: f64 = 0.0;
-        for k in 0..pages.min(self.capacity() / crate::buffer::HUGE_PAGE) {
-            let off = self.phys(k * crate::buffer::HUGE_PAGE);
+        let h = self.buf.pages().huge;
+        for k in 0..pages.min(self.capacity() / h) {
+            let off = self.phys(k * h);
             worst = worst.max(tlb_ratio(&self.buf, off, &mut self.rng)?);
         }
         Ok(worst)
@@ -373,7 +376,7 @@ impl ChaseBench {
     /// Largest footprint this bench can measure.
     pub fn capacity(&self) -> usize {
         match &self.map {
-            Some(m) => m.len() * crate::buffer::HUGE_PAGE,
+            Some(m) => m.len() * self.buf.pages().huge,
             None => self.buf.len(),
         }
     }
@@ -431,7 +434,7 @@ impl ChaseBench {
             || d.unsigned_abs() as usize > PAIR_ALIGN
             || d == 0
             || !block.is_power_of_two()
-            || block > crate::buffer::HUGE_PAGE
+            || block > self.buf.pages().huge
         {
             return Err(ProbeError::InvalidInput(format!(
                 "line-size test: {primaries} visits of {block} B (d = {d}) do not fit {} B",

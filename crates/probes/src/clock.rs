@@ -291,7 +291,9 @@ pub fn collect(plan: &ClockPlan) -> hwcal_model::ClockRaw {
     } else {
         Vec::new()
     };
-    // Size each kernel so one block lasts about `block_ns`.
+    // Size each kernel so one block lasts about `block_ns`, and at least
+    // MIN_BLOCK_TICKS of a coarse counter (Arm's generic timer).
+    let block_ns = plan.block_ns.max(timer.min_block_ns());
     let expr_iters: Vec<u64> = exprs
         .iter()
         .map(|e| {
@@ -301,7 +303,7 @@ pub fn collect(plan: &ClockPlan) -> hwcal_model::ClockRaw {
                 &mut |n| {
                     std::hint::black_box(run(n));
                 },
-                plan.block_ns,
+                block_ns,
             )
         })
         .collect();
@@ -310,7 +312,7 @@ pub fn collect(plan: &ClockPlan) -> hwcal_model::ClockRaw {
         &mut |n| {
             std::hint::black_box(clockref::add_chain(n));
         },
-        plan.block_ns,
+        block_ns,
     );
     let time = |f: &dyn Fn(u64) -> u64, n: u64| {
         let t0 = timer.now();

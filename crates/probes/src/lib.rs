@@ -5,6 +5,7 @@
 //! and the harness's timer are the only places with `unsafe` and inline asm;
 //! every such block carries a `SAFETY` note.
 
+pub mod arm;
 pub mod buffer;
 pub mod cache;
 pub mod chase;
@@ -16,6 +17,7 @@ pub mod io;
 pub mod mem;
 pub mod neighbours;
 pub mod numa;
+pub mod pages;
 pub mod sysinfo;
 pub mod target;
 pub mod tlb;

@@ -292,6 +292,9 @@ unsafe fn read_kernel(isa: Isa, p: *const u8, len: usize) -> u64 {
 /// As [`read_kernel`], and no other thread reads or writes the range.
 #[inline]
 unsafe fn write_kernel(isa: Isa, p: *mut u8, len: usize, val: u64, nt: bool) {
+    // Non-temporal stores exist only in the x86 SIMD kernels.
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = nt;
     match isa {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 => x86::write512(p, len, val, nt),
@@ -307,6 +310,9 @@ unsafe fn write_kernel(isa: Isa, p: *mut u8, len: usize, val: u64, nt: bool) {
 /// As [`read_kernel`] for `src` and [`write_kernel`] for `dst`.
 #[inline]
 unsafe fn copy_kernel(isa: Isa, src: *const u8, dst: *mut u8, len: usize, nt: bool) {
+    // Non-temporal stores exist only in the x86 SIMD kernels.
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = nt;
     match isa {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 => x86::copy512(src, dst, len, nt),

@@ -118,7 +118,7 @@ pub fn reset_thread_policy() {
 /// (`mbind(MPOL_BIND, MPOL_MF_MOVE | MPOL_MF_STRICT)`). `ptr` must be page
 /// aligned and the range mapped by the caller's buffer.
 pub fn mbind_range(ptr: *mut u8, len: usize, node: u32) -> Result<(), ProbeError> {
-    if !(ptr as usize).is_multiple_of(crate::buffer::SMALL_PAGE) {
+    if !(ptr as usize).is_multiple_of(crate::pages::base_page()) {
         return Err(ProbeError::InvalidInput("mbind: range not page aligned".into()));
     }
     let mask = mask_for(node)?;
@@ -168,11 +168,12 @@ pub fn node_of(addr: *const u8) -> Option<u32> {
 /// Fraction of `samples` pages, spread evenly over the buffer, that live on
 /// `node`. `None` when the kernel cannot tell (no NUMA support).
 pub fn fraction_on_node(buf: &crate::buffer::Buffer, node: u32, samples: usize) -> Option<f64> {
-    let pages = buf.len() / crate::buffer::SMALL_PAGE;
+    let base = buf.pages().base;
+    let pages = buf.len() / base;
     let samples = samples.clamp(1, pages.max(1));
     let mut on = 0usize;
     for k in 0..samples {
-        let off = (k * pages / samples) * crate::buffer::SMALL_PAGE;
+        let off = (k * pages / samples) * base;
         // SAFETY: off < buf.len(), so the address lies inside the buffer.
         let a = unsafe { buf.as_ptr().add(off) };
         match node_of(a) {

@@ -174,7 +174,13 @@ fn hypervisor(flags: &[String]) -> Option<String> {
 /// Gather everything the OS and CPU state about this machine.
 pub fn machine_info() -> MachineInfo {
     let cpuinfo = read("/proc/cpuinfo").unwrap_or_default();
+    // Under QEMU user mode /proc/cpuinfo is the host's (an x86 one for the
+    // aarch64 build): its fields describe another CPU and are not used.
+    let ours = hwcal_harness::platform::detect(std::env::consts::ARCH, None, Some(&cpuinfo)).is_none();
     let field = |key: &str| {
+        if !ours {
+            return None;
+        }
         cpuinfo
             .lines()
             .find(|l| l.split(':').next().map(str::trim) == Some(key))
@@ -222,13 +228,31 @@ pub fn machine_info() -> MachineInfo {
     let possible = read("/sys/devices/system/cpu/possible")
         .map(|s| parse_cpu_list(&s).len())
         .unwrap_or(online.len());
-    MachineInfo {
+    // Arm: the core from MIDR_EL1; the line size from CTR_EL0 where sysfs
+    // states none (many Arm servers export no cache information).
+    let midr = crate::arm::midr(&cpuinfo);
+    let dminline = crate::arm::dminline_bytes();
+    for c in caches
+        .iter_mut()
+        .filter(|c| c.line_bytes.is_none() && c.cache_type != "Instruction")
+    {
+        c.line_bytes = dminline;
+    }
+    let mut info = MachineInfo {
         hostname: read("/proc/sys/kernel/hostname").unwrap_or_default(),
         arch: std::env::consts::ARCH.into(),
-        cpu_vendor: field("vendor_id")
-            .or_else(|| field("CPU implementer"))
-            .unwrap_or_default(),
-        cpu_model_name: field("model name").unwrap_or_default(),
+        cpu_vendor: match midr {
+            Some(m) => m.vendor(),
+            None => field("vendor_id")
+                .or_else(|| field("CPU implementer"))
+                .unwrap_or_default(),
+        },
+        cpu_model_name: match midr {
+            Some(m) => m
+                .core()
+                .map_or_else(|| format!("{} part {:#05x}", m.vendor(), m.part), String::from),
+            None => field("model name").unwrap_or_default(),
+        },
         cpu_family: field("cpu family").and_then(|v| v.parse().ok()),
         cpu_model: field("model").and_then(|v| v.parse().ok()),
         cpu_stepping: field("stepping").and_then(|v| v.parse().ok()),
@@ -262,7 +286,17 @@ pub fn machine_info() -> MachineInfo {
             field("cpu family").and_then(|v| v.parse().ok()),
             field("model").and_then(|v| v.parse().ok()),
         )),
+        midr,
+        page_bytes: Some(crate::pages::base_page() as u64),
+        hugepage_sizes: crate::pages::hugepage_sizes(),
+        dminline_bytes: dminline,
+        emulation: hwcal_harness::platform::emulation().map(String::from),
+    };
+    // On Arm the core is named from MIDR_EL1, not from x86's family/model.
+    if let (Some(m), Some(id)) = (info.midr, info.identity.as_mut()) {
+        id.core = m.core().unwrap_or(hwcal_model::cores::UNKNOWN_CORE).to_string();
     }
+    info
 }
 
 /// Data TLBs from CPUID, corrected by [`TLB_TABLE`] where a core is known

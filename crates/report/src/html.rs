@@ -223,10 +223,9 @@ fn machine_kv(m: &MachineInfo) -> String {
         .iter()
         .map(|n| format!("node {}: CPUs {:?}", n.node, n.cpus))
         .collect();
-    kv(&[
-        ("host", esc(&m.hostname)),
-        ("CPU", esc(&m.cpu_model_name)),
-        (
+    let ident = match crate::text::arm_cpu(m) {
+        Some(arm) => ("vendor, part, revision", esc(&arm)),
+        None => (
             "vendor / family / model / stepping",
             esc(&format!(
                 "{} / {} / {} / {}",
@@ -236,6 +235,11 @@ fn machine_kv(m: &MachineInfo) -> String {
                 opt(m.cpu_stepping)
             )),
         ),
+    };
+    let mut rows = vec![
+        ("host", esc(&m.hostname)),
+        ("CPU", esc(&m.cpu_model_name)),
+        ident,
         ("architecture", esc(&m.arch)),
         (
             "core / machine id / product",
@@ -284,11 +288,21 @@ fn machine_kv(m: &MachineInfo) -> String {
                 nodes.join("; ")
             }),
         ),
-        (
+    ];
+    if let Some(p) = crate::text::page_sizes(m) {
+        rows.push(("pages", esc(&p)));
+    }
+    if let Some(e) = &m.emulation {
+        rows.push(("emulation", esc(&format!("{e}: timings describe the emulator"))));
+    }
+    // x86 only: Arm has no TSC.
+    if !m.is_arm() {
+        rows.push((
             "invariant TSC",
             (if m.invariant_tsc { "yes" } else { "no" }).into(),
-        ),
-    ])
+        ));
+    }
+    kv(&rows)
 }
 
 /// The caches the system reports (not measured), headed by where the
@@ -326,7 +340,10 @@ fn harness_table(h: &HarnessInfo) -> String {
         ("timer", esc(&h.timer)),
         ("resolution", format!("{:.2} ns", h.timer_resolution_ns)),
         ("read overhead", format!("{:.1} ns", h.timer_overhead_ns)),
-        ("TSC", h.tsc_mhz.map_or("-".into(), |t| format!("{t:.1} MHz"))),
+        match h.counter_mhz {
+            Some(_) => ("counter", esc(crate::text::counter(h).trim_start_matches(", "))),
+            None => ("TSC", h.tsc_mhz.map_or("-".into(), |t| format!("{t:.1} MHz"))),
+        },
         (
             "pinned to",
             h.pinned_cpu.map_or("no CPU".into(), |c| format!("CPU {c}")),
@@ -335,8 +352,8 @@ fn harness_table(h: &HarnessInfo) -> String {
     ])
 }
 
-fn clock_table(c: &ClockResult) -> String {
-    kv(&[
+fn clock_table(c: &ClockResult, x86: bool) -> String {
+    let mut rows = vec![
         (
             "core clock",
             format!(
@@ -367,7 +384,12 @@ fn clock_table(c: &ClockResult) -> String {
             }),
         ),
         ("verdict", verdict(c.verdict)),
-    ])
+    ];
+    // Arm has no TSC: no "n/a" row there.
+    if !x86 && c.tsc_mhz.is_none() {
+        rows.retain(|(k, _)| *k != "TSC");
+    }
+    kv(&rows)
 }
 
 fn caches_table(levels: &[CacheLevel], memory: Option<&MemoryLatency>, smaps_huge: Option<f64>) -> String {
@@ -1066,7 +1088,8 @@ pub fn report(p: &Profile, title: &str) -> String {
         add("harness", "Timing harness", harness_table(h));
     }
     if let Some(c) = &p.clock {
-        add("clock", "Clock", clock_table(c));
+        let x86 = !p.machine.as_ref().is_some_and(|m| m.is_arm());
+        add("clock", "Clock", clock_table(c, x86));
     }
     if p.caches.is_some() || p.memory.is_some() || p.raw_curve(curve::CACHE_LATENCY).is_some() {
         let mut h = String::new();

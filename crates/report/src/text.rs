@@ -39,7 +39,8 @@ pub fn summary(p: &Profile) -> String {
         s += &harness(h);
     }
     if let Some(c) = &p.clock {
-        s += &clock(c);
+        // Arm has no TSC: no "TSC n/a" line there.
+        s += &clock_for(c, !p.machine.as_ref().is_some_and(|m| m.is_arm()));
     }
     if p.caches.is_some() || p.memory.is_some() {
         s += &caches_pages(
@@ -99,15 +100,25 @@ pub fn figures(f: &[Figure]) -> String {
 pub fn machine(m: &MachineInfo) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "machine:");
-    let _ = writeln!(
-        s,
-        "  cpu        {} ({}, family {} model {} stepping {})",
-        m.cpu_model_name,
-        m.cpu_vendor,
-        m.cpu_family.map_or("?".into(), |v| v.to_string()),
-        m.cpu_model.map_or("?".into(), |v| v.to_string()),
-        m.cpu_stepping.map_or("?".into(), |v| v.to_string()),
-    );
+    match arm_cpu(m) {
+        Some(arm) => {
+            let _ = writeln!(s, "  cpu        {} ({arm})", m.cpu_model_name);
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "  cpu        {} ({}, family {} model {} stepping {})",
+                m.cpu_model_name,
+                m.cpu_vendor,
+                m.cpu_family.map_or("?".into(), |v| v.to_string()),
+                m.cpu_model.map_or("?".into(), |v| v.to_string()),
+                m.cpu_stepping.map_or("?".into(), |v| v.to_string()),
+            );
+        }
+    }
+    if let Some(e) = &m.emulation {
+        let _ = writeln!(s, "  emulation  {e}: timings describe the emulator");
+    }
     let _ = writeln!(
         s,
         "  cpus       {} logical, online {:?}",
@@ -154,11 +165,18 @@ pub fn machine(m: &MachineInfo) -> String {
             nodes.join("; ")
         }
     );
-    let _ = writeln!(
-        s,
-        "  invariant TSC {}",
-        if m.invariant_tsc { "yes" } else { "no" }
-    );
+    if let Some(pages) = page_sizes(m) {
+        let _ = writeln!(s, "  pages      {pages}");
+    }
+    // x86 only: Arm has no TSC (its generic counter is invariant by
+    // architecture).
+    if !m.is_arm() {
+        let _ = writeln!(
+            s,
+            "  invariant TSC {}",
+            if m.invariant_tsc { "yes" } else { "no" }
+        );
+    }
     if !m.nominal_caches.is_empty() {
         let _ = writeln!(s, "  nominal caches ({}):", m.nominal_caches[0].source);
         let _ = writeln!(s, "    level type         size      line  ways  shared by");
@@ -178,19 +196,70 @@ pub fn machine(m: &MachineInfo) -> String {
     s
 }
 
+/// An Arm CPU's identification in words (implementer, MIDR part number and
+/// Arm's `rVpR` revision); `None` for an x86 machine, whose CPUID
+/// family/model/stepping are shown instead.
+pub(crate) fn arm_cpu(m: &MachineInfo) -> Option<String> {
+    if !m.is_arm() {
+        return None;
+    }
+    Some(match &m.midr {
+        Some(r) => format!(
+            "{}, part {:#05x} r{}p{}",
+            m.cpu_vendor, r.part, r.variant, r.revision
+        ),
+        None => m.cpu_vendor.clone(),
+    })
+}
+
+/// The base page and the huge page sizes, where they are not x86's
+/// (shown for every Arm machine, and any with other than 4 KiB pages).
+pub(crate) fn page_sizes(m: &MachineInfo) -> Option<String> {
+    let base = m.page_bytes?;
+    if base == 4096 && !m.is_arm() {
+        return None;
+    }
+    let huge: Vec<String> = m.hugepage_sizes.iter().map(|&b| human_bytes(b)).collect();
+    Some(format!(
+        "base {}{}",
+        human_bytes(base),
+        if huge.is_empty() {
+            String::new()
+        } else {
+            format!(", huge {}", huge.join(", "))
+        }
+    ))
+}
+
 pub fn harness(h: &HarnessInfo) -> String {
     format!(
-        "harness:\n  timer {} (resolution {:.2} ns, read overhead {:.1} ns){}, pinned to {}, enough = {:.0} µs\n",
+        "harness:\n  timer {} (resolution {:.2} ns, read overhead {:.1} ns){}{}, pinned to {}, enough = {:.0} µs\n",
         h.timer,
         h.timer_resolution_ns,
         h.timer_overhead_ns,
         h.tsc_mhz.map_or(String::new(), |t| format!(", TSC {t:.1} MHz")),
+        counter(h),
         h.pinned_cpu.map_or("no CPU".into(), |c| format!("CPU {c}")),
         h.enough_ns / 1e3
     )
 }
 
+/// Arm's generic counter rate, and CNTFRQ_EL0's claim where it was wrong.
+pub(crate) fn counter(h: &HarnessInfo) -> String {
+    match (h.counter_mhz, h.counter_stated_mhz) {
+        (Some(c), Some(s)) => format!(", counter {c:.1} MHz (measured; CNTFRQ_EL0 says {s:.1})"),
+        (Some(c), None) => format!(", counter {c:.1} MHz"),
+        _ => String::new(),
+    }
+}
+
 pub fn clock(c: &ClockResult) -> String {
+    clock_for(c, true)
+}
+
+/// The clock section; the TSC line only where the machine has one
+/// (`x86`) or a TSC rate was recorded.
+fn clock_for(c: &ClockResult, x86: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "clock:{}", noisy_mark(c.verdict));
     let _ = writeln!(
@@ -227,9 +296,10 @@ pub fn clock(c: &ClockResult) -> String {
                 c.core_mhz / t
             );
         }
-        None => {
+        None if x86 => {
             let _ = writeln!(s, "  TSC              n/a");
         }
+        None => {}
     }
     let _ = writeln!(s, "  verdict     {}", c.verdict.as_str());
     s
@@ -858,6 +928,47 @@ pub fn io_section(io: &IoResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An Arm machine (64 KiB pages, emulated) shows its core and no x86
+    /// field; the x86 sample keeps its CPUID line and invariant TSC.
+    #[test]
+    fn arm_machines_show_no_x86_fields() {
+        let mut p = hwcal_model::sample::full_profile(0);
+        let x86 = summary(&p);
+        assert!(
+            x86.contains("family 6 model") && x86.contains("invariant TSC yes"),
+            "{x86}"
+        );
+        assert!(x86.contains("TSC  ") && !x86.contains("pages      base"), "{x86}");
+        let m = p.machine.as_mut().unwrap();
+        m.arch = "aarch64".into();
+        m.cpu_vendor = "Arm".into();
+        m.cpu_model_name = "Neoverse N1".into();
+        (m.cpu_family, m.cpu_model, m.cpu_stepping) = (None, None, None);
+        m.midr = Some(hwcal_model::Midr::from_raw(0x413f_d0c1));
+        m.invariant_tsc = false;
+        m.page_bytes = Some(64 << 10);
+        m.hugepage_sizes = vec![2 << 20, 512 << 20, 16 << 30];
+        m.emulation = Some("user-mode emulation".into());
+        let h = p.harness.as_mut().unwrap();
+        (h.timer, h.tsc_mhz, h.counter_mhz) = ("cntvct".into(), None, Some(25.0));
+        p.clock.as_mut().unwrap().tsc_mhz = None;
+        let arm = summary(&p);
+        assert!(
+            arm.contains("cpu        Neoverse N1 (Arm, part 0xd0c r3p1)"),
+            "{arm}"
+        );
+        assert!(
+            arm.contains("pages      base 64 KiB, huge 2 MiB, 512 MiB, 16 GiB"),
+            "{arm}"
+        );
+        assert!(arm.contains("emulation  user-mode emulation"), "{arm}");
+        assert!(arm.contains("counter 25.0 MHz"), "{arm}");
+        assert!(!arm.contains("TSC") && !arm.contains("family"), "{arm}");
+        let html = crate::html::report(&p, "arm");
+        assert!(html.contains("Neoverse N1") && html.contains("r3p1"));
+        assert!(!html.contains("invariant TSC") && !html.contains(">TSC<"));
+    }
 
     #[test]
     fn measured_sizes_keep_three_figures() {

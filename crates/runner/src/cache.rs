@@ -13,8 +13,8 @@ use hwcal_analysis::cache as an;
 use hwcal_analysis::levels::{refine_boundaries, Plateau};
 use hwcal_harness::{clockref, Timer};
 use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
-use hwcal_probes::buffer::HUGE_PAGE;
 use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
+use hwcal_probes::pages::huge_page;
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "cache",
@@ -204,7 +204,7 @@ fn chase_bench(max_size: u64, progress: &dyn Progress) -> Result<(ChaseBench, f6
         );
     }
     let mut bench = ChaseBench::new(buf, 0x5eed);
-    if tlb_ok && check.clean.len() * HUGE_PAGE >= max_size as usize / 2 {
+    if tlb_ok && check.clean.len() * huge_page() >= max_size as usize / 2 {
         bench.use_huge_pages(check.clean.clone());
     }
     Ok((bench, huge, tlb_ok))

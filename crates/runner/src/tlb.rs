@@ -14,8 +14,9 @@ use hwcal_analysis::levels::refine_boundaries;
 use hwcal_analysis::tlb as an;
 use hwcal_harness::{clockref, Timer};
 use hwcal_model::{Profile, RawCurve, RawPoint};
-use hwcal_probes::buffer::{Backing, Buffer, HUGE_PAGE, SMALL_PAGE};
+use hwcal_probes::buffer::{Backing, Buffer};
 use hwcal_probes::cache::{huge_buffer, merge_point};
+use hwcal_probes::pages::PageSizes;
 use hwcal_probes::tlb::{Layout, PageBench};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
@@ -200,6 +201,49 @@ fn longest_run(clean: &[usize]) -> &[usize] {
     best
 }
 
+/// The sizes of the TLB probe's buffers for a page size: a pure function of
+/// the plan, the memory available and the page sizes, so that 4, 16 and
+/// 64 KiB base pages can be checked against each other without such a
+/// kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TlbLayout {
+    pub pages: PageSizes,
+    /// Base pages the base-page test visits at most.
+    pub n: usize,
+    /// Bytes of the scattered base-page test buffer (n base pages).
+    pub small_len: usize,
+    /// Bytes of the dense baseline (n lines).
+    pub dense_len: usize,
+    /// Huge pages the huge-page baseline needs, and the bytes allocated
+    /// for it (a quarter more, for pages failing the TLB check).
+    pub baseline_need: usize,
+    pub baseline_len: usize,
+    /// Huge pages the huge-page test may visit (below 16: skipped).
+    pub huge_pages: usize,
+}
+
+/// Memory the probe may use: the test and its huge-page baseline take
+/// 2.25 × n base pages; n shrinks (to 64 at least) to fit half of `avail`
+/// (64 KiB pages make 8192 pages 512 MiB).
+pub fn layout(max_pages: u64, max_huge_pages: u64, avail: usize, pages: PageSizes) -> TlbLayout {
+    let mut n = max_pages as usize;
+    if avail > 0 {
+        let fit = (avail / 2).saturating_sub(pages.huge) * 4 / 9 / pages.base;
+        n = n.min(fit.max(64));
+    }
+    let small_len = n * pages.base;
+    TlbLayout {
+        pages,
+        n,
+        small_len,
+        dense_len: n * 64,
+        baseline_need: small_len.div_ceil(pages.huge),
+        baseline_len: small_len * 5 / 4 + pages.huge,
+        // Each touched huge page costs a whole huge page of memory.
+        huge_pages: (max_huge_pages as usize).min(avail / 4 / pages.huge).min(n),
+    }
+}
+
 /// Run the TLB measurements; returns the raw curves.
 pub fn measure(
     max_pages: u64,
@@ -211,18 +255,23 @@ pub fn measure(
     let timer = Timer::get();
     clockref::warm_up(timer, 300);
     let t0 = std::time::Instant::now();
-    let n = max_pages as usize;
-    // Frames scattered: no run of contiguous pages a coalescing TLB could
-    // fold into one entry (see `Buffer::new_scattered`).
-    let small = Buffer::new_scattered(n * SMALL_PAGE, 0x5ca7).context("allocating the 4 KiB-page buffer")?;
+    let avail = hwcal_probes::sysinfo::available_memory() as usize;
+    let lay = layout(max_pages, max_huge_pages, avail, PageSizes::system());
+    let n = lay.n;
+    // Frames scattered: no run of contiguous pages a coalescing TLB (AMD's
+    // PTE coalescing, Arm's contiguous bit) could fold into one entry (see
+    // `Buffer::new_scattered`).
+    let small = Buffer::new_scattered_with(lay.small_len, 0x5ca7, lay.pages)
+        .context("allocating the base-page buffer")?;
     let small_frac = small.huge_fraction();
     let dense = PageBench::dense(
-        Buffer::new(n * 64, Backing::Small).context("allocating the dense baseline")?,
+        Buffer::with_pages(lay.dense_len, Backing::Small, lay.pages)
+            .context("allocating the dense baseline")?,
         0xd5e,
     );
-    let (huge_base, base_huge) = baseline_bench(n, progress)?;
+    let (huge_base, base_huge) = baseline_bench(&lay, progress)?;
     let fractions = [small_frac, base_huge];
-    let mut test = PageBench::new(small, SMALL_PAGE, 0x71b);
+    let mut test = PageBench::new(small, lay.pages.base, 0x71b);
     // The huge-page baseline leads where the TLB sees huge pages (it has
     // no TLB misses at any page count); the dense one always runs, as the
     // baseline where huge pages are not seen and as a cross-check.
@@ -241,7 +290,7 @@ pub fn measure(
     ));
     let mut out = Vec::new();
     let (huge_pts, huge_frac) = match benches.bases[0].0.layout() {
-        Layout::Spread => huge_page_sweep(max_huge_pages, n, &mut benches, progress)?,
+        Layout::Spread => huge_page_sweep(&lay, &mut benches, progress)?,
         Layout::Dense => {
             progress.say("tlb: 2 MiB pages not seen by the TLB; skipping the huge-page TLB test");
             (Vec::new(), Some(0.0))
@@ -271,25 +320,25 @@ pub fn measure(
 /// The huge-page baseline bench for `n` 4 KiB-page lines (`None` when too
 /// few of its huge pages pass the TLB check), and the share of its buffer
 /// backed by huge pages (0 when they do not pass).
-fn baseline_bench(n: usize, progress: &dyn Progress) -> Result<(Option<PageBench>, f64)> {
+fn baseline_bench(lay: &TlbLayout, progress: &dyn Progress) -> Result<(Option<PageBench>, f64)> {
     // The baseline must be free of TLB misses: huge pages the TLB really
     // sees. Every 2 MiB page is checked (a hypervisor may back some with
     // 4 KiB pages) and the baseline uses only those that passed; each keeps
     // its place in the line pattern, so the cache behaviour is unchanged.
-    let need = (n * SMALL_PAGE).div_ceil(HUGE_PAGE);
-    let (base, check) = huge_buffer(n * SMALL_PAGE * 5 / 4 + HUGE_PAGE, 4, 0, true)
-        .context("allocating the huge-page baseline")?;
+    let (n, need) = (lay.n, lay.baseline_need);
+    let (base, check) =
+        huge_buffer(lay.baseline_len, 4, 0, true).context("allocating the huge-page baseline")?;
     let base_ok = check.smaps_fraction >= 0.9 && check.clean.len() >= need;
     if !base_ok {
         progress.say("tlb: the TLB does not see huge pages; using the dense baseline");
         return Ok((None, 0.0));
     }
-    let mut baseline = PageBench::new(base, SMALL_PAGE, 0xba5e);
+    let mut baseline = PageBench::new(base, lay.pages.base, 0xba5e);
     // Consecutive pages where possible (the 2 MiB TLB's sets are
     // indexed by page number; gaps crowd some of them).
     let run = longest_run(&check.clean);
     let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
-    let per = HUGE_PAGE / SMALL_PAGE;
+    let per = lay.pages.per_huge();
     baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
     Ok((Some(baseline), check.smaps_fraction))
 }
@@ -299,21 +348,18 @@ fn baseline_bench(n: usize, progress: &dyn Progress) -> Result<(Option<PageBench
 /// same baseline. Returns its points (none if skipped) and the share of its
 /// buffer backed by huge pages (`None` if too little memory to try).
 fn huge_page_sweep(
-    max_huge_pages: u64,
-    n: usize,
+    lay: &TlbLayout,
     benches: &mut Benches,
     progress: &dyn Progress,
 ) -> Result<(Vec<RawPoint>, Option<f64>)> {
     let mut huge_frac = None;
-    // 2 MiB pages: each touched page costs a whole huge page of memory.
-    let avail = hwcal_probes::sysinfo::available_memory() as usize;
-    let hn = (max_huge_pages as usize).min(avail / 4 / HUGE_PAGE).min(n);
+    let (hn, huge) = (lay.huge_pages, lay.pages.huge);
     let mut huge_pts = Vec::new();
     if hn >= 16 {
         // Allocate a quarter more than needed and use only the 2 MiB pages
         // the TLB check passed: a hypervisor may back some of them with
         // 4 KiB pages, and a test through those would measure 4 KiB again.
-        let (hb, hc) = huge_buffer(hn * HUGE_PAGE * 5 / 4, 1, usize::MAX, true)
+        let (hb, hc) = huge_buffer(hn * huge * 5 / 4, 1, usize::MAX, true)
             .context("allocating the 2 MiB-page buffer")?;
         // Prefer the longest run of consecutive clean pages: TLB sets are
         // indexed by page number, and gaps would crowd some sets early.
@@ -327,7 +373,7 @@ fn huge_page_sweep(
         let f = if usable >= 16 { hc.smaps_fraction } else { 0.0 };
         huge_frac = Some(f);
         if f >= 0.9 {
-            let mut htest = PageBench::new(hb, HUGE_PAGE, 0x2b);
+            let mut htest = PageBench::new(hb, huge, 0x2b);
             htest.use_pages(pages[..usable].to_vec());
             huge_pts = sweep(&mut htest, benches, &counts(8, usable, 4.0), 2, 1.0)?;
         } else {
@@ -382,4 +428,72 @@ pub fn apply(p: &mut Profile) -> bool {
         a.notes,
     );
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_probes::tlb::slot_offset;
+
+    const SIZES: [usize; 3] = [4 << 10, 16 << 10, 64 << 10];
+
+    /// The page size is read, not assumed: the plan for 4, 16 and 64 KiB
+    /// base pages visits the same page counts, and every buffer is sized
+    /// and aligned in whole pages of its own size.
+    #[test]
+    fn plans_agree_across_page_sizes() {
+        let plans: Vec<TlbLayout> = SIZES
+            .iter()
+            .map(|&b| layout(8192, 256, 64 << 30, PageSizes::for_base(b)))
+            .collect();
+        for l in &plans {
+            let (base, huge) = (l.pages.base, l.pages.huge);
+            assert_eq!(l.n, 8192, "{base}");
+            assert_eq!(l.small_len, l.n * base);
+            assert_eq!(l.dense_len, l.n * 64);
+            assert!(l.baseline_need * huge >= l.small_len && (l.baseline_need - 1) * huge < l.small_len);
+            assert!(l.baseline_len >= l.baseline_need * huge);
+            assert_eq!(counts(8, l.n, 4.0), counts(8, plans[0].n, 4.0));
+        }
+        // Little memory: fewer pages, never below 64, and within half of it.
+        let l = layout(8192, 256, 2 << 30, PageSizes::for_base(64 << 10));
+        assert!(
+            l.n >= 64 && l.n < 8192 && l.small_len * 9 / 4 + l.pages.huge <= 1 << 30,
+            "{l:?}"
+        );
+        // A 512 MiB huge page each: too few to try the huge-page test.
+        assert!(l.huge_pages < 16);
+        assert_eq!(layout(8192, 256, 1 << 20, PageSizes::for_base(64 << 10)).n, 64);
+        assert_eq!(
+            layout(8192, 256, 64 << 30, PageSizes::for_base(4096)).huge_pages,
+            256
+        );
+    }
+
+    /// The buffer and page-chase code with injected page sizes: buffers in
+    /// whole, aligned pages; page j's one line inside base page j; the
+    /// chase runs.
+    #[test]
+    fn buffers_and_chases_follow_the_injected_page_size() {
+        for base in SIZES {
+            let p = PageSizes::for_base(base);
+            let lay = layout(64, 0, 0, p);
+            let b = Buffer::new_scattered_with(lay.small_len, 1, p).unwrap();
+            assert_eq!(b.len() % base, 0);
+            assert_eq!(b.len() / base, 64);
+            assert_eq!(b.as_ptr() as usize % base, 0);
+            assert_eq!(b.pages(), p);
+            for j in 0..lay.n {
+                let off = slot_offset(j, base, p);
+                assert_eq!(off / base, j, "{base}: page {j} touched at {off}");
+            }
+            let mut test = PageBench::new(b, base, 7);
+            assert_eq!(test.max_pages(), 64);
+            test.policy.max_samples = 3;
+            test.policy.min_samples = 1;
+            test.policy.track_clock = false;
+            assert!(test.point(64).unwrap().y.is_finite());
+            assert!(test.point(65).is_err());
+        }
+    }
 }

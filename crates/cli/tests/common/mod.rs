@@ -12,6 +12,19 @@ pub fn hwcal() -> Command {
     Command::cargo_bin("hwcal").unwrap()
 }
 
+/// The `hwcal` binary as a plain `std::process::Command` (for tests that
+/// spawn it and signal it), through cargo's target runner where one is set
+/// (`qemu-aarch64` for the aarch64 build), as `hwcal()` is.
+pub fn hwcal_process() -> std::process::Command {
+    <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("hwcal").unwrap()
+}
+
+/// True (with a message) where the tests run under emulation and a test
+/// needs what emulation lacks: real timings, io_uring, NUMA policy.
+pub fn emulated(test: &str) -> bool {
+    hwcal_harness::platform::skip_if_emulated(test)
+}
+
 /// Run `c`, which must succeed; its stdout.
 pub fn stdout_of(c: &mut Command) -> String {
     String::from_utf8(c.assert().success().get_output().stdout.clone()).unwrap()

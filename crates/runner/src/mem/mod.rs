@@ -20,9 +20,10 @@ use hwcal_model::{
     human_bytes, Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MemThread, MlpPoint, Note,
     NumaLatency, Profile, RawCurve,
 };
-use hwcal_probes::buffer::{Backing, HUGE_PAGE, SMALL_PAGE};
+use hwcal_probes::buffer::Backing;
 use hwcal_probes::mem::{self as pm, Job, Prep, Prepared, RunPlan, Work, GRAIN, LINE};
 use hwcal_probes::numa;
+use hwcal_probes::pages::{base_page, huge_page};
 use std::time::Instant;
 
 mod short;
@@ -119,9 +120,9 @@ pub struct Config {
 /// `size` rounded up to whole pages of `backing`.
 pub fn round_size(size: u64, backing: &Backing) -> u64 {
     let page = if *backing == Backing::Small {
-        SMALL_PAGE
+        base_page()
     } else {
-        HUGE_PAGE
+        huge_page()
     } as u64;
     size.div_ceil(page) * page
 }
@@ -187,7 +188,11 @@ fn pages(backing: &Backing, bufs: &[&Prepared]) -> (u64, bool, f64) {
     };
     let huge = frac >= 0.9 && (*backing != Backing::Thp || tlb_sees_huge_pages());
     (
-        if huge { HUGE_PAGE as u64 } else { SMALL_PAGE as u64 },
+        if huge {
+            huge_page() as u64
+        } else {
+            base_page() as u64
+        },
         huge,
         frac,
     )
@@ -196,7 +201,7 @@ fn pages(backing: &Backing, bufs: &[&Prepared]) -> (u64, bool, f64) {
 /// Whether the TLB sees transparent huge pages on this machine (see
 /// [`pages`]); false if the check cannot run.
 fn tlb_sees_huge_pages() -> bool {
-    hwcal_probes::cache::huge_buffer(2 * HUGE_PAGE, 1, 2 * HUGE_PAGE, false).is_ok_and(|(_, c)| c.head_ok)
+    hwcal_probes::cache::huge_buffer(2 * huge_page(), 1, 2 * huge_page(), false).is_ok_and(|(_, c)| c.head_ok)
 }
 
 /// Run `jobs`, keep one raw curve per thread (`{series}.t{tid}`) and
@@ -472,7 +477,7 @@ format!(
 format!(
             "mem: 4 KiB pages: the {} buffer spans {} pages, far beyond the reach of the second-level TLB (~2048 entries × 4 KiB = 8 MiB on recent x86 cores), so most loads also pay a page walk: this latency is DRAM plus TLB misses. Add --hugepages for DRAM latency alone.",
             human_bytes(cfg.size as u64),
-            cfg.size / SMALL_PAGE
+            cfg.size / base_page()
         )));
     }
     for (i, b) in bufs.iter().enumerate() {

@@ -90,9 +90,10 @@ fn short_sizes(n: usize) -> (usize, usize) {
     let mut stream = SHORT_SIZE.min((1usize << 30) / n).max(64 << 20);
     let mut chase_size = SHORT_SIZE;
     if avail > 0 && stream * n + chase_size > avail / 2 {
-        stream = ((avail / 2) / (n + 1)).max(4 << 20) / HUGE_PAGE * HUGE_PAGE;
-        chase_size = stream.max(HUGE_PAGE);
-        stream = stream.max(HUGE_PAGE);
+        let huge = hwcal_probes::pages::huge_page();
+        stream = ((avail / 2) / (n + 1)).max(4 << 20) / huge * huge;
+        chase_size = stream.max(huge);
+        stream = stream.max(huge);
     }
     (stream, chase_size)
 }
