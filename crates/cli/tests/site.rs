@@ -11,9 +11,13 @@ mod common;
 
 use common::{s, Env};
 use hwcal_model::{sample::full_profile, MachineIdentity, Profile};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "../../report/tests/support/browser.rs"]
+mod browser;
+use browser::chromium;
 
 fn identity(id: &str, core: &str, product: Option<&str>) -> Option<MachineIdentity> {
     Some(MachineIdentity {
@@ -101,23 +105,6 @@ fn a_site_of_three_machines() {
     assert_eq!(files_in(&other), ["notes.txt"]);
 
     in_chromium(&env, &site);
-}
-
-/// The browser: `$HWCAL_CHROMIUM` if set (a path that does not exist means
-/// "no browser"), else the usual install locations (as
-/// crates/report/tests/chromium.rs finds it).
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("HWCAL_CHROMIUM") {
-        return Some(PathBuf::from(p)).filter(|p| p.exists());
-    }
-    [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| p.exists())
 }
 
 /// Headless Chromium on `url` with `extra` arguments, its console logged

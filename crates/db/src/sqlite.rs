@@ -203,7 +203,9 @@ impl Sqlite {
     /// Open an existing file if, and only if, it is an hwcal database.
     fn open_existing(path: &Path) -> Result<Sqlite, DbError> {
         let p = path.to_path_buf();
-        let md = std::fs::metadata(path).map_err(|source| match source.kind() {
+        // A file we may not read is a permission problem; anything else
+        // that fails to read it, unreadable (for the metadata and the header).
+        let unreadable = |source: std::io::Error| match source.kind() {
             std::io::ErrorKind::PermissionDenied => DbError::PermissionDenied {
                 path: p.clone(),
                 write: false,
@@ -212,7 +214,8 @@ impl Sqlite {
                 path: p.clone(),
                 err: source,
             },
-        })?;
+        };
+        let md = std::fs::metadata(path).map_err(unreadable)?;
         if md.is_dir() {
             return Err(DbError::NotOurs {
                 path: p,
@@ -228,16 +231,7 @@ impl Sqlite {
         let mut head = [0u8; 100];
         let n = {
             use std::io::Read;
-            let mut f = std::fs::File::open(path).map_err(|source| match source.kind() {
-                std::io::ErrorKind::PermissionDenied => DbError::PermissionDenied {
-                    path: p.clone(),
-                    write: false,
-                },
-                _ => DbError::Unreadable {
-                    path: p.clone(),
-                    err: source,
-                },
-            })?;
+            let mut f = std::fs::File::open(path).map_err(unreadable)?;
             let mut n = 0;
             while n < head.len() {
                 match f.read(&mut head[n..]) {

@@ -123,25 +123,22 @@ fn md_cell(s: &str) -> String {
         .replace(['\n', '\r'], " ")
 }
 
-/// The runs as a Markdown (GitHub) table; numbers right-aligned.
+/// The runs as a Markdown (GitHub) table; numbers right-aligned (a column
+/// is numeric when every cell in it is a number or empty, so a new column
+/// needs no list of its own).
 pub fn markdown(runs: &[Run]) -> Vec<u8> {
-    let text_cols = [
-        "measured_utc",
-        "origin",
-        "host",
-        "machine_id",
-        "core",
-        "product",
-        "cpu",
-        "command",
-    ];
+    let rows: Vec<Vec<String>> = runs.iter().map(cells).collect();
+    let numeric = |j: usize| {
+        rows.iter()
+            .all(|r| r[j].is_empty() || r[j].parse::<f64>().is_ok())
+    };
     let mut out = format!("| {} |\n|", COLUMNS.join(" | "));
-    for c in COLUMNS {
-        out += if text_cols.contains(&c) { ":---|" } else { "---:|" };
+    for j in 0..COLUMNS.len() {
+        out += if numeric(j) { "---:|" } else { ":---|" };
     }
     out.push('\n');
-    for r in runs {
-        let row: Vec<String> = cells(r).iter().map(|c| md_cell(c)).collect();
+    for r in &rows {
+        let row: Vec<String> = r.iter().map(|c| md_cell(c)).collect();
         out += &format!("| {} |\n", row.join(" | "));
     }
     out.into_bytes()
@@ -216,6 +213,15 @@ mod tests {
         let pipes = |l: &str| l.replace("\\|", "").matches('|').count();
         assert!(lines.iter().all(|l| pipes(l) == COLUMNS.len() + 1), "{md}");
         assert!(lines[1].starts_with("|---:|---:|:---|"));
+        // Each column aligned by what it holds: text left, numbers right.
+        let align: Vec<&str> = lines[1].trim_matches('|').split('|').collect();
+        let at = |name: &str| align[COLUMNS.iter().position(|c| *c == name).unwrap()];
+        for text in ["host", "machine_id", "core", "cpu", "command"] {
+            assert_eq!(at(text), ":---", "{text}");
+        }
+        for number in ["logical_cpus", "core_mhz"] {
+            assert_eq!(at(number), "---:", "{number}");
+        }
         assert!(lines[2].starts_with("| 3 | ") && lines[2].contains("a\\|b"));
     }
 }

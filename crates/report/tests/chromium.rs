@@ -9,21 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The browser: `$HWCAL_CHROMIUM` if set (a path that does not exist means
-/// "no browser"), else the usual install locations.
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("HWCAL_CHROMIUM") {
-        return Some(PathBuf::from(p)).filter(|p| p.exists());
-    }
-    [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| p.exists())
-}
+#[path = "support/browser.rs"]
+mod browser;
+use browser::chromium;
 
 /// Run headless Chromium on a local file with `extra` arguments; returns
 /// stdout. Killed after 90 s so a wedged browser cannot hang the suite.
