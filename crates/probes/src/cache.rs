@@ -522,6 +522,11 @@ mod tests {
 
     #[test]
     fn small_bench_points_are_positive() {
+        // Timed loads: under emulation the counter can stand still across a
+        // whole sample, and a zero is the emulator's, not the probe's.
+        if hwcal_harness::platform::skip_if_emulated("small_bench_points_are_positive") {
+            return;
+        }
         let buf = Buffer::new(1 << 20, Backing::Small).unwrap();
         let mut b = ChaseBench::new(buf, 1);
         b.policy.max_samples = 5;
