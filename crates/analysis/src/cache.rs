@@ -28,8 +28,8 @@ use hwcal_model::{
 };
 
 pub use hwcal_model::curve::{
-    CACHE_GAP as GAP, CACHE_HUGE_FRACTION as HUGE, CACHE_LATENCY as LATENCY, CACHE_MLP as MLP,
-    CACHE_NEIGHBOURS as NEIGHBOURS,
+    CACHE_COLOUR as COLOUR, CACHE_GAP as GAP, CACHE_HUGE_FRACTION as HUGE, CACHE_LATENCY as LATENCY,
+    CACHE_MLP as MLP, CACHE_NEIGHBOURS as NEIGHBOURS,
 };
 
 /// Above this share of busy time on the other CPUs a run is flagged: on
@@ -40,7 +40,7 @@ pub const NEIGHBOUR_BUSY_LIMIT: f64 = 0.25;
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 15] = [
+pub const NOTE_CODES: [(&str, &str); 16] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -58,6 +58,10 @@ pub const NOTE_CODES: [(&str, &str); 15] = [
         "effective size below nominal, the cache private (level marked noisy where judged)",
     ),
     ("cache.l{N}-over-nominal", "effective size above nominal"),
+    (
+        "cache.l{N}-colour-fit",
+        "size from a page-colour fit of the level's edge (4 KiB pages), with the most it was seen to hold",
+    ),
     (
         "cache.l{N}-line-nominal-disagree",
         "measured line size differs from the nominal one",
@@ -226,6 +230,7 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
     let mut a = analyze_curves_tlb(
         curve,
         tlb.as_ref(),
+        p.raw_curve(COLOUR),
         p.raw_curve(GAP),
         [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
         p.raw_curve(MLP),
@@ -310,14 +315,18 @@ pub fn analyze_curves(
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
 ) -> CacheAnalysis {
-    analyze_curves_tlb(curve, None, gap, lines, mlp, huge_fraction, machine)
+    analyze_curves_tlb(curve, None, None, gap, lines, mlp, huge_fraction, machine)
 }
 
 /// As [`analyze_curves`], with the TLB's share removed from the latency
-/// curve first where the chase ran on pages the TLB sees as 4 KiB.
+/// curve first where the chase ran on pages the TLB sees as 4 KiB, and
+/// the private levels' edges over several page placements (`colour`, see
+/// [`colour_points`]) for their page-colour fit.
+#[allow(clippy::too_many_arguments)]
 pub fn analyze_curves_tlb(
     curve: &RawCurve,
     tlb: Option<&TlbShare>,
+    colour: Option<&RawCurve>,
     gap: Option<&RawCurve>,
     lines: [(Option<&RawCurve>, Option<&RawCurve>); 2],
     mlp: Option<&RawCurve>,
@@ -327,8 +336,11 @@ pub fn analyze_curves_tlb(
     let mut out = CacheAnalysis::default();
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     let tlb = tlb.filter(|_| !huge);
-    let sw = Sweep::new(curve, tlb);
-    let pl = plateaus(&sw, machine);
+    let mut sw = Sweep::new(curve, tlb);
+    if !huge {
+        sw.colour = colour_points(colour, tlb);
+    }
+    let pl = plateaus(&sw, machine, !huge);
     let busy = busy_note(&sw.pts);
     if pl.is_empty() {
         out.notes.push(note(
@@ -431,6 +443,9 @@ struct Sweep {
     share: Vec<(f64, Option<f64>)>,
     /// `ys` cleaned (`segments::clean`): where the edges are read.
     clean: Vec<f64>,
+    /// The private levels' edges averaged over page placements, TLB share
+    /// removed (working set, ns); empty without them.
+    colour: Vec<(f64, f64)>,
 }
 
 impl Sweep {
@@ -460,6 +475,7 @@ impl Sweep {
             cy,
             share,
             clean,
+            colour: Vec::new(),
         }
     }
 
@@ -467,6 +483,43 @@ impl Sweep {
     fn cycles(&self, first: usize, last: usize) -> Option<f64> {
         self.cy.as_ref().map(|c| median(&c[first..=last]))
     }
+}
+
+/// The edge curve over page placements as the colour fit reads it: at
+/// each working set the mean over placements of each placement's latency
+/// (the model predicts the expectation over random page draws, which one
+/// placement alone misses by its luck of the draw), with the highest
+/// placement left out where there are five or more (a burst of noise from
+/// another tenant lands on one placement, not on the draw), then the TLB's
+/// share removed.
+fn colour_points(colour: Option<&RawCurve>, tlb: Option<&TlbShare>) -> Vec<(f64, f64)> {
+    let Some(c) = colour else {
+        return Vec::new();
+    };
+    let mut out: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .filter_map(|q| {
+            let mut v: Vec<f64> = q
+                .samples
+                .iter()
+                .copied()
+                .filter(|y| y.is_finite() && *y > 0.0)
+                .collect();
+            if v.len() < 2 || q.x <= 0.0 {
+                return None;
+            }
+            v.sort_by(f64::total_cmp);
+            if v.len() >= 5 {
+                v.pop();
+            }
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            let share = tlb.map_or(0.0, |t| t.at(q.x / 4096.0).0);
+            Some((q.x, mean - share))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
 }
 
 /// Where the chase's loads miss the TLB, from the measured 4 KiB TLB
@@ -534,8 +587,10 @@ fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Note>
 
 /// The plateaus of the (corrected) latency curve: levels by slope (see
 /// [`crate::segments`]), each level's size the capacity it was seen to
-/// hold (see [`held_capacity`]).
-fn plateaus(sw: &Sweep, machine: &MachineInfo) -> Vec<Plateau> {
+/// hold (see [`held_capacity`]), or, for a private level on pages the TLB
+/// sees as 4 KiB, the capacity a page-colour fit of its edge gives (see
+/// [`colour_size`]).
+fn plateaus(sw: &Sweep, machine: &MachineInfo, small_pages: bool) -> Vec<Plateau> {
     let want = expected_levels(machine, sw.xs.last().copied().unwrap_or(0.0));
     let segs = segments_guided(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache(), want);
     let s = &sw.clean;
@@ -553,13 +608,55 @@ fn plateaus(sw: &Sweep, machine: &MachineInfo) -> Vec<Plateau> {
         let climbed = crossing(&sw.xs, s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
         let held = held_capacity(&sw.xs, s, from, to, a, b);
         let size = climbed.map_or(held, |c| c.min(held));
-        pl[k].end_x = size;
+        let fitted = small_pages
+            .then(|| colour_size(sw, machine, k as u32 + 1, from, to, a, b))
+            .flatten();
+        pl[k].end_x = fitted.map_or(size, |f| f.capacity);
+        pl[k].colour = fitted.map(|f| (f, size));
         pl[k].bounded = true;
         // Refine where the edge is: up to where a quarter of the loads miss.
         let quarter = crossing(&sw.xs, s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
         pl[k].cross = sw.xs.iter().position(|&x| x > quarter.max(size));
     }
     pl
+}
+
+/// The size of level `level` from its edge (points `from..=to`, latency
+/// `a` on the level, `b` on the next) by a page-colour fit
+/// ([`crate::colour`]): only for a cache private to this CPU whose ways
+/// sysfs states (a shared level's share moves with its other users, which
+/// the model does not know) and only where the fit explains the edge.
+fn colour_size(
+    sw: &Sweep,
+    machine: &MachineInfo,
+    level: u32,
+    from: usize,
+    to: usize,
+    a: f64,
+    b: f64,
+) -> Option<crate::colour::ColourFit> {
+    let n = machine.nominal_data_cache(level)?;
+    let ways = n.ways.filter(|&w| w >= 2)? as usize;
+    if n.shared_cpus.len() > 1 {
+        return None;
+    }
+    let to = to.min(sw.xs.len() - 1);
+    let hit = |y: f64| 1.0 - ((y - a) / (b - a)).clamp(0.0, 1.0);
+    // The placements' mean where it was measured over this edge; else the
+    // one placement of the sweep.
+    let (lo, hi) = (sw.xs[from], sw.xs[to]);
+    let over: Vec<(f64, f64)> = sw
+        .colour
+        .iter()
+        .filter(|p| p.0 >= lo && p.0 <= hi)
+        .map(|&(x, y)| (x, hit(y)))
+        .collect();
+    let pts: Vec<(f64, f64)> = if over.len() >= 4 {
+        over
+    } else {
+        (from..=to).map(|i| (sw.xs[i], hit(sw.clean[i]))).collect()
+    };
+    crate::colour::fit(&pts, ways, 4096.0, sw.xs[from], 2.0 * sw.xs[to])
 }
 
 /// How many levels a sweep up to `max_x` should show: the nominal data
@@ -730,6 +827,18 @@ fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<Note> 
         );
         notes.push(note("cache", &format!("l{level}-size-lower-bound"), text));
     }
+    if let Some((fit, held)) = p.colour {
+        let text = format!(
+            "L{level}: on 4 KiB pages its edge is spread by page colouring (some of its page colours overflow \
+             while others still have room); the capacity that explains the edge under random page placement \
+             is {} (fit within {:.0}% of the loads at {} sizes on the edge), where it was seen to hold at most {}",
+            kib(fit.capacity),
+            fit.rms * 100.0,
+            fit.inside,
+            kib(held)
+        );
+        notes.push(note("cache", &format!("l{level}-colour-fit"), text));
+    }
     if let Some(n) = machine.nominal_data_cache(level) {
         let r = size / n.size_bytes as f64;
         if p.bounded && (r - 1.0).abs() > NOMINAL_SIZE_TOLERANCE {
@@ -794,7 +903,7 @@ fn private_shortfall(l: &CacheLevel, p: &Plateau, machine: &MachineInfo, huge_pa
         return false;
     };
     let private = n.shared_cpus.len() <= 1;
-    let judged = l.level == 1 || huge_pages;
+    let judged = l.level == 1 || huge_pages || p.colour.is_some();
     // The same size and margin as the "effective size" note of
     // `level_notes`, so a flagged level always carries that note.
     let size = l.size_bytes as f64;

@@ -24,6 +24,10 @@ pub struct Plateau {
     /// Index of the first point past the boundary (the boundary lies
     /// between it and the point before); where a sweep should be refined.
     pub cross: Option<usize>,
+    /// Where the size came from a page-colour fit of the edge
+    /// ([`crate::colour`]): the fit, and the most of the working set the
+    /// level was seen to hold (the estimate the fit replaced).
+    pub colour: Option<(crate::colour::ColourFit, f64)>,
 }
 
 impl Plateau {
@@ -82,6 +86,7 @@ mod tests {
             end_x: 3.0,
             bounded: true,
             cross: Some(2),
+            colour: None,
         }];
         let r = refine_boundaries(&xs, &pl, 4.0);
         assert_eq!(r.len(), 6, "{r:?}");

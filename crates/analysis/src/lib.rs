@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod clock;
+pub mod colour;
 pub mod ctx;
 pub mod gcd;
 pub mod io;

@@ -88,6 +88,7 @@ impl Segment {
             end_x: xs[self.last],
             bounded: false,
             cross: None,
+            colour: None,
         }
     }
 }

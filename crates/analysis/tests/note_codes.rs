@@ -7,12 +7,13 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::{MachineInfo, Note, Profile, RawCurve};
 
-const CACHE: [&str; 15] = [
+const CACHE: [&str; 16] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
     "cache.l{N}-short-private",
     "cache.l{N}-over-nominal",
+    "cache.l{N}-colour-fit",
     "cache.l{N}-line-nominal-disagree",
     "cache.l{N}-line-prefetched",
     "cache.l{N}-line-unmeasured",

@@ -13,6 +13,10 @@ pub const CACHE_MLP: &str = "cache.mlp";
 pub const CACHE_HUGE_FRACTION: &str = "cache.huge_fraction";
 /// Cache probe: busy fraction of the other CPUs during the sweep (x = 0).
 pub const CACHE_NEIGHBOURS: &str = "cache.neighbour_busy";
+/// Cache probe: ns per load over a private level's edge on 4 KiB pages,
+/// one sample per placement (another region of the buffer, so another draw
+/// of physical pages); the page-colour fit reads their mean.
+pub const CACHE_COLOUR: &str = "cache.colour";
 
 /// Cache probe: a line-size test (`test` 1 or 2, offsets forward or back).
 pub fn cache_line(test: u32, forward: bool) -> String {

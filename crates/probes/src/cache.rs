@@ -384,16 +384,30 @@ impl ChaseBench {
     /// One random cycle over the first `size` bytes (logical), one slot per
     /// line. Returns the start address and the permutation.
     fn cycle(&mut self, size: usize) -> Result<(usize, Vec<u32>), ProbeError> {
+        self.cycle_at(0, size)
+    }
+
+    /// As [`Self::cycle`], over the `size` bytes from logical offset `at`.
+    fn cycle_at(&mut self, at: usize, size: usize) -> Result<(usize, Vec<u32>), ProbeError> {
         let perm = shuffled(size / 64, &mut self.rng);
-        let start = link_seq(&self.buf, perm.iter().map(|&i| self.phys(i as usize * 64)))?;
+        let start = link_seq(&self.buf, perm.iter().map(|&i| self.phys(at + i as usize * 64)))?;
         Ok((start, perm))
     }
 
     /// ns per load of a random chase over `size` bytes (rounded down to
     /// whole lines), with `gap` idle adds between loads.
     pub fn point(&mut self, size: usize, gap: u32) -> Result<RawPoint, ProbeError> {
+        self.point_at(0, size, gap)
+    }
+
+    /// As [`Self::point`], over the `size` bytes from logical offset `at`
+    /// (line-aligned; the region is clamped to the buffer): other physical
+    /// pages than the prefix [`Self::point`] measures, so on 4 KiB pages
+    /// another draw of page colours.
+    pub fn point_at(&mut self, at: usize, size: usize, gap: u32) -> Result<RawPoint, ProbeError> {
         let size = (size / 64 * 64).clamp(64, self.capacity() / 64 * 64);
-        let (start, _) = self.cycle(size)?;
+        let at = (at / 64 * 64).min(self.capacity() / 64 * 64 - size);
+        let (start, _) = self.cycle_at(at, size)?;
         // Past the caches every load's latency is a draw from a wide
         // distribution (DRAM row hits and misses, refresh): the minimum over
         // 100 µs blocks (~700 loads) picks lucky blocks and reads several

@@ -141,11 +141,18 @@ pub fn measure(
         points.len(),
         t0.elapsed().as_secs_f64()
     ));
-    refine(&mut bench, &mut points, machine, progress, t0)?;
+    refine(&mut bench, &mut points, machine, tlb_ok, progress, t0)?;
     repair(&mut bench, &mut points, t0)?;
     retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
     let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
-    let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
+    let a = an::analyze_curves(
+        &lat,
+        None,
+        [(None, None), (None, None)],
+        None,
+        huge_fraction(tlb_ok),
+        machine,
+    );
     progress.say(&format!(
         "cache: refined to {} sizes, {} plateaus, {:.1} s",
         lat.points.len(),
@@ -159,6 +166,12 @@ pub fn measure(
     if tlb_ok && !still_huge {
         progress.say("cache: huge pages were split during the run (TLB sees 4 KiB pages now)");
     }
+
+    let colour = if tlb_ok {
+        None
+    } else {
+        colour_edges(&mut bench, machine, cap, progress)?
+    };
 
     let gap = gap_points(&mut bench, &a, &lat)?;
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
@@ -178,6 +191,7 @@ pub fn measure(
         lat,
         curve(an::GAP, "working set (bytes)", "ns per load incl. idle gap", gap),
     ];
+    out.extend(colour);
     out.extend(raw_lines);
     out.push(curve(an::MLP, "independent chains", "ns per load", mlp));
     out.push(huge_curve(cap, huge, tlb_ok, still_huge));
@@ -229,6 +243,13 @@ fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<R
     Ok(points)
 }
 
+/// The huge-page share the sweep's own analyses assume: all where the TLB
+/// sees the chase buffer's huge pages, none otherwise (on 4 KiB pages the
+/// analysis fits page colours to the private levels' edges).
+fn huge_fraction(tlb_ok: bool) -> Option<f64> {
+    Some(if tlb_ok { 1.0 } else { 0.0 })
+}
+
 /// Step 2: refine around each boundary; again if a re-measurement moved a
 /// boundary into a coarse interval. Stops early once the sweep budget
 /// (counted from `t0`) is spent.
@@ -236,12 +257,20 @@ fn refine(
     bench: &mut ChaseBench,
     points: &mut Vec<RawPoint>,
     machine: &MachineInfo,
+    tlb_ok: bool,
     progress: &dyn Progress,
     t0: std::time::Instant,
 ) -> Result<()> {
     let analyse = |points: &[RawPoint]| {
         let lat = curve(an::LATENCY, "", "", points.to_vec());
-        an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine)
+        an::analyze_curves(
+            &lat,
+            None,
+            [(None, None), (None, None)],
+            None,
+            huge_fraction(tlb_ok),
+            machine,
+        )
     };
     for round in 0..6 {
         if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
@@ -326,7 +355,14 @@ fn retry_short_private(
         .collect();
     let short = |points: &[RawPoint]| -> Vec<(usize, f64)> {
         let lat = curve(an::LATENCY, "", "", points.to_vec());
-        let a = an::analyze_curves(&lat, None, [(None, None), (None, None)], None, None, machine);
+        let a = an::analyze_curves(
+            &lat,
+            None,
+            [(None, None), (None, None)],
+            None,
+            huge_fraction(huge_pages),
+            machine,
+        );
         judged
             .iter()
             .copied()
@@ -357,6 +393,130 @@ fn retry_short_private(
         }
     }
     Ok(())
+}
+
+/// Page placements each private level's edge is measured on (see
+/// [`colour_edges`]): the mean of six draws has about 40% of one draw's
+/// spread.
+const COLOUR_PLACEMENTS: usize = 6;
+
+/// Seconds the placements may take, waits for a quiet core included.
+const COLOUR_BUDGET_S: f64 = 1.5;
+
+/// A placement counts as undisturbed when its sentinel (the chase over half
+/// the level) is within this of the quietest sentinel seen.
+const SENTINEL_MARGIN: f64 = 1.05;
+
+/// On pages the TLB sees as 4 KiB, the edge of each private data level
+/// beyond L1 whose ways sysfs states (and that spans two page colours or
+/// more) is measured again, from half to 2.5× its nominal size at 8 sizes
+/// per octave, on [`COLOUR_PLACEMENTS`] other regions of the buffer. Each
+/// region is another draw of physical pages, hence of page colours: one
+/// draw decides where one curve starts to climb (a colour that drew many
+/// pages overflows early), the mean over draws is what the model of random
+/// page colours predicts, and the analysis fits that model to it
+/// (`hwcal_analysis::colour`).
+///
+/// The edge of a private level is also where another thread on the same
+/// core shows most: on a VM the host's other hyperthread, which may run
+/// another tenant and stream through the shared L2 for seconds at a time.
+/// So each placement is bracketed by a sentinel, the chase over half the
+/// level, which hits every time unless someone else evicts its lines; a
+/// placement whose sentinel before or after reads slower than the
+/// quietest one seen by [`SENTINEL_MARGIN`] is measured again after a
+/// pause, within [`COLOUR_BUDGET_S`]. `None` where no level qualifies or
+/// the buffer has no room.
+fn colour_edges(
+    bench: &mut ChaseBench,
+    machine: &MachineInfo,
+    cap: f64,
+    progress: &dyn Progress,
+) -> Result<Option<RawCurve>> {
+    let nominal: Vec<f64> = (2..=4)
+        .filter_map(|l| machine.nominal_data_cache(l))
+        .filter(|n| n.shared_cpus.len() <= 1)
+        .filter(|n| n.ways.is_some_and(|w| w >= 2 && n.size_bytes / (w * 4096) >= 2))
+        .map(|n| n.size_bytes as f64)
+        .collect();
+    let sizes: Vec<f64> = nominal
+        .iter()
+        .flat_map(|&n| sweep(0.5 * n, 2.5 * n, 8.0))
+        .map(|x| (x / 64.0).round() * 64.0)
+        .collect();
+    let Some(&largest) = sizes.iter().max_by(|a, b| a.total_cmp(b)) else {
+        return Ok(None);
+    };
+    let region = (largest as usize).div_ceil(huge_page()) * huge_page();
+    let placements = (cap as usize / region).saturating_sub(1).min(COLOUR_PLACEMENTS);
+    if placements < 2 {
+        return Ok(None);
+    }
+    let t = std::time::Instant::now();
+    let mut pts: Vec<RawPoint> = sizes
+        .iter()
+        .map(|&x| RawPoint {
+            x,
+            y: f64::NAN,
+            ..Default::default()
+        })
+        .collect();
+    // The quietest sentinel of each level seen so far.
+    let mut quiet: Vec<f64> = vec![f64::INFINITY; nominal.len()];
+    let (mut done, mut retries) = (0, 0);
+    // Region 0 is the sweep's own; the placements start past it.
+    let mut r = 1;
+    while done < placements && r * region + region <= cap as usize {
+        let at = r * region;
+        let sentinels = |bench: &mut ChaseBench, quiet: &mut [f64]| -> Result<Vec<f64>> {
+            let mut v = Vec::new();
+            for (q, &n) in quiet.iter_mut().zip(&nominal) {
+                let y = bench.point_at(at, (0.5 * n) as usize, 0)?.y;
+                *q = q.min(y);
+                v.push(y);
+            }
+            Ok(v)
+        };
+        let before = sentinels(bench, &mut quiet)?;
+        let mut row = Vec::with_capacity(sizes.len());
+        for &x in &sizes {
+            row.push(bench.point_at(at, x as usize, 0)?);
+        }
+        let after = sentinels(bench, &mut quiet)?;
+        let disturbed = before
+            .iter()
+            .chain(&after)
+            .zip(quiet.iter().cycle())
+            .any(|(y, q)| *y > SENTINEL_MARGIN * q);
+        r += 1;
+        if disturbed && t.elapsed().as_secs_f64() < COLOUR_BUDGET_S {
+            retries += 1;
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            continue;
+        }
+        for (p, q) in pts.iter_mut().zip(row) {
+            p.samples.push(q.y);
+            p.mhz.push(hwcal_analysis::stats::median(&q.mhz));
+        }
+        done += 1;
+    }
+    if done < 2 {
+        return Ok(None);
+    }
+    for p in &mut pts {
+        p.y = p.samples.iter().sum::<f64>() / p.samples.len() as f64;
+    }
+    progress.say(&format!(
+        "cache: {} private level edge(s) on {done} page placements ({retries} measured again: \
+         another thread on the core) in {:.1} s",
+        nominal.len(),
+        t.elapsed().as_secs_f64()
+    ));
+    Ok(Some(curve(
+        an::COLOUR,
+        "working set (bytes)",
+        "ns per load, one sample per page placement",
+        pts,
+    )))
 }
 
 /// Step 3, repair: a larger working set cannot be faster than a smaller
