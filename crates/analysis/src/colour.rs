@@ -105,23 +105,29 @@ pub fn hit_fraction(ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f6
 }
 
 /// The capacity whose modelled hit fractions best match `points` (working
-/// set in bytes, measured hit fraction), searched from `lo` to `hi` bytes
-/// in 0.5% steps; `None` when the cache has fewer than two colours, fewer
-/// than three points lie inside the transition, or the best fit is worse
-/// than [`MAX_RMS`].
+/// set in bytes, measured hit fraction), searched from `lo` to `hi` bytes.
+/// The model sees the capacity only through its number of colours (each
+/// colour holds `ways` pages whatever the size), and a real cache's
+/// capacity is exactly colours × ways × page, so the search runs over
+/// whole colour counts. `None` when fewer than three points lie inside the
+/// transition, no count in the range has two colours or more, or the best
+/// fit is worse than [`MAX_RMS`].
 pub fn fit(points: &[(f64, f64)], ways: usize, page: f64, lo: f64, hi: f64) -> Option<ColourFit> {
     let inside = points.iter().filter(|p| p.1 > 0.1 && p.1 < 0.9).count();
-    if inside < 3 || !(lo > 0.0 && hi > lo) {
+    if inside < 3 || ways == 0 || !(lo > 0.0 && hi > lo) {
         return None;
     }
+    let per_colour = ways as f64 * page;
+    let first = ((lo / per_colour).ceil() as usize).max(2);
+    let last = (hi / per_colour).floor() as usize;
     let mut best: Option<ColourFit> = None;
-    let mut c = lo;
-    while c <= hi {
-        let mut sse = 0.0;
-        for &(x, h) in points {
-            let m = hit_fraction(x, c, ways, page)?;
-            sse += (m - h).powi(2);
-        }
+    for colours in first..=last {
+        let c = colours as f64 * per_colour;
+        let sse: Option<f64> = points
+            .iter()
+            .map(|&(x, h)| hit_fraction(x, c, ways, page).map(|m| (m - h).powi(2)))
+            .sum();
+        let Some(sse) = sse else { continue };
         let rms = (sse / points.len() as f64).sqrt();
         if best.is_none_or(|b| rms < b.rms) {
             best = Some(ColourFit {
@@ -130,7 +136,6 @@ pub fn fit(points: &[(f64, f64)], ways: usize, page: f64, lo: f64, hi: f64) -> O
                 inside,
             });
         }
-        c *= 1.005;
     }
     best.filter(|b| b.rms <= MAX_RMS)
 }
@@ -183,7 +188,7 @@ mod tests {
                 })
                 .collect();
             let f = fit(&pts, ways, 4096.0, c / 4.0, c * 4.0).unwrap();
-            assert!((f.capacity / c - 1.0).abs() < 0.04, "{c} {f:?}");
+            assert_eq!(f.capacity, c, "{f:?}");
             assert!(f.rms < 0.03);
         }
     }
@@ -202,5 +207,14 @@ mod tests {
         // Too few points inside the transition.
         let few = [(256.0 * KIB, 1.0), (512.0 * KIB, 0.7), (2048.0 * KIB, 0.0)];
         assert_eq!(fit(&few, 8, 4096.0, 100.0 * KIB, 4096.0 * KIB), None);
+        // A search that starts below two colours still finds the capacity.
+        let pts: Vec<(f64, f64)> = (0..20)
+            .map(|i| {
+                let x = 256.0 * KIB * 1.1f64.powi(i);
+                (x, hit_fraction(x, 512.0 * KIB, 8, 4096.0).unwrap())
+            })
+            .collect();
+        let f = fit(&pts, 8, 4096.0, 16.0 * KIB, 4096.0 * KIB).unwrap();
+        assert_eq!(f.capacity, 512.0 * KIB, "{f:?}");
     }
 }
