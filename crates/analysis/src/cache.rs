@@ -656,7 +656,9 @@ fn colour_size(
     } else {
         (from..=to).map(|i| (sw.xs[i], hit(sw.clean[i]))).collect()
     };
-    crate::colour::fit(&pts, ways, 4096.0, sw.xs[from], 2.0 * sw.xs[to])
+    // The base page (4 KiB on x86; 16 or 64 KiB on some Arm kernels).
+    let page = machine.page_bytes.unwrap_or(4096) as f64;
+    crate::colour::fit(&pts, ways, page, sw.xs[from], 2.0 * sw.xs[to])
 }
 
 /// How many levels a sweep up to `max_x` should show: the nominal data
@@ -896,7 +898,8 @@ pub const NOMINAL_SIZE_TOLERANCE: f64 = 0.125;
 /// page-colour conflicts either), so a shortfall means the run was
 /// disturbed — typically by an SMT sibling this guest cannot see — and the
 /// level is marked noisy rather than reported as the hardware's size. On 4
-/// KiB pages only L1 is judged: there a physically indexed level can lose
+/// KiB pages a physically indexed level beyond L1 is judged only where its
+/// size came from the page-colour fit: the held capacity alone loses
 /// capacity to page colouring without any disturbance.
 fn private_shortfall(l: &CacheLevel, p: &Plateau, machine: &MachineInfo, huge_pages: bool) -> bool {
     let Some(n) = machine.nominal_data_cache(l.level) else {

@@ -32,9 +32,10 @@ const BYTES: u64 = 1 << 50;
 const RAW_ABS: f64 = 1e15;
 
 /// Raw curves whose y values (and samples) are latencies in ns.
-const NS_CURVES: [&str; 7] = [
+const NS_CURVES: [&str; 8] = [
     "cache.latency",
     "cache.gap",
+    "cache.colour",
     "cache.mlp",
     "tlb.4k",
     "tlb.baseline",

@@ -432,10 +432,11 @@ fn colour_edges(
     cap: f64,
     progress: &dyn Progress,
 ) -> Result<Option<RawCurve>> {
+    let page = machine.page_bytes.unwrap_or(4096);
     let nominal: Vec<f64> = (2..=4)
         .filter_map(|l| machine.nominal_data_cache(l))
         .filter(|n| n.shared_cpus.len() <= 1)
-        .filter(|n| n.ways.is_some_and(|w| w >= 2 && n.size_bytes / (w * 4096) >= 2))
+        .filter(|n| n.ways.is_some_and(|w| w >= 2 && n.size_bytes / (w * page) >= 2))
         .map(|n| n.size_bytes as f64)
         .collect();
     let sizes: Vec<f64> = nominal
