@@ -6,6 +6,8 @@
 //!   run` on an AMD EPYC Zen 3 KVM guest (2 vCPUs; the host backs guest
 //!   memory with 4 KiB pages, so the TLB never sees huge pages): L1d 32 KiB
 //!   / 4 cycles, L2 512 KiB / 12 cycles, L1 DTLB 64, L2 DTLB 2048.
+//! * `tests/data/zen3-colour.json`: the same guest on another day, with the
+//!   L2 edge measured on six page placements (`cache.colour`).
 //! * `shared/reference/machines/emr-16vcpu.run*.json` (beside the
 //!   checkout, or in `$HWCAL_REFERENCE_DIR`): two runs on an Emerald
 //!   Rapids KVM guest with huge pages: L1 DTLB 96, STLB 2048, 32 entries
@@ -83,6 +85,30 @@ fn zen3_without_huge_pages() {
     assert!(
         m.tlb_share_ns.is_some_and(|s| s > 5.0 && s < m.latency_ns),
         "{m:?}"
+    );
+}
+
+#[test]
+fn zen3_l2_on_4k_pages_is_sized_by_its_page_colours() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/zen3-colour.json");
+    let p = load(&path);
+    let c = cache::analyze(&p).unwrap();
+    assert_eq!(c.levels.len(), 3, "{:?}", c.levels);
+    let l2 = &c.levels[1];
+    assert!(within(l2.size_bytes as f64, 524288.0, 0.125, 0.125), "{l2:?}");
+    assert!((l2.latency_cycles.unwrap() - 12.0).abs() <= 1.5);
+    assert!(c.notes.iter().any(|n| n.code == "cache.l2-colour-fit"));
+    // The most the level was seen to hold, the estimate without the
+    // placements, reads short: page colouring, not a smaller cache.
+    let (_, held) = c.plateaus[1].colour.unwrap();
+    assert!(held < 0.875 * 524288.0, "held {held}");
+    let mut one = p.clone();
+    one.raw.retain(|r| r.id != cache::COLOUR);
+    let single = cache::analyze(&one).unwrap();
+    assert!(
+        single.levels[1].size_bytes < l2.size_bytes,
+        "{:?}",
+        single.levels[1]
     );
 }
 

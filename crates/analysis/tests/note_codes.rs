@@ -93,7 +93,13 @@ fn every_note_on_the_fixtures_has_a_listed_code() {
         assert_coded(&a.notes, "cache", &CACHE);
         seen.extend(a.notes.into_iter().map(|n| n.code));
     }
-    for name in ["tlb-1.json", "tlb-2.json", "tlb-3.json", "zen3-dense.json"] {
+    for name in [
+        "tlb-1.json",
+        "tlb-2.json",
+        "tlb-3.json",
+        "zen3-dense.json",
+        "zen3-colour.json",
+    ] {
         let Some(a) = tlb::analyze(&load(name)) else {
             continue;
         };
