@@ -831,9 +831,10 @@ fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<Note> 
     }
     if let Some((fit, held)) = p.colour {
         let text = format!(
-            "L{level}: on 4 KiB pages its edge is spread by page colouring (some of its page colours overflow \
-             while others still have room); the capacity that explains the edge under random page placement \
-             is {} (fit within {:.0}% of the loads at {} sizes on the edge), where it was seen to hold at most {}",
+            "L{level}: on base pages (no huge pages to the TLB) its edge is spread by page colouring \
+             (some of its page colours overflow while others still have room); the capacity that \
+             explains the edge under random page placement is {} (fit within {:.0}% of the loads at \
+             {} sizes on the edge), where it was seen to hold at most {}",
             kib(fit.capacity),
             fit.rms * 100.0,
             fit.inside,
