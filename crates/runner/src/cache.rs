@@ -144,6 +144,7 @@ pub fn measure(
     refine(&mut bench, &mut points, machine, tlb_ok, progress, t0)?;
     repair(&mut bench, &mut points, t0)?;
     retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
+    retry_noisy_plateaus(&mut bench, &mut points, machine, tlb_ok, progress)?;
     let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
     let a = an::analyze_curves(
         &lat,
@@ -388,6 +389,84 @@ fn retry_short_private(
             .iter_mut()
             .filter(|p| levels.iter().any(|&(_, n)| p.x >= 0.5 * n && p.x <= 1.25 * n))
         {
+            let q = bench.point(p.x as usize, 0)?;
+            merge_point(p, q);
+        }
+    }
+    Ok(())
+}
+
+/// Rounds of [`retry_noisy_plateaus`], and the seconds they may take.
+const NOISY_ROUNDS: usize = 2;
+const NOISY_BUDGET_S: f64 = 1.5;
+
+/// A plateau whose points disagree beyond the analysis's tolerance (its
+/// level, or memory, marked noisy) is measured again, every point of it,
+/// a quarter second later, up to [`NOISY_ROUNDS`] times; each point keeps
+/// its quietest reading. The points of a plateau should all read the same
+/// latency, so a spread among them is interference (another tenant in the
+/// shared L3 or on the memory bus, the host's other hyperthread), which
+/// comes and goes: measured again after it has gone, the plateau is known
+/// instead of flagged. What is still spread after the rounds (or after
+/// [`NOISY_BUDGET_S`]) stays noisy.
+fn retry_noisy_plateaus(
+    bench: &mut ChaseBench,
+    points: &mut [RawPoint],
+    machine: &MachineInfo,
+    tlb_ok: bool,
+    progress: &dyn Progress,
+) -> Result<()> {
+    let t = std::time::Instant::now();
+    for round in 1..=NOISY_ROUNDS {
+        let lat = curve(an::LATENCY, "", "", points.to_vec());
+        let a = an::analyze_curves(
+            &lat,
+            None,
+            [(None, None), (None, None)],
+            None,
+            huge_fraction(tlb_ok),
+            machine,
+        );
+        // The analysis indexes the valid points (positive size, finite
+        // positive latency) in size order; the same filter maps its
+        // plateaus back to sizes.
+        let xs: Vec<f64> = points
+            .iter()
+            .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
+            .map(|q| q.x)
+            .collect();
+        let mut noisy: Vec<&Plateau> = a
+            .levels
+            .iter()
+            .zip(&a.plateaus)
+            .filter(|(l, _)| l.verdict == hwcal_model::Verdict::Noisy)
+            .map(|(_, p)| p)
+            .collect();
+        if a.memory
+            .as_ref()
+            .is_some_and(|m| m.verdict == hwcal_model::Verdict::Noisy)
+        {
+            noisy.extend(a.plateaus.get(a.levels.len()));
+        }
+        let ranges: Vec<(f64, f64)> = noisy
+            .iter()
+            .filter_map(|p| Some((*xs.get(p.first)?, *xs.get(p.last)?)))
+            .collect();
+        if ranges.is_empty() {
+            break;
+        }
+        progress.say(&format!(
+            "cache: {} plateau(s) read unevenly; measuring them again ({round} of {NOISY_ROUNDS})",
+            ranges.len()
+        ));
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        for p in points
+            .iter_mut()
+            .filter(|p| ranges.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi))
+        {
+            if t.elapsed().as_secs_f64() > NOISY_BUDGET_S {
+                return Ok(());
+            }
             let q = bench.point(p.x as usize, 0)?;
             merge_point(p, q);
         }

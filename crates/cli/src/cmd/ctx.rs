@@ -123,7 +123,9 @@ pub fn run(a: CtxArgs) -> Result<()> {
     let mut p = Profile::new(command_line(), now_unix());
     // The timer is calibrated here, before any ring is forked.
     let _ = Timer::get();
-    let (cs, raw) = measure(&sizes, &plan, &progress)?;
+    // One round, as lat_ctx measures (`hwcal run` keeps the quietest of
+    // three).
+    let (cs, raw) = measure(&sizes, &plan, 1, &progress)?;
     progress.say(&format!("ctx: done in {:.2} s", cs.duration_ms / 1e3));
     p.harness = Some(harness_info(plan.placement.cpu_of(0)));
     p.notes.extend(hwcal_analysis::ctx::notes(&cs));
