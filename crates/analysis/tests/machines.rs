@@ -20,24 +20,10 @@
 //!   in `clock-drift` the core clock moved between 2.2 and 3.0 GHz during
 //!   the sweep, so the ramp to memory looked flat in cycles.
 
+mod support;
 use hwcal_analysis::{cache, tlb};
-use hwcal_model::{MachineInfo, Profile, RawCurve, TlbLevel};
+use hwcal_model::{Profile, TlbLevel};
 use std::path::PathBuf;
-
-#[derive(serde::Deserialize)]
-struct Curves {
-    machine: Option<MachineInfo>,
-    raw: Vec<RawCurve>,
-}
-
-fn load(path: &std::path::Path) -> Profile {
-    let f: Curves = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    Profile {
-        machine: f.machine,
-        raw: f.raw,
-        ..Default::default()
-    }
-}
 
 fn within(got: f64, want: f64, lo: f64, hi: f64) -> bool {
     got >= want * (1.0 - lo) && got <= want * (1.0 + hi)
@@ -52,7 +38,7 @@ fn tlb_level(levels: &[TlbLevel], page: u64, level: u32) -> &TlbLevel {
 
 #[test]
 fn zen3_without_huge_pages() {
-    let p = load(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/zen3-dense.json"));
+    let p = support::load("zen3-dense.json");
     let t = tlb::analyze(&p).unwrap();
     assert!(t.baseline_ok);
     let small: Vec<&TlbLevel> = t.levels.iter().filter(|l| l.page_bytes == 4096).collect();
@@ -90,8 +76,7 @@ fn zen3_without_huge_pages() {
 
 #[test]
 fn zen3_l2_on_4k_pages_is_sized_by_its_page_colours() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/zen3-colour.json");
-    let p = load(&path);
+    let p = support::load("zen3-colour.json");
     let c = cache::analyze(&p).unwrap();
     assert_eq!(c.levels.len(), 3, "{:?}", c.levels);
     let l2 = &c.levels[1];
@@ -127,7 +112,7 @@ fn reference(name: &str) -> Option<Profile> {
         );
         return None;
     }
-    Some(load(&path))
+    Some(support::load_path(&path))
 }
 
 #[test]
@@ -168,11 +153,7 @@ fn emerald_rapids_live_runs_find_l3_however_short() {
         "emr-live-ramp-edge.json",
         "emr-live-long-l3.json",
     ] {
-        let p = load(
-            &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/data")
-                .join(name),
-        );
+        let p = support::load(name);
         let c = cache::analyze(&p).unwrap();
         assert_eq!(c.levels.len(), 3, "{name}: {:?}", c.levels);
         let l3 = &c.levels[2];

@@ -3,9 +3,10 @@
 //! analyses emit on the recorded fixtures carries a listed code, and the
 //! README documents each one.
 
+mod support;
 use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
-use hwcal_model::{MachineInfo, Note, Profile, RawCurve};
+use hwcal_model::Note;
 
 const CACHE: [&str; 16] = [
     "cache.no-plateau",
@@ -52,21 +53,7 @@ fn the_readme_documents_every_code() {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct Fixture {
-    machine: Option<MachineInfo>,
-    raw: Vec<RawCurve>,
-}
-
-fn load(name: &str) -> Profile {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    let f: Fixture = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    Profile {
-        machine: f.machine,
-        raw: f.raw,
-        ..Default::default()
-    }
-}
+use support::load;
 
 fn assert_coded(notes: &[Note], probe: &str, patterns: &[&str]) {
     for n in notes {

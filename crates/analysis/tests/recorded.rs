@@ -3,24 +3,10 @@
 //! L2 2 MiB, 64-byte lines, 96-entry L1 DTLB, 2048-entry STLB), with the
 //! levels the analysis must find in them.
 
+mod support;
 use hwcal_analysis::{cache, tlb};
-use hwcal_model::{MachineInfo, Profile, RawCurve};
 
-#[derive(serde::Deserialize)]
-struct Fixture {
-    machine: Option<MachineInfo>,
-    raw: Vec<RawCurve>,
-}
-
-fn load(name: &str) -> Profile {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    let f: Fixture = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    Profile {
-        machine: f.machine,
-        raw: f.raw,
-        ..Default::default()
-    }
-}
+use support::load;
 
 fn within(got: f64, want: f64, tol: f64) -> bool {
     (got / want - 1.0).abs() <= tol
