@@ -485,13 +485,30 @@ impl Sweep {
     }
 }
 
-/// The edge curve over page placements as the colour fit reads it: at
-/// each working set the mean over placements of each placement's latency
-/// (the model predicts the expectation over random page draws, which one
-/// placement alone misses by its luck of the draw), with the highest
-/// placement left out where there are five or more (a burst of noise from
-/// another tenant lands on one placement, not on the draw), then the TLB's
-/// share removed.
+/// A working set's latency over page placements, as the colour fit reads
+/// it: the mean of the placements' latencies (the model predicts the
+/// expectation over random page draws, which one placement alone misses by
+/// its luck of the draw), with the highest left out where there are five
+/// or more (a burst of noise from another tenant lands on one placement,
+/// not on the draw). `None` with fewer than two valid placements.
+pub fn placement_mean(samples: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = samples
+        .iter()
+        .copied()
+        .filter(|y| y.is_finite() && *y > 0.0)
+        .collect();
+    if v.len() < 2 {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    if v.len() >= 5 {
+        v.pop();
+    }
+    Some(v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The edge curve over page placements ([`placement_mean`] at each working
+/// set), the TLB's share removed, in size order.
 fn colour_points(colour: Option<&RawCurve>, tlb: Option<&TlbShare>) -> Vec<(f64, f64)> {
     let Some(c) = colour else {
         return Vec::new();
@@ -499,23 +516,10 @@ fn colour_points(colour: Option<&RawCurve>, tlb: Option<&TlbShare>) -> Vec<(f64,
     let mut out: Vec<(f64, f64)> = c
         .points
         .iter()
+        .filter(|q| q.x > 0.0)
         .filter_map(|q| {
-            let mut v: Vec<f64> = q
-                .samples
-                .iter()
-                .copied()
-                .filter(|y| y.is_finite() && *y > 0.0)
-                .collect();
-            if v.len() < 2 || q.x <= 0.0 {
-                return None;
-            }
-            v.sort_by(f64::total_cmp);
-            if v.len() >= 5 {
-                v.pop();
-            }
-            let mean = v.iter().sum::<f64>() / v.len() as f64;
             let share = tlb.map_or(0.0, |t| t.at(q.x / 4096.0).0);
-            Some((q.x, mean - share))
+            placement_mean(&q.samples).map(|m| (q.x, m - share))
         })
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -833,9 +837,11 @@ fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<Note> 
         let text = format!(
             "L{level}: on base pages (no huge pages to the TLB) its edge is spread by page colouring \
              (some of its page colours overflow while others still have room); the capacity that \
-             explains the edge under random page placement is {} (fit within {:.0}% of the loads at \
-             {} sizes on the edge), where it was seen to hold at most {}",
+             explains the edge under random page placement is {} (a whole number of colours, so to \
+             within {}; fit within {:.0}% of the loads at {} sizes on the edge), where it was seen to \
+             hold at most {}",
             kib(fit.capacity),
+            kib(fit.colour_bytes),
             fit.rms * 100.0,
             fit.inside,
             kib(held)

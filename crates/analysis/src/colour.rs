@@ -29,8 +29,10 @@
 /// best, and how well.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ColourFit {
-    /// Capacity in bytes.
+    /// Capacity in bytes: a whole number of colours.
     pub capacity: f64,
+    /// One colour's share (ways × page): the resolution of `capacity`.
+    pub colour_bytes: f64,
     /// Root-mean-square difference between the modelled and measured hit
     /// fractions over the fitted points.
     pub rms: f64,
@@ -132,6 +134,7 @@ pub fn fit(points: &[(f64, f64)], ways: usize, page: f64, lo: f64, hi: f64) -> O
         if best.is_none_or(|b| rms < b.rms) {
             best = Some(ColourFit {
                 capacity: c,
+                colour_bytes: per_colour,
                 rms,
                 inside,
             });

@@ -146,14 +146,7 @@ pub fn measure(
     retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
     retry_noisy_plateaus(&mut bench, &mut points, machine, tlb_ok, progress)?;
     let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
-    let a = an::analyze_curves(
-        &lat,
-        None,
-        [(None, None), (None, None)],
-        None,
-        huge_fraction(tlb_ok),
-        machine,
-    );
+    let a = sweep_analysis(&lat, machine, tlb_ok);
     progress.say(&format!(
         "cache: refined to {} sizes, {} plateaus, {:.1} s",
         lat.points.len(),
@@ -244,11 +237,12 @@ fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<R
     Ok(points)
 }
 
-/// The huge-page share the sweep's own analyses assume: all where the TLB
-/// sees the chase buffer's huge pages, none otherwise (on 4 KiB pages the
-/// analysis fits page colours to the private levels' edges).
-fn huge_fraction(tlb_ok: bool) -> Option<f64> {
-    Some(if tlb_ok { 1.0 } else { 0.0 })
+/// The analysis the sweep steers itself by: the latency curve alone, with
+/// the buffer's huge pages as the TLB saw them (all or none: on 4 KiB pages
+/// the analysis fits page colours to the private levels' edges).
+fn sweep_analysis(lat: &RawCurve, machine: &MachineInfo, huge_pages: bool) -> an::CacheAnalysis {
+    let huge = Some(if huge_pages { 1.0 } else { 0.0 });
+    an::analyze_curves(lat, None, [(None, None), (None, None)], None, huge, machine)
 }
 
 /// Step 2: refine around each boundary; again if a re-measurement moved a
@@ -264,14 +258,7 @@ fn refine(
 ) -> Result<()> {
     let analyse = |points: &[RawPoint]| {
         let lat = curve(an::LATENCY, "", "", points.to_vec());
-        an::analyze_curves(
-            &lat,
-            None,
-            [(None, None), (None, None)],
-            None,
-            huge_fraction(tlb_ok),
-            machine,
-        )
+        sweep_analysis(&lat, machine, tlb_ok)
     };
     for round in 0..6 {
         if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
@@ -356,14 +343,7 @@ fn retry_short_private(
         .collect();
     let short = |points: &[RawPoint]| -> Vec<(usize, f64)> {
         let lat = curve(an::LATENCY, "", "", points.to_vec());
-        let a = an::analyze_curves(
-            &lat,
-            None,
-            [(None, None), (None, None)],
-            None,
-            huge_fraction(huge_pages),
-            machine,
-        );
+        let a = sweep_analysis(&lat, machine, huge_pages);
         judged
             .iter()
             .copied()
@@ -419,14 +399,7 @@ fn retry_noisy_plateaus(
     let t = std::time::Instant::now();
     for round in 1..=NOISY_ROUNDS {
         let lat = curve(an::LATENCY, "", "", points.to_vec());
-        let a = an::analyze_curves(
-            &lat,
-            None,
-            [(None, None), (None, None)],
-            None,
-            huge_fraction(tlb_ok),
-            machine,
-        );
+        let a = sweep_analysis(&lat, machine, tlb_ok);
         // The analysis indexes the valid points (positive size, finite
         // positive latency) in size order; the same filter maps its
         // plateaus back to sizes.
@@ -583,7 +556,7 @@ fn colour_edges(
         return Ok(None);
     }
     for p in &mut pts {
-        p.y = p.samples.iter().sum::<f64>() / p.samples.len() as f64;
+        p.y = an::placement_mean(&p.samples).unwrap_or(f64::NAN);
     }
     progress.say(&format!(
         "cache: {} private level edge(s) on {done} page placements ({retries} measured again: \
