@@ -259,13 +259,5 @@ fn in_chromium(env: &Env, site: &Path) {
     let shot = env.path("site.png");
     let arg = format!("--screenshot={}", shot.display());
     run_chromium(&bin, &home, &url("index.html"), &[arg.as_str(), window]);
-    let png = std::fs::read(&shot).expect("screenshot written");
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "{} bytes",
-        png.len()
-    );
-    if let Some(keep) = std::env::var_os("HWCAL_KEEP_SCREENSHOT") {
-        std::fs::copy(&shot, keep).unwrap();
-    }
+    browser::check_screenshot(&shot);
 }

@@ -116,15 +116,7 @@ fn report_and_comparison_render_in_headless_chromium() {
         .map(String::as_str)
         .collect::<Vec<_>>(),
     );
-    let png = std::fs::read(&shot).expect("screenshot written");
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "{} bytes",
-        png.len()
-    );
-    if let Some(keep) = std::env::var_os("HWCAL_KEEP_SCREENSHOT") {
-        std::fs::copy(&shot, keep).unwrap();
-    }
+    browser::check_screenshot(&shot);
 }
 
 /// The page with a probe script appended (the report itself has none):

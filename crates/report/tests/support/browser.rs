@@ -18,3 +18,17 @@ pub fn chromium() -> Option<PathBuf> {
     .map(PathBuf::from)
     .find(|p| p.exists())
 }
+
+/// The screenshot Chromium wrote at `shot` is a painted page (a PNG of
+/// some size, not an empty frame); `$HWCAL_KEEP_SCREENSHOT` keeps a copy.
+pub fn check_screenshot(shot: &std::path::Path) {
+    let png = std::fs::read(shot).expect("screenshot written");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+    if let Some(keep) = std::env::var_os("HWCAL_KEEP_SCREENSHOT") {
+        std::fs::copy(shot, keep).unwrap();
+    }
+}
