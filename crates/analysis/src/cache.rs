@@ -338,7 +338,7 @@ pub fn analyze_curves_tlb(
     let tlb = tlb.filter(|_| !huge);
     let mut sw = Sweep::new(curve, tlb);
     if !huge {
-        sw.colour = colour_points(colour, tlb);
+        sw.colour = colour_points(colour, tlb, None);
     }
     let pl = plateaus(&sw, machine, !huge);
     let busy = busy_note(&sw.pts);
@@ -383,6 +383,19 @@ pub fn analyze_curves_tlb(
         if let Some(m) = &mut out.memory {
             m.verdict = Verdict::Noisy;
         }
+    }
+    let iv = intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge);
+    for (k, l) in out.levels.iter_mut().enumerate() {
+        l.latency_ns_ci95 = iv.latency.get(k).copied().flatten();
+        l.size_bytes_ci95 = iv.size.get(k).copied().flatten().map(|[a, b]| {
+            [
+                ((a / 64.0).round() * 64.0) as u64,
+                ((b / 64.0).round() * 64.0) as u64,
+            ]
+        });
+    }
+    if let Some(m) = &mut out.memory {
+        m.latency_ns_ci95 = iv.memory;
     }
     out.notes.extend(huge_page_note(huge_fraction));
     out.notes.extend(whole_cycle_note(&out.levels));
@@ -508,8 +521,14 @@ pub fn placement_mean(samples: &[f64]) -> Option<f64> {
 }
 
 /// The edge curve over page placements ([`placement_mean`] at each working
-/// set), the TLB's share removed, in size order.
-fn colour_points(colour: Option<&RawCurve>, tlb: Option<&TlbShare>) -> Vec<(f64, f64)> {
+/// set), the TLB's share removed, in size order. `pick`: the placements to
+/// use, by index, repeats allowed (the bootstrap's resample); all of them
+/// without it.
+fn colour_points(
+    colour: Option<&RawCurve>,
+    tlb: Option<&TlbShare>,
+    pick: Option<&[usize]>,
+) -> Vec<(f64, f64)> {
     let Some(c) = colour else {
         return Vec::new();
     };
@@ -519,11 +538,160 @@ fn colour_points(colour: Option<&RawCurve>, tlb: Option<&TlbShare>) -> Vec<(f64,
         .filter(|q| q.x > 0.0)
         .filter_map(|q| {
             let share = tlb.map_or(0.0, |t| t.at(q.x / 4096.0).0);
-            placement_mean(&q.samples).map(|m| (q.x, m - share))
+            let mean = match pick {
+                Some(ix) => {
+                    let v: Vec<f64> = ix.iter().filter_map(|&j| q.samples.get(j).copied()).collect();
+                    placement_mean(&v)
+                }
+                None => placement_mean(&q.samples),
+            };
+            mean.map(|m| (q.x, m - share))
         })
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
     out
+}
+
+/// 95% intervals of what [`analyze_curves_tlb`] derived from a sweep.
+#[derive(Debug, Default)]
+struct Intervals {
+    /// Per cache level: latency (ns) and size (bytes).
+    latency: Vec<Option<[f64; 2]>>,
+    size: Vec<Option<[f64; 2]>>,
+    memory: Option<[f64; 2]>,
+}
+
+/// Intervals of the levels' latencies and sizes and of memory latency by a
+/// residual bootstrap ([`crate::bootstrap`]). The model of the curve is its
+/// running median of three; the noise is each plateau's scatter about a line in log
+/// size (the points of an edge draw from the plateaus on both sides).
+/// Each copy puts resampled scatter on every point and re-derives every
+/// figure the way the analysis did — levels as medians of their plateaus,
+/// sizes by [`Edge::size`] with the copy's levels, memory from its far
+/// points — with the plateaus' extent held fixed: the interval says how
+/// well this sweep pins each figure down, not whether the levels would be
+/// found again. Each interval is the copies' spread about the figure the
+/// data gave ([`crate::bootstrap::interval_about`]). On base pages the page placements of the colour edge are
+/// resampled too: which pages a run drew is the largest uncertainty of a
+/// colour-fitted size. A level whose plateau runs off the sweep has no
+/// size interval (its size is a lower bound).
+fn intervals(
+    sw: &Sweep,
+    pl: &[Plateau],
+    n_cache: usize,
+    colour: Option<&RawCurve>,
+    tlb: Option<&TlbShare>,
+    machine: &MachineInfo,
+    small_pages: bool,
+) -> Intervals {
+    use crate::bootstrap::{interval_about, Rng, REPLICATES, SEED};
+    let n = sw.xs.len();
+    let Some(by_point) = residual_pools(sw, pl) else {
+        return Intervals::default();
+    };
+    let placements = colour
+        .filter(|_| small_pages)
+        .and_then(|c| c.points.iter().map(|q| q.samples.len()).min())
+        .unwrap_or(0);
+    let mem_idx = (n_cache < pl.len()).then(|| memory_points(sw, &pl[pl.len() - 1]));
+    // The model: the running median of three (the analysis's `clean` also
+    // takes a suffix minimum, which would pull a climbing plateau down to
+    // the lowest point after it).
+    let model = crate::segments::median3(&sw.ys);
+    let mut rng = Rng::new(SEED);
+    let mut memo = crate::colour::Memo::default();
+    let mut lat = vec![Vec::with_capacity(REPLICATES); n_cache];
+    let mut size = vec![Vec::with_capacity(REPLICATES); n_cache];
+    let mut mem = Vec::with_capacity(REPLICATES);
+    for _ in 0..REPLICATES {
+        let ys: Vec<f64> = (0..n)
+            .map(|i| model[i] * (1.0 + rng.pick(&by_point[i]).unwrap_or(0.0)))
+            .collect();
+        let cl = clean(&ys);
+        let levels: Vec<f64> = pl.iter().map(|p| median(&ys[p.first..=p.last])).collect();
+        let picks: Vec<usize> = (0..placements).map(|_| rng.below(placements)).collect();
+        let col = if placements >= 2 {
+            colour_points(colour, tlb, Some(&picks))
+        } else {
+            Vec::new()
+        };
+        for k in 0..n_cache {
+            lat[k].push(levels[k]);
+            if k + 1 < pl.len() && pl[k].bounded && levels[k + 1] > levels[k] {
+                let e = Edge {
+                    level: k as u32 + 1,
+                    from: pl[k].first,
+                    to: pl[k + 1].first,
+                    a: levels[k],
+                    b: levels[k + 1],
+                };
+                let (held, fit) = e.size(&sw.xs, &cl, &col, machine, small_pages, &mut memo);
+                size[k].push(fit.map_or(held, |f| f.capacity));
+            }
+        }
+        if let Some(ix) = &mem_idx {
+            let v: Vec<f64> = ix.iter().map(|&i| ys[i] + sw.share[i].0).collect();
+            mem.push(median(&v));
+        }
+    }
+    let size_of = |k: usize| plateau_size(&pl[k], &sw.xs);
+    Intervals {
+        latency: lat
+            .iter()
+            .enumerate()
+            .map(|(k, v)| interval_about(v, pl[k].level).map(non_negative))
+            .collect(),
+        size: size
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                (v.len() == REPLICATES)
+                    .then(|| interval_about(v, size_of(k)).map(non_negative))
+                    .flatten()
+            })
+            .collect(),
+        memory: mem_idx.as_ref().and_then(|ix| {
+            let v: Vec<f64> = ix.iter().map(|&i| sw.raw_ys[i]).collect();
+            interval_about(&mem, median(&v)).map(non_negative)
+        }),
+    }
+}
+
+/// Each point's pool of relative residuals for [`intervals`]: its
+/// plateau's scatter about a line in log size, or both neighbouring
+/// plateaus' on an edge (a plateau of under three points lends the whole
+/// curve's). `None` where no plateau shows any scatter to draw from.
+fn residual_pools(sw: &Sweep, pl: &[Plateau]) -> Option<Vec<Vec<f64>>> {
+    use crate::bootstrap::relative_residuals;
+    let pools: Vec<Vec<f64>> = pl
+        .iter()
+        .map(|p| relative_residuals(&sw.xs[p.first..=p.last], &sw.ys[p.first..=p.last]))
+        .collect();
+    let all: Vec<f64> = pools.iter().flatten().copied().collect();
+    if all.is_empty() {
+        return None;
+    }
+    let pool = |j: usize| -> &[f64] {
+        if pools[j].is_empty() {
+            &all
+        } else {
+            &pools[j]
+        }
+    };
+    let by_point = (0..sw.xs.len())
+        .map(|i| match pl.iter().position(|p| i <= p.last) {
+            Some(j) if i >= pl[j].first || j == 0 => pool(j).to_vec(),
+            Some(j) => [pool(j - 1), pool(j)].concat(),
+            None => pool(pl.len() - 1).to_vec(),
+        })
+        .collect();
+    Some(by_point)
+}
+
+/// A latency or size cannot be negative, whatever a wide spread about a
+/// small figure says.
+fn non_negative([lo, hi]: [f64; 2]) -> [f64; 2] {
+    [lo.max(0.0), hi]
 }
 
 /// Where the chase's loads miss the TLB, from the measured 4 KiB TLB
@@ -599,22 +767,21 @@ fn plateaus(sw: &Sweep, machine: &MachineInfo, small_pages: bool) -> Vec<Plateau
     let segs = segments_guided(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache(), want);
     let s = &sw.clean;
     let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&sw.xs)).collect();
+    let mut memo = crate::colour::Memo::default();
     for k in 0..segs.len().saturating_sub(1) {
         let (a, b) = (segs[k].level, segs[k + 1].level);
         if b <= a {
             continue;
         }
         let (from, to) = (segs[k].first, segs[k + 1].first);
-        // Where the curve has climbed a quarter of the way to the next
-        // level, but at most 50% above this one: on a slow ramp (a level
-        // with no plateau of its own between this one and the next)
-        // `held_capacity` counts that level's hits as this one's.
-        let climbed = crossing(&sw.xs, s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
-        let held = held_capacity(&sw.xs, s, from, to, a, b);
-        let size = climbed.map_or(held, |c| c.min(held));
-        let fitted = small_pages
-            .then(|| colour_size(sw, machine, k as u32 + 1, from, to, a, b))
-            .flatten();
+        let edge = Edge {
+            level: k as u32 + 1,
+            from,
+            to,
+            a,
+            b,
+        };
+        let (size, fitted) = edge.size(&sw.xs, s, &sw.colour, machine, small_pages, &mut memo);
         pl[k].end_x = fitted.map_or(size, |f| f.capacity);
         pl[k].colour = fitted.map(|f| (f, size));
         pl[k].bounded = true;
@@ -625,32 +792,69 @@ fn plateaus(sw: &Sweep, machine: &MachineInfo, small_pages: bool) -> Vec<Plateau
     pl
 }
 
+/// The edge of level `level` to the next: points `from..=to` of the
+/// curve, latency `a` on the level and `b` on the next.
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    level: u32,
+    from: usize,
+    to: usize,
+    a: f64,
+    b: f64,
+}
+
+impl Edge {
+    /// The level's size read from the cleaned curve `s` (and the placements'
+    /// edge `colour`): the capacity it was seen to hold, and, for a private
+    /// level on base pages, the page-colour fit that replaces it.
+    fn size(
+        &self,
+        xs: &[f64],
+        s: &[f64],
+        colour: &[(f64, f64)],
+        machine: &MachineInfo,
+        small_pages: bool,
+        memo: &mut crate::colour::Memo,
+    ) -> (f64, Option<crate::colour::ColourFit>) {
+        let Edge { from, to, a, b, .. } = *self;
+        // Where the curve has climbed a quarter of the way to the next
+        // level, but at most 50% above this one: on a slow ramp (a level
+        // with no plateau of its own between this one and the next)
+        // `held_capacity` counts that level's hits as this one's.
+        let climbed = crossing(xs, s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
+        let held = held_capacity(xs, s, from, to, a, b);
+        let size = climbed.map_or(held, |c| c.min(held));
+        let fitted = small_pages
+            .then(|| colour_size(xs, s, colour, machine, self, memo))
+            .flatten();
+        (size, fitted)
+    }
+}
+
 /// The size of level `level` from its edge (points `from..=to`, latency
 /// `a` on the level, `b` on the next) by a page-colour fit
 /// ([`crate::colour`]): only for a cache private to this CPU whose ways
 /// sysfs states (a shared level's share moves with its other users, which
 /// the model does not know) and only where the fit explains the edge.
 fn colour_size(
-    sw: &Sweep,
+    xs: &[f64],
+    clean: &[f64],
+    colour: &[(f64, f64)],
     machine: &MachineInfo,
-    level: u32,
-    from: usize,
-    to: usize,
-    a: f64,
-    b: f64,
+    e: &Edge,
+    memo: &mut crate::colour::Memo,
 ) -> Option<crate::colour::ColourFit> {
-    let n = machine.nominal_data_cache(level)?;
+    let n = machine.nominal_data_cache(e.level)?;
     let ways = n.ways.filter(|&w| w >= 2)? as usize;
     if n.shared_cpus.len() > 1 {
         return None;
     }
-    let to = to.min(sw.xs.len() - 1);
-    let hit = |y: f64| 1.0 - ((y - a) / (b - a)).clamp(0.0, 1.0);
+    let (from, to) = (e.from, e.to.min(xs.len() - 1));
+    let hit = |y: f64| 1.0 - ((y - e.a) / (e.b - e.a)).clamp(0.0, 1.0);
     // The placements' mean where it was measured over this edge; else the
     // one placement of the sweep.
-    let (lo, hi) = (sw.xs[from], sw.xs[to]);
-    let over: Vec<(f64, f64)> = sw
-        .colour
+    let (lo, hi) = (xs[from], xs[to]);
+    let over: Vec<(f64, f64)> = colour
         .iter()
         .filter(|p| p.0 >= lo && p.0 <= hi)
         .map(|&(x, y)| (x, hit(y)))
@@ -658,11 +862,11 @@ fn colour_size(
     let pts: Vec<(f64, f64)> = if over.len() >= 4 {
         over
     } else {
-        (from..=to).map(|i| (sw.xs[i], hit(sw.clean[i]))).collect()
+        (from..=to).map(|i| (xs[i], hit(clean[i]))).collect()
     };
     // The base page (4 KiB on x86; 16 or 64 KiB on some Arm kernels).
     let page = machine.page_bytes.unwrap_or(4096) as f64;
-    crate::colour::fit(&pts, ways, page, sw.xs[from], 2.0 * sw.xs[to])
+    memo.fit(&pts, ways, page, xs[from], 2.0 * xs[to])
 }
 
 /// How many levels a sweep up to `max_x` should show: the nominal data
@@ -814,6 +1018,9 @@ fn cache_level(
         edge_start_bytes: edge_start,
         edge_end_bytes: edge_end,
         line_method: None,
+        // Filled in by [`intervals`], which re-derives every level at once.
+        latency_ns_ci95: None,
+        size_bytes_ci95: None,
     }
 }
 
@@ -1001,18 +1208,7 @@ fn memory_latency(
 ) -> MemoryLatency {
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     let mlp_pts = mlp_points(mlp);
-    // Memory latency from the far end of the plateau (sizes at least 4×
-    // where it starts): its first sizes are within tolerance of memory
-    // but still get a few hits from the last cache. The figure is the
-    // measured one, TLB misses included; their share is reported beside it.
-    let far: Vec<usize> = (m.first..=m.last)
-        .filter(|&i| sw.xs[i] >= 4.0 * sw.xs[m.first])
-        .collect();
-    let idx: Vec<usize> = if far.len() >= 3 {
-        far
-    } else {
-        (m.first..=m.last).collect()
-    };
+    let idx = memory_points(sw, m);
     let ns: Vec<f64> = idx.iter().map(|&i| sw.raw_ys[i]).collect();
     let raw_cy: Option<Vec<f64>> = idx.iter().map(|&i| point_cycles(&sw.pts[i])).collect();
     let share_ns: Vec<f64> = idx.iter().map(|&i| sw.share[i].0).collect();
@@ -1031,6 +1227,23 @@ fn memory_latency(
         },
         tlb_share_ns: (tlb_share > 0.0).then_some(tlb_share),
         tlb_share_cycles: share_cy.filter(|_| tlb_share > 0.0).map(|c| median(&c)),
+        latency_ns_ci95: None,
+    }
+}
+
+/// The points memory latency is read from: the far end of its plateau
+/// (sizes at least 4× where it starts), whose first sizes are within
+/// tolerance of memory but still get a few hits from the last cache. The
+/// figure is the measured one, TLB misses included; their share is
+/// reported beside it.
+fn memory_points(sw: &Sweep, m: &Plateau) -> Vec<usize> {
+    let far: Vec<usize> = (m.first..=m.last)
+        .filter(|&i| sw.xs[i] >= 4.0 * sw.xs[m.first])
+        .collect();
+    if far.len() >= 3 {
+        far
+    } else {
+        (m.first..=m.last).collect()
     }
 }
 
@@ -1566,5 +1779,66 @@ mod tests {
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(close(got[0].0, 49152.0, 0.125), "{got:?}");
         assert!(close(got[1].0, 2097152.0, 0.125), "{got:?}");
+    }
+
+    /// Whether `v` lies in `ci`, widened by `slack` (relative) each way.
+    fn within(v: f64, ci: Option<[f64; 2]>, slack: f64) -> bool {
+        ci.is_some_and(|[lo, hi]| lo <= hi && v >= lo * (1.0 - slack) && v <= hi * (1.0 + slack))
+    }
+
+    #[test]
+    fn every_figure_gets_an_interval_that_holds_it_and_widens_with_the_scatter() {
+        let lv = [(49152.0, 2.0), (1.25 * 1048576.0, 6.5), (20.0 * 1048576.0, 30.0)];
+        let none = MachineInfo::default();
+        let width = |noise: f64| {
+            let c = synthetic(&lv, 140.0, 8.0, 1073741824.0, noise);
+            let a = analyze_curves(&c, None, [(None, None), (None, None)], None, Some(1.0), &none);
+            assert_eq!(a.levels.len(), 3, "{:?}", a.levels);
+            let mut w = 0.0;
+            for l in &a.levels {
+                assert!(within(l.latency_ns, l.latency_ns_ci95, 0.0), "{l:?}");
+                let s = l.size_bytes_ci95.map(|c| c.map(|b| b as f64));
+                assert!(within(l.size_bytes as f64, s, 0.0), "{l:?}");
+                let [lo, hi] = l.latency_ns_ci95.unwrap();
+                w += (hi - lo) / l.latency_ns;
+            }
+            let m = a.memory.as_ref().unwrap();
+            assert!(within(m.latency_ns, m.latency_ns_ci95, 0.0), "{m:?}");
+            // Same data, same intervals: the bootstrap is seeded.
+            let again = analyze_curves(&c, None, [(None, None), (None, None)], None, Some(1.0), &none);
+            assert_eq!(again.levels, a.levels);
+            w
+        };
+        let (quiet, noisy) = (width(0.005), width(0.06));
+        assert!(noisy > 3.0 * quiet, "{quiet} {noisy}");
+    }
+
+    #[test]
+    fn a_colour_fitted_size_has_an_interval_over_its_page_placements() {
+        let (m, main, colour) = coloured();
+        let none = [(None, None), (None, None)];
+        let a = analyze_curves_tlb(&main, None, Some(&colour), None, none, None, Some(0.0), &m);
+        let l2 = &a.levels[1];
+        let [lo, hi] = l2.size_bytes_ci95.expect("an interval");
+        // At least one colour (8 ways × 4 KiB) of resolution, and not wider
+        // than the edge the placements were measured over.
+        assert!(lo <= l2.size_bytes && hi >= l2.size_bytes, "{l2:?}");
+        assert!(
+            lo as f64 >= 0.5 * 512.0 * 1024.0 && hi as f64 <= 2.0 * 512.0 * 1024.0,
+            "{l2:?}"
+        );
+        // The level whose plateau runs off the sweep has no size interval.
+        let short = RawCurve {
+            points: main
+                .points
+                .iter()
+                .filter(|p| p.x <= 4.0 * 1048576.0)
+                .cloned()
+                .collect(),
+            ..main.clone()
+        };
+        let b = analyze_curves_tlb(&short, None, Some(&colour), None, none, None, Some(0.0), &m);
+        let last = b.levels.last().unwrap();
+        assert!(b.memory.is_none() && last.size_bytes_ci95.is_none(), "{last:?}");
     }
 }

@@ -148,6 +148,10 @@ pub fn analyze(raw: &ClockRaw) -> ClockResult {
         gcd_rounds_attempted: batches.len() as u32,
         expression_cycles,
         duration_ms: raw.duration_ms,
+        // The batches are spread over the measurement, so their order
+        // statistics bound the median clock whatever the clock's
+        // distribution (turbo steps, a throttled neighbour).
+        core_mhz_ci95: crate::stats::median_ci95(&chain).map(|(a, b)| [a, b]),
     }
 }
 

@@ -25,6 +25,8 @@
 //! fraction over the whole edge, so the capacity comes from the shape of
 //! the transition, not from its first rise.
 
+use std::collections::HashMap;
+
 /// The result of [`fit`]: the capacity that explains the measured edge
 /// best, and how well.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -90,20 +92,7 @@ fn ln_factorial(n: usize) -> f64 {
 /// `page` bytes. `None` where the cache has fewer than two colours (a way
 /// no larger than a page: every page covers every set, nothing to model).
 pub fn hit_fraction(ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f64> {
-    let colours = (capacity / (ways as f64 * page)).round() as usize;
-    if colours < 2 || ways == 0 {
-        return None;
-    }
-    let pages = (ws / page).round().max(1.0) as usize;
-    let p = 1.0 / colours as f64;
-    let mean = pages as f64 * p;
-    let sd = (mean * (1.0 - p)).sqrt();
-    let lo = (mean - 8.0 * sd - 1.0).floor().max(0.0) as usize;
-    let hi = ((mean + 8.0 * sd + 1.0).ceil() as usize).min(pages);
-    let held: f64 = (lo..=hi)
-        .map(|n| ln_binomial(pages, n, p).exp() * n as f64 * set_hit(n, ways))
-        .sum();
-    Some((held / mean).clamp(0.0, 1.0))
+    Memo::default().hit_fraction(ws, capacity, ways, page)
 }
 
 /// The capacity whose modelled hit fractions best match `points` (working
@@ -115,32 +104,89 @@ pub fn hit_fraction(ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f6
 /// transition, no count in the range has two colours or more, or the best
 /// fit is worse than [`MAX_RMS`].
 pub fn fit(points: &[(f64, f64)], ways: usize, page: f64, lo: f64, hi: f64) -> Option<ColourFit> {
-    let inside = points.iter().filter(|p| p.1 > 0.1 && p.1 < 0.9).count();
-    if inside < 3 || ways == 0 || !(lo > 0.0 && hi > lo) {
-        return None;
+    Memo::default().fit(points, ways, page, lo, hi)
+}
+
+/// The model's values, each computed once: a fit asks for every candidate
+/// colour count at every point, and the bootstrap of `crate::cache` fits
+/// the same working sets again and again with other measured fractions.
+/// The model depends only on whole numbers (pages, colours, ways), which
+/// are the keys.
+#[derive(Debug, Default)]
+pub struct Memo {
+    /// [`set_hit`] by (lines in the set, ways).
+    set: HashMap<(usize, usize), f64>,
+    /// [`hit_fraction`] by (pages, colours, ways).
+    hit: HashMap<(usize, usize, usize), f64>,
+}
+
+impl Memo {
+    fn set_hit(&mut self, n: usize, ways: usize) -> f64 {
+        *self.set.entry((n, ways)).or_insert_with(|| set_hit(n, ways))
     }
-    let per_colour = ways as f64 * page;
-    let first = ((lo / per_colour).ceil() as usize).max(2);
-    let last = (hi / per_colour).floor() as usize;
-    let mut best: Option<ColourFit> = None;
-    for colours in first..=last {
-        let c = colours as f64 * per_colour;
-        let sse: Option<f64> = points
-            .iter()
-            .map(|&(x, h)| hit_fraction(x, c, ways, page).map(|m| (m - h).powi(2)))
-            .sum();
-        let Some(sse) = sse else { continue };
-        let rms = (sse / points.len() as f64).sqrt();
-        if best.is_none_or(|b| rms < b.rms) {
-            best = Some(ColourFit {
-                capacity: c,
-                colour_bytes: per_colour,
-                rms,
-                inside,
-            });
+
+    /// [`hit_fraction`], remembered.
+    pub fn hit_fraction(&mut self, ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f64> {
+        if ways == 0 || page.is_nan() || page <= 0.0 {
+            return None;
         }
+        let colours = (capacity / (ways as f64 * page)).round() as usize;
+        if colours < 2 {
+            return None;
+        }
+        let pages = (ws / page).round().max(1.0) as usize;
+        if let Some(&h) = self.hit.get(&(pages, colours, ways)) {
+            return Some(h);
+        }
+        let p = 1.0 / colours as f64;
+        let mean = pages as f64 * p;
+        let sd = (mean * (1.0 - p)).sqrt();
+        let lo = (mean - 8.0 * sd - 1.0).floor().max(0.0) as usize;
+        let hi = ((mean + 8.0 * sd + 1.0).ceil() as usize).min(pages);
+        let held: f64 = (lo..=hi)
+            .map(|n| ln_binomial(pages, n, p).exp() * n as f64 * self.set_hit(n, ways))
+            .sum();
+        let h = (held / mean).clamp(0.0, 1.0);
+        self.hit.insert((pages, colours, ways), h);
+        Some(h)
     }
-    best.filter(|b| b.rms <= MAX_RMS)
+
+    /// [`fit`], with the model's values remembered.
+    pub fn fit(
+        &mut self,
+        points: &[(f64, f64)],
+        ways: usize,
+        page: f64,
+        lo: f64,
+        hi: f64,
+    ) -> Option<ColourFit> {
+        let inside = points.iter().filter(|p| p.1 > 0.1 && p.1 < 0.9).count();
+        if inside < 3 || ways == 0 || !(lo > 0.0 && hi > lo) {
+            return None;
+        }
+        let per_colour = ways as f64 * page;
+        let first = ((lo / per_colour).ceil() as usize).max(2);
+        let last = (hi / per_colour).floor() as usize;
+        let mut best: Option<ColourFit> = None;
+        for colours in first..=last {
+            let c = colours as f64 * per_colour;
+            let sse: Option<f64> = points
+                .iter()
+                .map(|&(x, h)| self.hit_fraction(x, c, ways, page).map(|m| (m - h).powi(2)))
+                .sum();
+            let Some(sse) = sse else { continue };
+            let rms = (sse / points.len() as f64).sqrt();
+            if best.is_none_or(|b| rms < b.rms) {
+                best = Some(ColourFit {
+                    capacity: c,
+                    colour_bytes: per_colour,
+                    rms,
+                    inside,
+                });
+            }
+        }
+        best.filter(|b| b.rms <= MAX_RMS)
+    }
 }
 
 #[cfg(test)]
@@ -219,5 +265,19 @@ mod tests {
             .collect();
         let f = fit(&pts, 8, 4096.0, 16.0 * KIB, 4096.0 * KIB).unwrap();
         assert_eq!(f.capacity, 512.0 * KIB, "{f:?}");
+    }
+
+    #[test]
+    fn the_memo_remembers_what_it_computed() {
+        let mut m = Memo::default();
+        let c = 512.0 * KIB;
+        for ws in [300.0 * KIB, 512.0 * KIB, 900.0 * KIB] {
+            let fresh = hit_fraction(ws, c, 8, 4096.0);
+            assert_eq!(m.hit_fraction(ws, c, 8, 4096.0), fresh);
+            assert_eq!(m.hit_fraction(ws, c, 8, 4096.0), fresh);
+        }
+        assert_eq!(m.hit.len(), 3);
+        assert_eq!(m.hit_fraction(KIB, c, 0, 4096.0), None);
+        assert_eq!(m.hit_fraction(KIB, c, 8, 0.0), None);
     }
 }

@@ -3,6 +3,7 @@
 //! and recorded data and `hwcal analyze` can redo a run offline.
 #![forbid(unsafe_code)]
 
+pub mod bootstrap;
 pub mod cache;
 pub mod clock;
 pub mod colour;

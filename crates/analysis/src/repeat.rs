@@ -8,6 +8,12 @@
 //! runs flagged it noisy. The structure (how many cache and TLB levels a
 //! run found) is counted separately: figures of level k only mean the same
 //! thing across runs when the runs agree on the levels.
+//!
+//! Where the profiles state each figure's own 95% interval, the runs'
+//! disagreement is set against it: a figure whose runs sit further apart
+//! than twice the typical run's interval did not move because a run
+//! measured it poorly but because the machine changed between runs (a
+//! neighbour on a shared cache, another draw of physical pages).
 
 use crate::stats::median;
 use hwcal_model::{Profile, Verdict};
@@ -21,6 +27,9 @@ pub struct Figure {
     pub values: Vec<f64>,
     /// Runs in which the figure was flagged noisy.
     pub noisy: usize,
+    /// Half the width of each run's own 95% interval, relative to its
+    /// value, for the runs whose profile states one.
+    pub in_run: Vec<f64>,
 }
 
 impl Figure {
@@ -41,6 +50,19 @@ impl Figure {
             .map(|v| (v / m - 1.0).abs())
             .fold(0.0, f64::max)
     }
+    /// The typical run's own precision: the median of [`Figure::in_run`]
+    /// (`None` where no run states an interval).
+    pub fn in_run_dev(&self) -> Option<f64> {
+        (!self.in_run.is_empty()).then(|| median(&self.in_run))
+    }
+    /// Whether the runs disagree by more than twice the typical run's own
+    /// interval allows (three runs or more, each with an interval): the
+    /// machine moved between runs, not the measurement within one.
+    pub fn moved(&self) -> bool {
+        self.values.len() >= 3
+            && self.in_run.len() == self.values.len()
+            && self.in_run_dev().is_some_and(|w| self.max_dev() > 2.0 * w)
+    }
 }
 
 /// Every figure of the runs, and how often each structure was found.
@@ -52,24 +74,50 @@ pub struct Repeatability {
     pub cache_levels: Vec<(usize, usize)>,
     /// (number of 4 KiB TLB levels, runs).
     pub tlb_levels: Vec<(usize, usize)>,
+    /// Verdicts the runs gave (clock, each cache level, memory, each TLB
+    /// level, each 2-process ctx point), and how many were `noisy`: a
+    /// figure and the figures derived from it share one verdict.
+    pub verdicts: usize,
+    pub noisy_verdicts: usize,
 }
 
-fn push(figs: &mut Vec<Figure>, name: String, unit: &'static str, v: Option<f64>, noisy: bool) {
-    let Some(v) = v.filter(|v| v.is_finite()) else {
+/// One run's value of a figure, with its own 95% interval if stated.
+struct Value {
+    v: Option<f64>,
+    ci: Option<[f64; 2]>,
+    noisy: bool,
+}
+
+fn value(v: Option<f64>, noisy: bool) -> Value {
+    Value { v, ci: None, noisy }
+}
+
+fn push(figs: &mut Vec<Figure>, name: String, unit: &'static str, val: Value) {
+    let Some(v) = val.v.filter(|v| v.is_finite()) else {
         return;
     };
-    match figs.iter_mut().find(|f| f.name == name && f.unit == unit) {
-        Some(f) => {
-            f.values.push(v);
-            f.noisy += noisy as usize;
+    let half = val
+        .ci
+        .filter(|_| v != 0.0)
+        .map(|[lo, hi]| ((hi - lo) / 2.0 / v).abs())
+        .filter(|h| h.is_finite());
+    let i = match figs.iter().position(|f| f.name == name && f.unit == unit) {
+        Some(i) => i,
+        None => {
+            figs.push(Figure {
+                name,
+                unit,
+                values: Vec::new(),
+                noisy: 0,
+                in_run: Vec::new(),
+            });
+            figs.len() - 1
         }
-        None => figs.push(Figure {
-            name,
-            unit,
-            values: vec![v],
-            noisy: noisy as usize,
-        }),
-    }
+    };
+    let f = &mut figs[i];
+    f.values.push(v);
+    f.noisy += val.noisy as usize;
+    f.in_run.extend(half);
 }
 
 fn count(counts: &mut Vec<(usize, usize)>, n: usize) {
@@ -86,43 +134,60 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
         ..Default::default()
     };
     let f = &mut r.figures;
+    let mut verdicts: Vec<Verdict> = Vec::new();
     for p in profiles {
         if let Some(c) = &p.clock {
-            push(
-                f,
-                "clock core".into(),
-                "MHz",
-                Some(c.core_mhz),
-                c.verdict == Verdict::Noisy,
-            );
+            let noisy = c.verdict == Verdict::Noisy;
+            verdicts.push(c.verdict);
+            let v = Value {
+                v: Some(c.core_mhz),
+                ci: c.core_mhz_ci95,
+                noisy,
+            };
+            push(f, "clock core".into(), "MHz", v);
         }
         if let Some(levels) = &p.caches {
             count(&mut r.cache_levels, levels.len());
             for l in levels {
                 let noisy = l.verdict == Verdict::Noisy;
+                verdicts.push(l.verdict);
                 let k = l.level;
-                push(
-                    f,
-                    format!("L{k} size"),
-                    "KiB",
-                    Some(l.size_bytes as f64 / 1024.0),
+                let size = Value {
+                    v: Some(l.size_bytes as f64 / 1024.0),
+                    ci: l.size_bytes_ci95.map(|c| c.map(|b| b as f64 / 1024.0)),
                     noisy,
-                );
+                };
+                push(f, format!("L{k} size"), "KiB", size);
                 push(
                     f,
                     format!("L{k} line"),
                     "B",
-                    l.line_bytes.map(|b| b as f64),
-                    false,
+                    value(l.line_bytes.map(|b| b as f64), false),
                 );
-                push(f, format!("L{k} latency"), "ns", Some(l.latency_ns), noisy);
-                push(f, format!("L{k} latency"), "cycles", l.latency_cycles, noisy);
+                let ns = Value {
+                    v: Some(l.latency_ns),
+                    ci: l.latency_ns_ci95,
+                    noisy,
+                };
+                push(f, format!("L{k} latency"), "ns", ns);
+                push(
+                    f,
+                    format!("L{k} latency"),
+                    "cycles",
+                    value(l.latency_cycles, noisy),
+                );
             }
         }
         if let Some(m) = &p.memory {
             let noisy = m.verdict == Verdict::Noisy;
-            push(f, "memory latency".into(), "ns", Some(m.latency_ns), noisy);
-            push(f, "memory TLB share".into(), "ns", m.tlb_share_ns, noisy);
+            verdicts.push(m.verdict);
+            let ns = Value {
+                v: Some(m.latency_ns),
+                ci: m.latency_ns_ci95,
+                noisy,
+            };
+            push(f, "memory latency".into(), "ns", ns);
+            push(f, "memory TLB share".into(), "ns", value(m.tlb_share_ns, noisy));
         }
         if let Some(t) = &p.tlbs {
             count(
@@ -132,35 +197,36 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
             for l in t {
                 let page = if l.page_bytes >= 2 << 20 { "2M" } else { "4K" };
                 let noisy = l.verdict == Verdict::Noisy;
+                verdicts.push(l.verdict);
                 let k = l.level;
                 push(
                     f,
                     format!("TLB {page} L{k} entries"),
                     "",
-                    Some(l.entries as f64),
-                    noisy,
+                    value(Some(l.entries as f64), noisy),
                 );
                 push(
                     f,
                     format!("TLB {page} L{k} miss"),
                     "cycles",
-                    l.miss_latency_cycles,
-                    noisy,
+                    value(l.miss_latency_cycles, noisy),
                 );
             }
         }
         if let Some(c) = &p.context_switch {
             for q in c.points.iter().filter(|q| q.nprocs == 2) {
-                push(
-                    f,
-                    "ctx 2 procs median".into(),
-                    "µs",
-                    Some(q.us_median),
-                    q.verdict == Verdict::Noisy,
-                );
+                verdicts.push(q.verdict);
+                let v = Value {
+                    v: Some(q.us_median),
+                    ci: q.us_median_ci95,
+                    noisy: q.verdict == Verdict::Noisy,
+                };
+                push(f, "ctx 2 procs median".into(), "µs", v);
             }
         }
     }
+    r.verdicts = verdicts.len();
+    r.noisy_verdicts = verdicts.iter().filter(|&&v| v == Verdict::Noisy).count();
     r.cache_levels.sort();
     r.tlb_levels.sort();
     r
@@ -208,5 +274,55 @@ mod tests {
         assert!((l1.max_dev() - 0.25).abs() < 1e-12);
         let l2 = r.figures.iter().find(|f| f.name == "L2 size").unwrap();
         assert_eq!(l2.values.len(), 2);
+    }
+
+    #[test]
+    fn runs_apart_beyond_their_own_intervals_have_moved_and_verdicts_count_once() {
+        let with = |size: u64, half: u64, noisy: bool| {
+            let mut p = prof(&[size]);
+            let l = &mut p.caches.as_mut().unwrap()[0];
+            l.size_bytes_ci95 = Some([size - half, size + half]);
+            l.verdict = if noisy { Verdict::Noisy } else { Verdict::Ok };
+            p.memory = Some(hwcal_model::MemoryLatency {
+                latency_ns: 100.0,
+                tlb_share_ns: Some(20.0),
+                verdict: if noisy { Verdict::Noisy } else { Verdict::Ok },
+                ..Default::default()
+            });
+            p
+        };
+        let k = 1 << 10;
+        // Sizes 6, 8 and 10 MiB, each pinned to ±1%: the machine moved.
+        let far = repeatability(&[
+            with(6 * k * k, 60 * k, false),
+            with(8 * k * k, 80 * k, true),
+            with(10 * k * k, 100 * k, false),
+        ]);
+        let size = far.figures.iter().find(|f| f.name == "L1 size").unwrap();
+        assert!((size.in_run_dev().unwrap() - 0.01).abs() < 1e-3);
+        assert!(size.moved());
+        // One noisy run: its level and its memory are two verdicts, though
+        // the memory's verdict stands on two rows (latency, TLB share).
+        assert_eq!((far.noisy_verdicts, far.verdicts), (2, 6));
+        let mem_rows: usize = far
+            .figures
+            .iter()
+            .filter(|f| f.name.starts_with("memory"))
+            .map(|f| f.noisy)
+            .sum();
+        assert_eq!(mem_rows, 2);
+        // The same spread with intervals as wide: not moved.
+        let near = repeatability(&[
+            with(6 * k * k, 3 * k * k, false),
+            with(8 * k * k, 3 * k * k, false),
+            with(10 * k * k, 3 * k * k, false),
+        ]);
+        assert!(!near.figures.iter().any(|f| f.moved()));
+        // Without intervals nothing can be said.
+        let bare = repeatability(&[prof(&[1 << 20]), prof(&[2 << 20]), prof(&[3 << 20])]);
+        assert!(bare
+            .figures
+            .iter()
+            .all(|f| f.in_run_dev().is_none() && !f.moved()));
     }
 }

@@ -166,3 +166,46 @@ fn emerald_rapids_live_runs_find_l3_however_short() {
         );
     }
 }
+
+/// Each figure's 95% interval, on recorded runs of two cores: present, in
+/// order, and holding the figure it belongs to.
+#[test]
+fn recorded_runs_state_intervals_that_hold_their_figures() {
+    let mut profiles: Vec<(String, Profile)> = [
+        "zen3-dense.json",
+        "zen3-colour.json",
+        "emr-live-short-l3.json",
+        "emr-live-long-l3.json",
+        "emr-live-ramp-edge.json",
+    ]
+    .iter()
+    .map(|n| (n.to_string(), support::load(n)))
+    .collect();
+    profiles.extend(
+        ["emr-16vcpu.run.json", "emr-16vcpu.run-b.json"]
+            .iter()
+            .filter_map(|n| reference(n).map(|p| (n.to_string(), p))),
+    );
+    let holds = |v: f64, ci: Option<[f64; 2]>, slack: f64| {
+        ci.is_some_and(|[lo, hi]| lo <= hi && v >= lo * (1.0 - slack) && v <= hi * (1.0 + slack))
+    };
+    for (name, p) in &profiles {
+        let c = cache::analyze(p).unwrap();
+        for l in &c.levels {
+            assert!(holds(l.latency_ns, l.latency_ns_ci95, 0.0), "{name}: {l:?}");
+            if let Some([lo, hi]) = l.size_bytes_ci95 {
+                let s = l.size_bytes as f64;
+                assert!(lo as f64 <= s && s <= hi as f64, "{name}: {l:?}");
+            }
+        }
+        // Every level below the last has a size interval.
+        let n = c.levels.len();
+        assert!(
+            c.levels[..n - 1].iter().all(|l| l.size_bytes_ci95.is_some()),
+            "{name}"
+        );
+        if let Some(m) = &c.memory {
+            assert!(holds(m.latency_ns, m.latency_ns_ci95, 0.0), "{name}: {m:?}");
+        }
+    }
+}

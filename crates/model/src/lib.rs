@@ -476,6 +476,11 @@ pub struct ClockResult {
     #[serde(deserialize_with = "nan_if_null")]
     #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub duration_ms: f64,
+    /// A 95% interval of `core_mhz` (distribution-free, from the order
+    /// statistics of the batches' chain clocks). Absent under 6 batches
+    /// and in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_mhz_ci95: Option<[f64; 2]>,
 }
 
 /// Raw data of `hwcal clock`: batches of interleaved rounds. In each round
@@ -553,6 +558,18 @@ pub struct CacheLevel {
     /// evicts) or `pairs` (dependent pairs of loads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_method: Option<String>,
+    /// A 95% interval of `latency_ns`: the level re-derived from the
+    /// sweep with its own point-to-point scatter resampled (a residual
+    /// bootstrap, see `hwcal_analysis::cache`). Absent in older profiles
+    /// and where the level has too few points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns_ci95: Option<[f64; 2]>,
+    /// A 95% interval of `size_bytes`, by the same bootstrap (on base
+    /// pages the page placements of the colour edge are resampled too). It
+    /// says how well this run pinned the size down; a shared level's share
+    /// can still move between runs. Absent where the size is a lower bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes_ci95: Option<[u64; 2]>,
 }
 
 /// Latency of main memory (the plateau past the last cache).
@@ -583,6 +600,10 @@ pub struct MemoryLatency {
     pub tlb_share_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlb_share_cycles: Option<f64>,
+    /// A 95% interval of `latency_ns` (the residual bootstrap of the
+    /// cache levels'). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns_ci95: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

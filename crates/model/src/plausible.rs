@@ -95,6 +95,34 @@ impl Checker {
 }
 
 impl Checker {
+    /// A 95% interval: both ends within `bounds` and in order; in `fix`
+    /// mode a bad one is dropped (the figure itself stands).
+    fn interval(&mut self, what: &str, v: &mut Option<[f64; 2]>, (lo, hi): (f64, f64)) {
+        let Some([a, b]) = *v else { return };
+        let inside = |x: f64| x.is_finite() && (lo..=hi).contains(&x);
+        if !(inside(a) && inside(b) && a <= b) {
+            self.problems.push(format!(
+                "{what} = [{a}, {b}] is not an interval within [{lo}, {hi}]"
+            ));
+            if self.fix {
+                *v = None;
+            }
+        }
+    }
+
+    /// A 95% interval of a size in bytes.
+    fn bytes_interval(&mut self, what: &str, v: &mut Option<[u64; 2]>) {
+        let Some([a, b]) = *v else { return };
+        if a > b || b > BYTES {
+            self.problems.push(format!(
+                "{what} = [{a}, {b}] is not an interval of sizes up to 1 PiB"
+            ));
+            if self.fix {
+                *v = None;
+            }
+        }
+    }
+
     /// Every value of a list (the samples of one raw point), with one line
     /// for the first bad one.
     fn raw_many(&mut self, what: &str, vals: &mut [f64], bounds: (f64, f64)) {
@@ -153,6 +181,7 @@ fn clock(c: &mut Checker, p: &mut Profile) {
         c.range("clock.chain_mhz", &mut k.chain_mhz, MHZ);
         c.opt("clock.gcd_mhz", &mut k.gcd_mhz, MHZ);
         c.opt("clock.tsc_mhz", &mut k.tsc_mhz, MHZ);
+        c.interval("clock.core_mhz_ci95", &mut k.core_mhz_ci95, MHZ);
     }
     if let Some(h) = &mut p.harness {
         c.opt("harness.tsc_mhz", &mut h.tsc_mhz, MHZ);
@@ -172,6 +201,8 @@ fn caches_and_tlbs(c: &mut Checker, p: &mut Profile) {
         c.opt(&format!("{at}.latency_cycles"), &mut l.latency_cycles, CYCLES);
         c.opt(&format!("{at}.miss_latency_ns"), &mut l.miss_latency_ns, NS);
         c.opt(&format!("{at}.replace_time_ns"), &mut l.replace_time_ns, NS);
+        c.interval(&format!("{at}.latency_ns_ci95"), &mut l.latency_ns_ci95, NS);
+        c.bytes_interval(&format!("{at}.size_bytes_ci95"), &mut l.size_bytes_ci95);
     }
     for t in p.tlbs.iter_mut().flatten() {
         let at = format!("tlbs[L{}]", t.level);
@@ -193,6 +224,7 @@ fn memory(c: &mut Checker, p: &mut Profile) {
     if let Some(m) = &mut p.memory {
         c.range("memory.latency_ns", &mut m.latency_ns, NS);
         c.opt("memory.latency_cycles", &mut m.latency_cycles, CYCLES);
+        c.interval("memory.latency_ns_ci95", &mut m.latency_ns_ci95, NS);
     }
     if let Some(m) = &mut p.mem {
         c.bytes("mem.size_bytes", m.size_bytes);
@@ -247,6 +279,7 @@ fn context_switch(c: &mut Checker, p: &mut Profile) {
             c.range(&format!("{at}.us_max"), &mut q.us_max, US);
             c.opt(&format!("{at}.us_per_switch"), &mut q.us_per_switch, US);
             c.opt(&format!("{at}.cycles_median"), &mut q.cycles_median, CYCLES);
+            c.interval(&format!("{at}.us_median_ci95"), &mut q.us_median_ci95, US);
         }
     }
 }
@@ -387,6 +420,22 @@ mod tests {
         assert!(got[0].contains("points[0].x = -4096"), "{got:?}");
         assert!(got[1].contains("points[1].y = 100000000000000"), "{got:?}");
         assert!(got[2].contains("points[2].samples = -1"), "{got:?}");
+    }
+
+    #[test]
+    fn intervals_out_of_order_or_bounds_are_named_and_dropped() {
+        let mut p = full_profile(0);
+        p.caches.as_mut().unwrap()[0].latency_ns_ci95 = Some([2.0, 1.0]);
+        p.caches.as_mut().unwrap()[1].size_bytes_ci95 = Some([1 << 20, 1 << 60]);
+        p.memory.as_mut().unwrap().latency_ns_ci95 = Some([-5.0, 100.0]);
+        let got = scrub(&mut p);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].contains("latency_ns_ci95 = [2, 1]"), "{got:?}");
+        let c = p.caches.as_ref().unwrap();
+        assert_eq!((c[0].latency_ns_ci95, c[1].size_bytes_ci95), (None, None));
+        assert_eq!(p.memory.as_ref().unwrap().latency_ns_ci95, None);
+        // The figures themselves stand.
+        assert!(c[0].latency_ns > 0.0 && p.memory.as_ref().unwrap().latency_ns > 0.0);
     }
 
     #[test]

@@ -78,6 +78,7 @@ pub fn full_profile(variant: u32) -> Profile {
         gcd_rounds_attempted: 24,
         expression_cycles: vec![],
         duration_ms: 900.0,
+        core_mhz_ci95: Some([mhz * 0.996, mhz * 1.003]),
     });
     // (effective size, latency ns) per level, then DRAM.
     let levels = [(48u64 << 10, 2.1 * f), (2 << 20, 6.5 * f), (5 << 20, 33.0 * f)];
@@ -101,6 +102,8 @@ pub fn full_profile(variant: u32) -> Profile {
                     nominal_size_bytes: Some([48 << 10, 2 << 20, 105 << 20][i]),
                     nominal_line_bytes: Some(64),
                     verdict: if i == 2 { Verdict::Noisy } else { Verdict::Ok },
+                    latency_ns_ci95: Some([ns * 0.99, ns * 1.01]),
+                    size_bytes_ci95: Some([size - size / 32, size + size / 32]),
                     ..Default::default()
                 }
             })
@@ -123,6 +126,7 @@ pub fn full_profile(variant: u32) -> Profile {
             })
             .collect(),
         verdict: Verdict::Ok,
+        latency_ns_ci95: Some([dram * 0.98, dram * 1.02]),
         ..Default::default()
     });
     p.tlbs = Some(vec![

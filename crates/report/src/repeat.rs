@@ -39,15 +39,18 @@ pub fn run_line(i: u32, p: &hwcal_model::Profile, secs: f64) -> String {
 }
 
 /// The repeatability table: per figure min / median / max, the largest
-/// distance from the median, noisy verdicts; then the structures found.
+/// distance from the median, the typical run's own 95% interval (half its
+/// width, where the profiles state one), noisy verdicts; a figure whose
+/// runs disagree beyond twice that interval is marked `moved`; then the
+/// structures found and the verdicts.
 pub fn table(ps: &[hwcal_model::Profile], secs: &[f64]) -> String {
     use std::fmt::Write;
     let r = hwcal_analysis::repeat::repeatability(ps);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<24} {:>6} {:>10} {:>10} {:>10} {:>8} {:>6}",
-        "figure", "unit", "min", "median", "max", "±max%", "noisy"
+        "{:<24} {:>6} {:>10} {:>10} {:>10} {:>8} {:>9} {:>6}",
+        "figure", "unit", "min", "median", "max", "±max%", "in-run±%", "noisy"
     );
     let mut figures = r.figures.clone();
     if !secs.is_empty() {
@@ -56,24 +59,31 @@ pub fn table(ps: &[hwcal_model::Profile], secs: &[f64]) -> String {
             unit: "s",
             values: secs.to_vec(),
             noisy: 0,
+            in_run: Vec::new(),
         });
     }
+    let mut moved = 0;
     for f in &figures {
+        let in_run = f.in_run_dev().map_or("-".into(), |w| format!("{:.1}", w * 100.0));
+        let mut tail = String::new();
+        if f.moved() {
+            moved += 1;
+            tail.push_str("  moved");
+        }
+        if f.values.len() < r.runs {
+            tail.push_str(&format!("  (in {} of {} runs)", f.values.len(), r.runs));
+        }
         let _ = writeln!(
             out,
-            "{:<24} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>8.1} {:>6}{}",
+            "{:<24} {:>6} {:>10.2} {:>10.2} {:>10.2} {:>8.1} {:>9} {:>6}{tail}",
             f.name,
             f.unit,
             f.min(),
             f.median(),
             f.max(),
             f.max_dev() * 100.0,
+            in_run,
             f.noisy,
-            if f.values.len() < r.runs {
-                format!("  (in {} of {} runs)", f.values.len(), r.runs)
-            } else {
-                String::new()
-            }
         );
     }
     let structures = |c: &[(usize, usize)]| {
@@ -84,7 +94,19 @@ pub fn table(ps: &[hwcal_model::Profile], secs: &[f64]) -> String {
     };
     let _ = writeln!(out, "cache levels found: {}", structures(&r.cache_levels));
     let _ = writeln!(out, "4 KiB TLB levels found: {}", structures(&r.tlb_levels));
-    let noisy: usize = r.figures.iter().map(|f| f.noisy).sum();
-    let _ = write!(out, "noisy verdicts over all figures and runs: {noisy}");
+    if moved > 0 {
+        let _ = writeln!(
+            out,
+            "moved: the runs disagree by more than twice a run's own 95% interval: the machine changed \
+             between runs (a neighbour on a shared cache or the memory bus, another draw of pages), \
+             which more samples within a run cannot remove"
+        );
+    }
+    let _ = write!(
+        out,
+        "noisy verdicts: {} of {} (clock, cache levels, memory, TLB levels, ctx; a noisy figure's \
+         rows share its verdict)",
+        r.noisy_verdicts, r.verdicts
+    );
     out
 }

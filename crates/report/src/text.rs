@@ -262,9 +262,12 @@ pub fn clock(c: &ClockResult) -> String {
 fn clock_for(c: &ClockResult, x86: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "clock:{}", noisy_mark(c.verdict));
+    let ci = c
+        .core_mhz_ci95
+        .map_or(String::new(), |[a, b]| format!("95% {a:.1}–{b:.1}, "));
     let _ = writeln!(
         s,
-        "  core        {:8.1} MHz   (min {:.1}, max {:.1} over the run)",
+        "  core        {:8.1} MHz   ({ci}min {:.1}, max {:.1} over the run)",
         c.core_mhz, c.core_mhz_min, c.core_mhz_max
     );
     let _ = writeln!(s, "  add chain   {:8.1} MHz", c.chain_mhz);
@@ -388,10 +391,14 @@ pub fn caches_pages(
             noisy_mark(c.verdict)
         );
     }
+    let _ = write!(s, "{}", level_intervals(levels));
     if let Some(m) = memory {
+        let ci = m
+            .latency_ns_ci95
+            .map_or(String::new(), |[a, b]| format!(" (95% {a:.1}–{b:.1} ns)"));
         let _ = writeln!(
             s,
-            "  memory latency {} ({}){}",
+            "  memory latency {}{ci} ({}){}",
             ns_cy(m.latency_ns, m.latency_cycles).trim(),
             memory_pages(m, smaps_huge),
             noisy_mark(m.verdict)
@@ -412,6 +419,29 @@ pub fn caches_pages(
         }
     }
     s
+}
+
+/// The levels' 95% intervals on one line, where the profile states them
+/// (empty for older profiles, so their text is unchanged).
+fn level_intervals(levels: &[CacheLevel]) -> String {
+    let parts: Vec<String> = levels
+        .iter()
+        .filter(|c| c.size_bytes_ci95.is_some() || c.latency_ns_ci95.is_some())
+        .map(|c| {
+            let mut v = Vec::new();
+            if let Some([a, b]) = c.size_bytes_ci95 {
+                v.push(format!("{}–{}", human_bytes(a), human_bytes(b)));
+            }
+            if let Some([a, b]) = c.latency_ns_ci95 {
+                v.push(format!("{a:.2}–{b:.2} ns"));
+            }
+            format!("L{} {}", c.level, v.join(", "))
+        })
+        .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("  95% intervals (this run's scatter): {}\n", parts.join("; "))
 }
 
 pub fn tlbs(t: &[TlbLevel]) -> String {

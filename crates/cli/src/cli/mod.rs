@@ -336,8 +336,9 @@ impl ValidateArgs {
 pub enum ValidateWhat {
     /// `hwcal clock` against a long dependent-add measurement before and after each run.
     Clock,
-    /// The cache and TLB probes N times: each figure's min/median/max and how often
-    /// the runs agree on the levels.
+    /// The cache and TLB probes N times: each figure's min/median/max beside a run's
+    /// own 95% interval ("moved" where the runs differ by more than twice it), and how
+    /// often the runs agree on the levels.
     Cache,
     /// The same summary over profiles already written (`hwcal run --json FILE`, ...).
     Profiles,
