@@ -32,6 +32,30 @@ pub fn overhead_us(samples: &[f64]) -> f64 {
     stats::median(&v)
 }
 
+/// Whether the quietest of several rounds is confirmed: a second round's
+/// overhead (median of its samples) agrees with the fastest one, their 95%
+/// intervals of the median overlapping. A round alone at the fast end may
+/// be luck between two bursts of a neighbour, or the rest were all
+/// disturbed; either way another round says which. Rounds without an
+/// interval (under 6 samples) compare by their medians alone.
+pub fn quietest_confirmed(rounds: &[&[f64]]) -> bool {
+    let mut r: Vec<(f64, f64, f64)> = rounds
+        .iter()
+        .map(|s| {
+            let v: Vec<f64> = s.iter().copied().filter(|x| x.is_finite()).collect();
+            let m = stats::median(&v);
+            let (lo, hi) = stats::median_ci95(&v).unwrap_or((m, m));
+            (m, lo, hi)
+        })
+        .filter(|r| r.0 > 0.0)
+        .collect();
+    if r.len() < 2 {
+        return false;
+    }
+    r.sort_by(|a, b| a.0.total_cmp(&b.0));
+    r[0].2 >= r[1].1
+}
+
 /// Switch figures of one ring size from its per-hop samples (µs) and the
 /// overhead (µs).
 pub fn switch_point(nprocs: u32, hop_us: &[f64], overhead_us: f64) -> CtxPoint {
@@ -330,6 +354,20 @@ pub fn reanalyze(p: &mut Profile) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quietest_round_needs_a_second_to_agree() {
+        let quiet: Vec<f64> = (0..20).map(|i| 0.80 + 0.001 * (i % 5) as f64).collect();
+        let also: Vec<f64> = (0..20).map(|i| 0.801 + 0.001 * (i % 4) as f64).collect();
+        let slow: Vec<f64> = quiet.iter().map(|x| x * 1.35).collect();
+        assert!(quietest_confirmed(&[&slow, &quiet, &also]));
+        // The fast one alone, or everyone alike slow but one: not confirmed.
+        assert!(!quietest_confirmed(&[&slow, &quiet, &slow]));
+        assert!(!quietest_confirmed(&[&quiet]));
+        assert!(!quietest_confirmed(&[]));
+        // Two slow rounds agree, but the quietest is the odd one out.
+        assert!(!quietest_confirmed(&[&quiet, &slow, &slow]));
+    }
 
     #[test]
     fn subtracts_overhead_per_sample() {
