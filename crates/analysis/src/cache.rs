@@ -333,6 +333,57 @@ pub fn analyze_curves_tlb(
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
 ) -> CacheAnalysis {
+    let curves = Curves {
+        curve,
+        tlb,
+        colour,
+        gap,
+        lines,
+        mlp,
+    };
+    analyze_with(&curves, huge_fraction, machine, true)
+}
+
+/// The levels and memory of a bare latency sweep, without the figures'
+/// intervals: what the cache probe asks while it decides where to measure
+/// more (the bootstrap would only cost time there; the profile's figures
+/// come from [`analyze`]).
+pub fn analyze_sweep(curve: &RawCurve, huge_fraction: Option<f64>, machine: &MachineInfo) -> CacheAnalysis {
+    let curves = Curves {
+        curve,
+        tlb: None,
+        colour: None,
+        gap: None,
+        lines: [(None, None), (None, None)],
+        mlp: None,
+    };
+    analyze_with(&curves, huge_fraction, machine, false)
+}
+
+/// The curves one analysis reads (see [`analyze_curves_tlb`]).
+struct Curves<'a> {
+    curve: &'a RawCurve,
+    tlb: Option<&'a TlbShare>,
+    colour: Option<&'a RawCurve>,
+    gap: Option<&'a RawCurve>,
+    lines: [(Option<&'a RawCurve>, Option<&'a RawCurve>); 2],
+    mlp: Option<&'a RawCurve>,
+}
+
+fn analyze_with(
+    c: &Curves,
+    huge_fraction: Option<f64>,
+    machine: &MachineInfo,
+    with_intervals: bool,
+) -> CacheAnalysis {
+    let Curves {
+        curve,
+        tlb,
+        colour,
+        gap,
+        lines,
+        mlp,
+    } = *c;
     let mut out = CacheAnalysis::default();
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     let tlb = tlb.filter(|_| !huge);
@@ -384,7 +435,11 @@ pub fn analyze_curves_tlb(
             m.verdict = Verdict::Noisy;
         }
     }
-    let iv = intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge);
+    let iv = if with_intervals {
+        intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge)
+    } else {
+        Intervals::default()
+    };
     for (k, l) in out.levels.iter_mut().enumerate() {
         l.latency_ns_ci95 = iv.latency.get(k).copied().flatten();
         l.size_bytes_ci95 = iv.size.get(k).copied().flatten().map(|[a, b]| {
@@ -1807,6 +1862,13 @@ mod tests {
             // Same data, same intervals: the bootstrap is seeded.
             let again = analyze_curves(&c, None, [(None, None), (None, None)], None, Some(1.0), &none);
             assert_eq!(again.levels, a.levels);
+            // The runner's quick analysis: the same levels, no intervals.
+            let quick = analyze_sweep(&c, Some(1.0), &none);
+            assert_eq!(quick.levels.len(), a.levels.len());
+            for (q, l) in quick.levels.iter().zip(&a.levels) {
+                assert_eq!((q.size_bytes, q.latency_ns), (l.size_bytes, l.latency_ns));
+                assert_eq!((q.latency_ns_ci95, q.size_bytes_ci95), (None, None));
+            }
             w
         };
         let (quiet, noisy) = (width(0.005), width(0.06));

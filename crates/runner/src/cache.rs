@@ -242,7 +242,7 @@ fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<R
 /// the analysis fits page colours to the private levels' edges).
 fn sweep_analysis(lat: &RawCurve, machine: &MachineInfo, huge_pages: bool) -> an::CacheAnalysis {
     let huge = Some(if huge_pages { 1.0 } else { 0.0 });
-    an::analyze_curves(lat, None, [(None, None), (None, None)], None, huge, machine)
+    an::analyze_sweep(lat, huge, machine)
 }
 
 /// Step 2: refine around each boundary; again if a re-measurement moved a
