@@ -442,6 +442,10 @@ fn caches_table(levels: &[CacheLevel], memory: Option<&MemoryLatency>, smaps_hug
         ],
         &rows,
     );
+    let iv = crate::text::level_intervals(levels, memory);
+    if !iv.is_empty() {
+        let _ = writeln!(s, "<p class=\"sub\">{}.</p>", esc(&iv));
+    }
     if let Some(m) = memory {
         let _ = writeln!(
             s,
@@ -1307,6 +1311,8 @@ mod tests {
         let html = String::from_utf8(HtmlExporter::default().export(&p).unwrap()).unwrap();
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert_balanced(&html);
+        // Each figure's own interval, under the cache table.
+        assert!(html.contains("95% intervals (this run&#39;s scatter): L1 "));
         for id in [
             "machine",
             "harness",

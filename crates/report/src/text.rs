@@ -391,14 +391,10 @@ pub fn caches_pages(
             noisy_mark(c.verdict)
         );
     }
-    let _ = write!(s, "{}", level_intervals(levels));
     if let Some(m) = memory {
-        let ci = m
-            .latency_ns_ci95
-            .map_or(String::new(), |[a, b]| format!(" (95% {a:.1}–{b:.1} ns)"));
         let _ = writeln!(
             s,
-            "  memory latency {}{ci} ({}){}",
+            "  memory latency {} ({}){}",
             ns_cy(m.latency_ns, m.latency_cycles).trim(),
             memory_pages(m, smaps_huge),
             noisy_mark(m.verdict)
@@ -410,21 +406,26 @@ pub fn caches_pages(
                 human_bytes(r)
             );
         }
-        for p in &m.mlp {
-            let _ = writeln!(
-                s,
-                "  {:>2} parallel chases: {:7.2} ns per load ({:.2}× one chase)",
-                p.chains, p.ns_per_load, p.speedup
-            );
-        }
+    }
+    let iv = level_intervals(levels, memory);
+    if !iv.is_empty() {
+        let _ = writeln!(s, "  {iv}");
+    }
+    for p in memory.map_or(&[][..], |m| &m.mlp[..]) {
+        let _ = writeln!(
+            s,
+            "  {:>2} parallel chases: {:7.2} ns per load ({:.2}× one chase)",
+            p.chains, p.ns_per_load, p.speedup
+        );
     }
     s
 }
 
-/// The levels' 95% intervals on one line, where the profile states them
-/// (empty for older profiles, so their text is unchanged).
-fn level_intervals(levels: &[CacheLevel]) -> String {
-    let parts: Vec<String> = levels
+/// The levels' and memory's 95% intervals on one line, where the profile
+/// states them (empty for older profiles, so their text is unchanged); the
+/// one wording text and HTML print.
+pub fn level_intervals(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
+    let mut parts: Vec<String> = levels
         .iter()
         .filter(|c| c.size_bytes_ci95.is_some() || c.latency_ns_ci95.is_some())
         .map(|c| {
@@ -438,10 +439,13 @@ fn level_intervals(levels: &[CacheLevel]) -> String {
             format!("L{} {}", c.level, v.join(", "))
         })
         .collect();
+    if let Some([a, b]) = memory.and_then(|m| m.latency_ns_ci95) {
+        parts.push(format!("memory {a:.1}–{b:.1} ns"));
+    }
     if parts.is_empty() {
         return String::new();
     }
-    format!("  95% intervals (this run's scatter): {}\n", parts.join("; "))
+    format!("95% intervals (this run's scatter): {}", parts.join("; "))
 }
 
 pub fn tlbs(t: &[TlbLevel]) -> String {
@@ -1085,6 +1089,31 @@ mod tests {
         }
         assert!(s.contains("2 MiB pages") && s.contains("micbench's clk_per_op"));
         assert!(s.contains("150.0 (390)") && s.contains("11.00") && s.contains("20.00 GB/s"));
+    }
+
+    #[test]
+    fn intervals_are_printed_where_the_profile_states_them() {
+        let p = hwcal_model::sample::full_profile(0);
+        let s = summary(&p);
+        let line = s
+            .lines()
+            .find(|l| l.contains("95% intervals"))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(
+            line.contains("L1 ") && line.contains("L3 ") && line.contains("memory "),
+            "{line}"
+        );
+        assert!(s.contains("MHz   (95% "), "{s}");
+        // An older profile without them prints as it did.
+        let mut old = p.clone();
+        for l in old.caches.as_mut().unwrap() {
+            l.latency_ns_ci95 = None;
+            l.size_bytes_ci95 = None;
+        }
+        old.memory.as_mut().unwrap().latency_ns_ci95 = None;
+        old.clock.as_mut().unwrap().core_mhz_ci95 = None;
+        let t = summary(&old);
+        assert!(!t.contains("95%"), "{t}");
     }
 
     #[test]
