@@ -618,18 +618,20 @@ struct Intervals {
 
 /// Intervals of the levels' latencies and sizes and of memory latency by a
 /// residual bootstrap ([`crate::bootstrap`]). The model of the curve is its
-/// running median of three; the noise is each plateau's scatter about a line in log
-/// size (the points of an edge draw from the plateaus on both sides).
-/// Each copy puts resampled scatter on every point and re-derives every
-/// figure the way the analysis did — levels as medians of their plateaus,
-/// sizes by [`Edge::size`] with the copy's levels, memory from its far
-/// points — with the plateaus' extent held fixed: the interval says how
-/// well this sweep pins each figure down, not whether the levels would be
-/// found again. Each interval is the copies' spread about the figure the
-/// data gave ([`crate::bootstrap::interval_about`]). On base pages the page placements of the colour edge are
-/// resampled too: which pages a run drew is the largest uncertainty of a
-/// colour-fitted size. A level whose plateau runs off the sweep has no
-/// size interval (its size is a lower bound).
+/// running median of three; the noise is each plateau's scatter about a
+/// line in log size (the points of an edge draw from the plateaus on both
+/// sides). Each copy puts resampled scatter on every point and re-derives
+/// every figure the way the analysis did — levels as medians of their
+/// plateaus, sizes by [`Edge::size`] with the copy's levels, memory from
+/// its far points — with the plateaus' extent held fixed: the interval
+/// says how well this sweep pins each figure down, not whether the levels
+/// would be found again. Each interval is the copies' spread about the
+/// figure the data gave ([`crate::bootstrap::interval_about`]). On base
+/// pages the page placements of the colour edge are resampled too: which
+/// pages a run drew is the largest uncertainty of a colour-fitted size. A
+/// level whose plateau runs off the sweep has no size interval (its size
+/// is a lower bound), nor has one whose copies do not all keep it below
+/// the next level.
 fn intervals(
     sw: &Sweep,
     pl: &[Plateau],
