@@ -408,7 +408,7 @@ fn analyze_with(
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&pl[k], &level, machine));
-        if private_shortfall(&level, &pl[k], machine, huge) {
+        if private_shortfall(&level, &pl[k], machine, huge, placed_edge(&sw, &pl, k)) {
             level.verdict = Verdict::Noisy;
         }
         out.levels.push(level);
@@ -916,7 +916,7 @@ fn colour_size(
         .filter(|p| p.0 >= lo && p.0 <= hi)
         .map(|&(x, y)| (x, hit(y)))
         .collect();
-    let pts: Vec<(f64, f64)> = if over.len() >= 4 {
+    let pts: Vec<(f64, f64)> = if over.len() >= PLACED_POINTS {
         over
     } else {
         (from..=to).map(|i| (xs[i], hit(clean[i]))).collect()
@@ -924,6 +924,20 @@ fn colour_size(
     // The base page (4 KiB on x86; 16 or 64 KiB on some Arm kernels).
     let page = machine.page_bytes.unwrap_or(4096) as f64;
     memo.fit(&pts, ways, page, xs[from], 2.0 * xs[to])
+}
+
+/// Placement points over an edge for the colour fit to read them instead
+/// of the sweep's single placement.
+const PLACED_POINTS: usize = 4;
+
+/// Whether level `k`'s edge was measured over several page placements
+/// (the fit of [`colour_size`] then reads their mean).
+fn placed_edge(sw: &Sweep, pl: &[Plateau], k: usize) -> bool {
+    let Some(next) = pl.get(k + 1) else {
+        return false;
+    };
+    let (lo, hi) = (sw.xs[pl[k].first], sw.xs[next.first.min(sw.xs.len() - 1)]);
+    sw.colour.iter().filter(|p| p.0 >= lo && p.0 <= hi).count() >= PLACED_POINTS
 }
 
 /// How many levels a sweep up to `max_x` should show: the nominal data
@@ -1170,14 +1184,23 @@ pub const NOMINAL_SIZE_TOLERANCE: f64 = 0.125;
 /// disturbed — typically by an SMT sibling this guest cannot see — and the
 /// level is marked noisy rather than reported as the hardware's size. On 4
 /// KiB pages a physically indexed level beyond L1 is judged only where its
-/// size came from the page-colour fit: the held capacity alone loses
-/// capacity to page colouring without any disturbance.
-fn private_shortfall(l: &CacheLevel, p: &Plateau, machine: &MachineInfo, huge_pages: bool) -> bool {
+/// edge was measured over several page placements (`placed`): the held
+/// capacity of one placement loses capacity to page colouring without any
+/// disturbance, but a quiet edge over placements is what the page-colour
+/// fit explains, so a level still short there was either sized by the fit
+/// and is short, or its edge was too disturbed for the fit to accept it.
+fn private_shortfall(
+    l: &CacheLevel,
+    p: &Plateau,
+    machine: &MachineInfo,
+    huge_pages: bool,
+    placed: bool,
+) -> bool {
     let Some(n) = machine.nominal_data_cache(l.level) else {
         return false;
     };
     let private = n.shared_cpus.len() <= 1;
-    let judged = l.level == 1 || huge_pages || p.colour.is_some();
+    let judged = l.level == 1 || huge_pages || p.colour.is_some() || placed;
     // The same size and margin as the "effective size" note of
     // `level_notes`, so a flagged level always carries that note.
     let size = l.size_bytes as f64;
@@ -1759,6 +1782,38 @@ mod tests {
         let h = analyze_curves_tlb(&main, None, Some(&colour), None, none, None, Some(1.0), &m);
         assert!(h.plateaus.iter().all(|p| p.colour.is_none()));
         assert!(!h.notes.iter().any(|n| n.code.ends_with("colour-fit")));
+    }
+
+    #[test]
+    fn a_private_edge_too_disturbed_for_the_colour_fit_is_noisy_when_short() {
+        let (m, main, colour) = coloured();
+        let none = [(None, None), (None, None)];
+        // Another thread on the core through most of the placements: at
+        // half the level, where every load should hit, four of six read
+        // twice as slow (a recorded Zen 3 run: 60–110% slow).
+        let mut busy = colour.clone();
+        for p in &mut busy.points {
+            for s in p.samples.iter_mut().skip(2) {
+                *s *= 2.0;
+            }
+        }
+        // The sweep's single placement reads the level short as well.
+        let mut short = main.clone();
+        for p in &mut short.points {
+            if p.x > 300.0 * 1024.0 && p.x < 2048.0 * 1024.0 {
+                p.y = p.y.max(9.0);
+                p.samples = vec![p.y];
+            }
+        }
+        let a = analyze_curves_tlb(&short, None, Some(&busy), None, none, None, Some(0.0), &m);
+        let l2 = &a.levels[1];
+        assert!(a.plateaus[1].colour.is_none(), "{:?}", a.plateaus[1]);
+        assert!((l2.size_bytes as f64) < 0.875 * 512.0 * 1024.0, "{l2:?}");
+        assert_eq!(l2.verdict, Verdict::Noisy, "{l2:?}");
+        // Without placements the held size alone is not judged: on 4 KiB
+        // pages page colouring shortens it on a quiet machine too.
+        let b = analyze_curves_tlb(&short, None, None, None, none, None, Some(0.0), &m);
+        assert_eq!(b.levels[1].verdict, Verdict::Ok, "{:?}", b.levels[1]);
     }
 
     fn sizes(c: &RawCurve, m: &MachineInfo) -> Vec<(f64, f64)> {
