@@ -97,7 +97,7 @@ pub const NOTE_CODES: [(&str, &str); 16] = [
     ),
     (
         "cache.cycles-not-whole",
-        "L1 latency is not a whole number of cycles: cycle figures uncertain",
+        "L1 latency is not a whole number of cycles: cycle figures uncertain, L1 marked noisy",
     ),
 ];
 
@@ -453,7 +453,13 @@ fn analyze_with(
         m.latency_ns_ci95 = iv.memory;
     }
     out.notes.extend(huge_page_note(huge_fraction));
-    out.notes.extend(whole_cycle_note(&out.levels));
+    if let Some(n) = whole_cycle_note(&out.levels) {
+        // L1's own figures are off (its cycles, and its ns too where
+        // another thread slowed the loads): not a level to report as
+        // measured.
+        out.levels[0].verdict = Verdict::Noisy;
+        out.notes.push(n);
+    }
     out.plateaus = pl;
     out
 }
@@ -487,9 +493,9 @@ pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<Note> {
         "cycles-not-whole",
         format!(
         "cache: L1 latency is {c:.2} cycles, not a whole number (a load's latency is a whole number of core \
-         cycles): the add-chain clock beside the loads read about {:.0}% {} the rate the loads ran at, or \
-         another thread on this core slowed them; cycle figures in this run are uncertain by that much \
-         (ns figures are not affected)",
+         cycles): the add-chain clock beside the loads read about {:.0}% {} the rate the loads ran at (then \
+         the ns figures stand), or another thread on this core slowed the loads (then they are slow in ns \
+         too); cycle figures in this run are uncertain by that much, and L1 is marked noisy",
         pct.abs(),
         if pct < 0.0 { "below" } else { "above" }
     ),
@@ -1517,6 +1523,7 @@ mod tests {
             .collect();
         assert_eq!(n.len(), 1, "{:?}", a.notes);
         assert!(n[0].contains("4.60 cycles") && n[0].contains("8% below"), "{n:?}");
+        assert_eq!(a.levels[0].verdict, Verdict::Noisy);
         // No cycle figure, or one within the tolerance: nothing to say.
         let lvl = |cy: Option<f64>| CacheLevel {
             latency_cycles: cy,
