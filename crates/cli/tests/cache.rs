@@ -147,3 +147,54 @@ fn tlb_smoke_with_small_bound() {
         assert!(base == "dense" || base == "huge_pages", "{base}");
     }
 }
+
+/// `validate cache --keep DIR` writes each run's profile, which `validate
+/// profiles` reads back; a run file already there is refused before
+/// anything is measured, and --keep belongs to `validate cache` only.
+#[test]
+fn validate_cache_keeps_each_run_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("runs");
+    let keep_s = keep.to_string_lossy().into_owned();
+    for what in ["clock", "profiles"] {
+        hwcal()
+            .args(["validate", what, "--keep", &keep_s])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--keep"));
+    }
+    assert!(!keep.exists());
+    // An old run in the way: refused at once, left as it was.
+    std::fs::create_dir(&keep).unwrap();
+    let old = keep.join("run-01.json");
+    std::fs::write(&old, "old").unwrap();
+    hwcal()
+        .args(["validate", "cache", "--runs", "1", "--keep", &keep_s, "-q"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("never overwritten"));
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "old");
+    if common::emulated("validate cache --keep (a whole cache and TLB run)") {
+        return;
+    }
+    std::fs::remove_file(&old).unwrap();
+    hwcal()
+        .args(["validate", "cache", "--runs", "2", "--keep", &keep_s, "-q"])
+        .timeout(std::time::Duration::from_secs(300))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("cache levels found"));
+    let runs: Vec<String> = ["run-01.json", "run-02.json"]
+        .iter()
+        .map(|f| keep.join(f).to_string_lossy().into_owned())
+        .collect();
+    for r in &runs {
+        let p = common::profile_json(&std::fs::read(r).unwrap()).expect("a profile");
+        assert!(p["caches"].as_array().is_some_and(|c| !c.is_empty()), "{r}");
+    }
+    hwcal()
+        .args(["validate", "profiles", &runs[0], &runs[1]])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("noisy verdicts"));
+}

@@ -307,6 +307,12 @@ pub struct ValidateArgs {
     /// Profiles to summarise (`validate profiles` only).
     #[arg(value_name = "FILE")]
     pub files: Vec<std::path::PathBuf>,
+    /// `validate cache` only: also write each run's JSON profile to
+    /// DIR/run-NN.json (DIR is created if missing; existing run files are
+    /// never overwritten), to look into an odd run or summarise the runs
+    /// again with `validate profiles DIR/run-*.json`.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<std::path::PathBuf>,
     /// Pin the measuring thread to this CPU (default: the highest allowed CPU).
     #[arg(long, value_name = "N", conflicts_with = "no_pin")]
     pub cpu: Option<usize>,

@@ -30,6 +30,9 @@ pub fn run(a: ValidateArgs) -> Result<()> {
     if !a.files.is_empty() && !matches!(a.what, ValidateWhat::Profiles) {
         crate::usage!("profile files are read only by `validate profiles`");
     }
+    if a.keep.is_some() && !matches!(a.what, ValidateWhat::Cache) {
+        crate::usage!("--keep writes the runs of `validate cache` only");
+    }
     match a.what {
         ValidateWhat::Clock => clock(&a),
         ValidateWhat::Cache => cache(&a),
@@ -50,6 +53,7 @@ fn cache(a: &ValidateArgs) -> Result<()> {
         probes: probes.iter().map(|p| p.id.to_string()).collect(),
     };
     let quiet = Progress::new(true);
+    let keep = a.keep.as_deref().map(|d| keep_paths(d, a.runs)).transpose()?;
     crate::outln!(
         "validate cache: {} runs of the TLB and cache probes, pinned to {}",
         a.runs,
@@ -77,10 +81,50 @@ fn cache(a: &ValidateArgs) -> Result<()> {
             hwcal_report::repeat::run_line(i, &p, t.elapsed().as_secs_f64())
         );
         progress.say(&format!("validate: run {i} of {}", a.runs));
+        if let Some(paths) = &keep {
+            let path = &paths[i as usize - 1];
+            let bytes =
+                hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &crate::output::checked(&p))?;
+            write_new(path, &bytes)?;
+        }
         profiles.push(p);
     }
     crate::outln!("{}", hwcal_report::repeat::table(&profiles, &secs));
     Ok(())
+}
+
+/// The files `--keep DIR` writes, `DIR/run-NN.json` for each run: DIR is
+/// created if missing, and a run file already there is refused before
+/// anything is measured (nothing is overwritten).
+fn keep_paths(dir: &std::path::Path, runs: u32) -> Result<Vec<std::path::PathBuf>> {
+    if dir.exists() && !dir.is_dir() {
+        crate::usage!("--keep {}: not a directory", dir.display());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let width = runs.to_string().len().max(2);
+    let paths: Vec<std::path::PathBuf> = (1..=runs)
+        .map(|i| dir.join(format!("run-{i:0width$}.json")))
+        .collect();
+    if let Some(p) = paths.iter().find(|p| p.exists()) {
+        crate::usage!(
+            "--keep {}: {} exists; choose an empty directory (runs are never overwritten)",
+            dir.display(),
+            p.display()
+        );
+    }
+    Ok(paths)
+}
+
+/// Write `bytes` to a file that must not exist yet.
+fn write_new(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    f.write_all(bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// `validate profiles FILE...`: the repeatability table of profiles on disk.
