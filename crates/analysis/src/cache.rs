@@ -40,7 +40,7 @@ pub const NEIGHBOUR_BUSY_LIMIT: f64 = 0.25;
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 16] = [
+pub const NOTE_CODES: [(&str, &str); 17] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -86,6 +86,10 @@ pub const NOTE_CODES: [(&str, &str); 16] = [
     (
         "cache.busy",
         "the machine was busy during the sweep (figures marked noisy)",
+    ),
+    (
+        "cache.busy-merged",
+        "a busy sweep showed more plateaus than the machine states levels: the nearest taken as one",
     ),
     (
         "cache.neighbours-busy",
@@ -391,8 +395,9 @@ fn analyze_with(
     if !huge {
         sw.colour = colour_points(colour, tlb, None);
     }
-    let pl = plateaus(&sw, machine, !huge);
     let busy = busy_note(&sw.pts);
+    let (pl, merged) = plateaus(&sw, machine, !huge, busy.is_some());
+    out.notes.extend(merged);
     if pl.is_empty() {
         out.notes.push(note(
             "cache",
@@ -825,9 +830,42 @@ fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Note>
 /// hold (see [`held_capacity`]), or, for a private level on pages the TLB
 /// sees as 4 KiB, the capacity a page-colour fit of its edge gives (see
 /// [`colour_size`]).
-fn plateaus(sw: &Sweep, machine: &MachineInfo, small_pages: bool) -> Vec<Plateau> {
+///
+/// On a busy sweep (`busy`, see [`busy_note`]) the curve is not trusted to
+/// add a level the machine does not state: latency that moved while the
+/// sweep ran (a neighbour's traffic coming and going) can leave a plateau
+/// between the last cache and memory. Surplus plateaus then join their
+/// nearest neighbour ([`crate::segments::merge_to`]), with a note. A quiet
+/// sweep keeps every plateau it shows: a machine may state fewer levels
+/// than it has (a VM whose hypervisor hides its L3).
+fn plateaus(
+    sw: &Sweep,
+    machine: &MachineInfo,
+    small_pages: bool,
+    busy: bool,
+) -> (Vec<Plateau>, Option<Note>) {
     let want = expected_levels(machine, sw.xs.last().copied().unwrap_or(0.0));
-    let segs = segments_guided(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache(), want);
+    let mut segs = segments_guided(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache(), want);
+    let mut merged = None;
+    if busy && want > 0 && segs.len() > want {
+        let found = segs.len();
+        let extra: Vec<String> = segs
+            .iter()
+            .map(|g| format!("from {} at {:.1} ns", kib(sw.xs[g.first]), g.level))
+            .collect();
+        segs = crate::segments::merge_to(segs, &sw.ys, want);
+        merged = Some(note(
+            "cache",
+            "busy-merged",
+            format!(
+                "cache: the busy sweep showed {found} plateaus ({}) where the machine states {} (the cache \
+                 levels the sweep spans, and memory); latency moved while it ran, so the nearest plateaus \
+                 were taken as one",
+                extra.join(", "),
+                want
+            ),
+        ));
+    }
     let s = &sw.clean;
     let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&sw.xs)).collect();
     let mut memo = crate::colour::Memo::default();
@@ -852,7 +890,7 @@ fn plateaus(sw: &Sweep, machine: &MachineInfo, small_pages: bool) -> Vec<Plateau
         let quarter = crossing(&sw.xs, s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
         pl[k].cross = sw.xs.iter().position(|&x| x > quarter.max(size));
     }
-    pl
+    (pl, merged)
 }
 
 /// The edge of level `level` to the next: points `from..=to` of the
@@ -1821,6 +1859,47 @@ mod tests {
         // pages page colouring shortens it on a quiet machine too.
         let b = analyze_curves_tlb(&short, None, None, None, none, None, Some(0.0), &m);
         assert_eq!(b.levels[1].verdict, Verdict::Ok, "{:?}", b.levels[1]);
+    }
+
+    #[test]
+    fn a_busy_sweep_is_held_to_the_levels_the_machine_states() {
+        let (m, _, _) = coloured();
+        let mib = 1048576.0;
+        // Three caches, then memory read at 110 ns from 6 to 16 MiB while
+        // the host was quieter and at 180 ns after it.
+        let lv = [
+            (32768.0, 1.3),
+            (524288.0, 3.8),
+            (6.0 * mib, 15.0),
+            (16.0 * mib, 110.0),
+        ];
+        let quiet = synthetic(&lv, 180.0, 8.0, 128.0 * mib, 0.01);
+        let none = [(None, None), (None, None)];
+        // A quiet sweep keeps the plateau it shows (a machine may state
+        // fewer levels than it has).
+        let q = analyze_curves(&quiet, None, none, None, Some(1.0), &m);
+        assert_eq!(q.levels.len(), 4, "{:?}", q.levels);
+        assert!(!q.notes.iter().any(|n| n.code == "cache.busy-merged"));
+        // The same curve from a busy sweep: three levels, and memory.
+        let mut busy = quiet.clone();
+        for p in busy.points.iter_mut().step_by(2) {
+            p.samples = vec![p.y, p.y * 1.05, p.y * 1.1];
+        }
+        let b = analyze_curves(&busy, None, none, None, Some(1.0), &m);
+        assert_eq!(b.levels.len(), 3, "{:?}", b.levels);
+        assert!(close(b.levels[2].latency_ns, 15.0, 0.05), "{:?}", b.levels[2]);
+        let mem = b.memory.as_ref().expect("memory");
+        assert!(mem.latency_ns > 110.0 && mem.verdict == Verdict::Noisy, "{mem:?}");
+        let n = b
+            .notes
+            .iter()
+            .find(|n| n.code == "cache.busy-merged")
+            .expect("note");
+        assert!(
+            n.text.contains("5 plateaus") && n.text.contains("states 4"),
+            "{}",
+            n.text
+        );
     }
 
     fn sizes(c: &RawCurve, m: &MachineInfo) -> Vec<(f64, f64)> {

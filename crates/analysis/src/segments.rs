@@ -244,6 +244,28 @@ pub fn segments_guided(
         .collect()
 }
 
+/// `segs` with adjacent segments merged until at most `want` remain, each
+/// time the pair whose levels are closest (smallest ratio), the merged
+/// level the median of `ys` over both. For a sweep the curve cannot be
+/// trusted to structure (a busy host moved the latency while it ran): the
+/// machine's own statement of its levels decides how many there are, and
+/// the surplus plateau joins the level it is nearest.
+pub fn merge_to(mut segs: Vec<Segment>, ys: &[f64], want: usize) -> Vec<Segment> {
+    while want > 0 && segs.len() > want {
+        let k = (0..segs.len() - 1)
+            .min_by(|&i, &j| {
+                let r = |k: usize| (segs[k + 1].level / segs[k].level).ln().abs();
+                r(i).total_cmp(&r(j))
+            })
+            .expect("two segments or more");
+        let b = segs.remove(k + 1);
+        let a = &mut segs[k];
+        a.last = b.last;
+        a.level = median(&ys[a.first..=a.last]);
+    }
+    segs
+}
+
 /// A run of points, first and last index.
 type Run = (usize, usize);
 
@@ -420,6 +442,20 @@ pub fn crossing(xs: &[f64], s: &[f64], from: usize, to: usize, threshold: f64) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merging_joins_the_closest_levels_first() {
+        let ys = [1.0, 1.0, 4.0, 4.0, 100.0, 100.0, 150.0, 150.0];
+        let seg = |first, last, level| Segment { first, last, level };
+        let segs = vec![seg(0, 1, 1.0), seg(2, 3, 4.0), seg(4, 5, 100.0), seg(6, 7, 150.0)];
+        let m = merge_to(segs.clone(), &ys, 3);
+        assert_eq!(m.len(), 3);
+        assert_eq!((m[2].first, m[2].last, m[2].level), (4, 7, 125.0));
+        assert_eq!(merge_to(segs.clone(), &ys, 2).len(), 2);
+        // Nothing to merge, or no count to merge to.
+        assert_eq!(merge_to(segs.clone(), &ys, 4), segs);
+        assert_eq!(merge_to(segs.clone(), &ys, 0), segs);
+    }
 
     fn xs(lo: f64, hi: f64, per_oct: f64) -> Vec<f64> {
         let mut v = Vec::new();

@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 16] = [
+const CACHE: [&str; 17] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -22,6 +22,7 @@ const CACHE: [&str; 16] = [
     "cache.tlb-share",
     "cache.no-memory",
     "cache.busy",
+    "cache.busy-merged",
     "cache.neighbours-busy",
     "cache.huge-pages-partial",
     "cache.cycles-not-whole",
