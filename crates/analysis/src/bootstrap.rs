@@ -40,7 +40,8 @@ impl Rng {
     /// A uniform index below `n` (`n` > 0; the bias of a 64-bit modulus is
     /// far below what a percentile of 200 copies resolves).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        debug_assert!(n > 0, "an index below 0");
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     /// One element of `v`, uniformly (`None` for an empty slice).
@@ -69,8 +70,8 @@ pub fn interval_about(copies: &[f64], figure: f64) -> Option<[f64; 2]> {
     if !figure.is_finite() {
         return None;
     }
-    let finite: Vec<f64> = copies.iter().copied().filter(|x| x.is_finite()).collect();
-    let mid = quantile(&finite, 0.5);
+    // `quantile` leaves NaNs out, as the percentiles did.
+    let mid = quantile(copies, 0.5);
     Some([figure - (mid - lo), figure + (hi - mid)])
 }
 

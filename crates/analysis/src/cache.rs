@@ -413,7 +413,7 @@ fn analyze_with(
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&pl[k], &level, machine));
-        if private_shortfall(&level, &pl[k], machine, huge, placed_edge(&sw, &pl, k)) {
+        if private_shortfall(&level, &pl[k], machine, huge) {
             level.verdict = Verdict::Noisy;
         }
         out.levels.push(level);
@@ -447,12 +447,12 @@ fn analyze_with(
     };
     for (k, l) in out.levels.iter_mut().enumerate() {
         l.latency_ns_ci95 = iv.latency.get(k).copied().flatten();
-        l.size_bytes_ci95 = iv.size.get(k).copied().flatten().map(|[a, b]| {
-            [
-                ((a / 64.0).round() * 64.0) as u64,
-                ((b / 64.0).round() * 64.0) as u64,
-            ]
-        });
+        l.size_bytes_ci95 = iv
+            .size
+            .get(k)
+            .copied()
+            .flatten()
+            .map(|[a, b]| [whole_lines(a), whole_lines(b)]);
     }
     if let Some(m) = &mut out.memory {
         m.latency_ns_ci95 = iv.memory;
@@ -481,8 +481,8 @@ pub const WHOLE_CYCLE_TOLERANCE: f64 = 0.2;
 /// than the loads saw (on a VM, another tenant on this core's SMT sibling
 /// slows the add chain while the minimum over load blocks is not slowed),
 /// or the loads themselves were slowed by the sibling. Either way the cycle
-/// figures of the run are uncertain by about that much; the ns figures are
-/// not affected.
+/// figures of the run are uncertain by about that much, and in the second
+/// case the ns figures are slow too, so L1 is marked noisy.
 pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<Note> {
     let c = levels.first()?.latency_cycles?;
     if !(c.is_finite() && c >= 1.5) {
@@ -657,9 +657,11 @@ fn intervals(
     let Some(by_point) = residual_pools(sw, pl) else {
         return Intervals::default();
     };
+    // Placements are resampled by index (sample j of every point is
+    // placement j); a point short of some keeps those it has.
     let placements = colour
         .filter(|_| small_pages)
-        .and_then(|c| c.points.iter().map(|q| q.samples.len()).min())
+        .and_then(|c| c.points.iter().map(|q| q.samples.len()).max())
         .unwrap_or(0);
     let mem_idx = (n_cache < pl.len()).then(|| memory_points(sw, &pl[pl.len() - 1]));
     // The model: the running median of three (the analysis's `clean` also
@@ -694,7 +696,7 @@ fn intervals(
                     b: levels[k + 1],
                 };
                 let (held, fit) = e.size(&sw.xs, &cl, &col, machine, small_pages, &mut memo);
-                size[k].push(fit.map_or(held, |f| f.capacity));
+                size[k].push(fit.fit().map_or(held, |f| f.capacity));
             }
         }
         if let Some(ix) = &mem_idx {
@@ -756,10 +758,15 @@ fn residual_pools(sw: &Sweep, pl: &[Plateau]) -> Option<Vec<Vec<f64>>> {
     Some(by_point)
 }
 
+/// A size in bytes to the nearest 64-byte line, as every size is reported.
+fn whole_lines(b: f64) -> u64 {
+    ((b / 64.0).round() * 64.0) as u64
+}
+
 /// A latency or size cannot be negative, whatever a wide spread about a
 /// small figure says.
 fn non_negative([lo, hi]: [f64; 2]) -> [f64; 2] {
-    [lo.max(0.0), hi]
+    [lo.max(0.0), hi.max(0.0)]
 }
 
 /// Where the chase's loads miss the TLB, from the measured 4 KiB TLB
@@ -847,7 +854,11 @@ fn plateaus(
     let want = expected_levels(machine, sw.xs.last().copied().unwrap_or(0.0));
     let mut segs = segments_guided(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache(), want);
     let mut merged = None;
-    if busy && want > 0 && segs.len() > want {
+    let max_x = sw.xs.last().copied().unwrap_or(0.0);
+    // Only where the machine's count includes memory: a sweep that ends
+    // between the last cache and twice its size still shows memory, which
+    // the count would not.
+    if busy && want > 0 && spans_memory(machine, max_x) && segs.len() > want {
         let found = segs.len();
         let extra: Vec<String> = segs
             .iter()
@@ -882,9 +893,11 @@ fn plateaus(
             a,
             b,
         };
-        let (size, fitted) = edge.size(&sw.xs, s, &sw.colour, machine, small_pages, &mut memo);
+        let (size, outcome) = edge.size(&sw.xs, s, &sw.colour, machine, small_pages, &mut memo);
+        let fitted = outcome.fit();
         pl[k].end_x = fitted.map_or(size, |f| f.capacity);
         pl[k].colour = fitted.map(|f| (f, size));
+        pl[k].colour_rejected = outcome == ColourOutcome::Rejected;
         pl[k].bounded = true;
         // Refine where the edge is: up to where a quarter of the loads miss.
         let quarter = crossing(&sw.xs, s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
@@ -916,7 +929,7 @@ impl Edge {
         machine: &MachineInfo,
         small_pages: bool,
         memo: &mut crate::colour::Memo,
-    ) -> (f64, Option<crate::colour::ColourFit>) {
+    ) -> (f64, ColourOutcome) {
         let Edge { from, to, a, b, .. } = *self;
         // Where the curve has climbed a quarter of the way to the next
         // level, but at most 50% above this one: on a slow ramp (a level
@@ -925,10 +938,35 @@ impl Edge {
         let climbed = crossing(xs, s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
         let held = held_capacity(xs, s, from, to, a, b);
         let size = climbed.map_or(held, |c| c.min(held));
-        let fitted = small_pages
-            .then(|| colour_size(xs, s, colour, machine, self, memo))
-            .flatten();
+        let fitted = if small_pages {
+            colour_size(xs, s, colour, machine, self, memo)
+        } else {
+            ColourOutcome::NotFitted
+        };
         (size, fitted)
+    }
+}
+
+/// What the page-colour fit made of a level's edge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ColourOutcome {
+    /// No fit: the model does not apply (huge pages, a shared level, ways
+    /// unknown), or too little of the transition was measured, or only the
+    /// sweep's one placement was there and the model did not explain it.
+    NotFitted,
+    /// Measured over several page placements, and still the model could
+    /// not explain it: the edge was disturbed.
+    Rejected,
+    /// The capacity that explains the edge.
+    Fitted(crate::colour::ColourFit),
+}
+
+impl ColourOutcome {
+    fn fit(self) -> Option<crate::colour::ColourFit> {
+        match self {
+            ColourOutcome::Fitted(f) => Some(f),
+            _ => None,
+        }
     }
 }
 
@@ -944,60 +982,76 @@ fn colour_size(
     machine: &MachineInfo,
     e: &Edge,
     memo: &mut crate::colour::Memo,
-) -> Option<crate::colour::ColourFit> {
-    let n = machine.nominal_data_cache(e.level)?;
-    let ways = n.ways.filter(|&w| w >= 2)? as usize;
+) -> ColourOutcome {
+    let Some(n) = machine.nominal_data_cache(e.level) else {
+        return ColourOutcome::NotFitted;
+    };
+    let Some(ways) = n.ways.filter(|&w| w >= 2).map(|w| w as usize) else {
+        return ColourOutcome::NotFitted;
+    };
     if n.shared_cpus.len() > 1 {
-        return None;
+        return ColourOutcome::NotFitted;
     }
     let (from, to) = (e.from, e.to.min(xs.len() - 1));
     let hit = |y: f64| 1.0 - ((y - e.a) / (e.b - e.a)).clamp(0.0, 1.0);
     // The placements' mean where it was measured over this edge; else the
     // one placement of the sweep.
-    let (lo, hi) = (xs[from], xs[to]);
-    let over: Vec<(f64, f64)> = colour
-        .iter()
-        .filter(|p| p.0 >= lo && p.0 <= hi)
-        .map(|&(x, y)| (x, hit(y)))
-        .collect();
-    let pts: Vec<(f64, f64)> = if over.len() >= PLACED_POINTS {
-        over
+    let over = edge_placements(xs, colour, from, to);
+    let placed = over.len() >= PLACED_POINTS;
+    let pts: Vec<(f64, f64)> = if placed {
+        over.iter().map(|&(x, y)| (x, hit(y))).collect()
     } else {
         (from..=to).map(|i| (xs[i], hit(clean[i]))).collect()
     };
     // The base page (4 KiB on x86; 16 or 64 KiB on some Arm kernels).
     let page = machine.page_bytes.unwrap_or(4096) as f64;
-    memo.fit(&pts, ways, page, xs[from], 2.0 * xs[to])
+    match memo.best(&pts, ways, page, xs[from], 2.0 * xs[to]) {
+        Some(f) if f.rms <= crate::colour::MAX_RMS => ColourOutcome::Fitted(f),
+        Some(_) if placed => ColourOutcome::Rejected,
+        _ => ColourOutcome::NotFitted,
+    }
 }
 
 /// Placement points over an edge for the colour fit to read them instead
 /// of the sweep's single placement.
 const PLACED_POINTS: usize = 4;
 
-/// Whether level `k`'s edge was measured over several page placements
-/// (the fit of [`colour_size`] then reads their mean).
-fn placed_edge(sw: &Sweep, pl: &[Plateau], k: usize) -> bool {
-    let Some(next) = pl.get(k + 1) else {
-        return false;
-    };
-    let (lo, hi) = (sw.xs[pl[k].first], sw.xs[next.first.min(sw.xs.len() - 1)]);
-    sw.colour.iter().filter(|p| p.0 >= lo && p.0 <= hi).count() >= PLACED_POINTS
+/// The placements' edge points (working set, ns) between points `from`
+/// and `to` of the sweep.
+fn edge_placements(xs: &[f64], colour: &[(f64, f64)], from: usize, to: usize) -> Vec<(f64, f64)> {
+    let (lo, hi) = (xs[from], xs[to.min(xs.len() - 1)]);
+    colour
+        .iter()
+        .filter(|p| p.0 >= lo && p.0 <= hi)
+        .copied()
+        .collect()
 }
 
 /// How many levels a sweep up to `max_x` should show: the nominal data
 /// cache levels, plus memory once the sweep runs to twice the largest of
 /// them (0 without nominal caches: the curve alone decides).
 fn expected_levels(machine: &MachineInfo, max_x: f64) -> usize {
-    let sizes: Vec<f64> = (1..=4)
-        .filter_map(|l| machine.nominal_data_cache(l))
-        .map(|c| c.size_bytes as f64)
-        .collect();
+    let sizes = nominal_sizes(machine);
     if sizes.is_empty() {
         return 0;
     }
     let spanned = sizes.iter().filter(|&&s| s < max_x).count();
-    let memory = sizes.iter().all(|&s| 2.0 * s <= max_x);
-    spanned + usize::from(memory)
+    spanned + usize::from(spans_memory(machine, max_x))
+}
+
+/// The nominal data cache sizes, L1 to L4 (those the machine states).
+fn nominal_sizes(machine: &MachineInfo) -> Vec<f64> {
+    (1..=4)
+        .filter_map(|l| machine.nominal_data_cache(l))
+        .map(|c| c.size_bytes as f64)
+        .collect()
+}
+
+/// Whether a sweep up to `max_x` counts memory among its levels: it runs
+/// to twice every nominal cache (false without nominal caches).
+fn spans_memory(machine: &MachineInfo, max_x: f64) -> bool {
+    let sizes = nominal_sizes(machine);
+    !sizes.is_empty() && sizes.iter().all(|&s| 2.0 * s <= max_x)
 }
 
 /// A level's effective size: the most of the working set it was seen to
@@ -1114,7 +1168,7 @@ fn cache_level(
     let spread = detrended_spread(&sw.xs[p.first..=p.last], &sw.ys[p.first..=p.last]);
     CacheLevel {
         level,
-        size_bytes: ((size / 64.0).round() * 64.0) as u64,
+        size_bytes: whole_lines(size),
         line_bytes: if level == 1 { line[0] } else { line[1] },
         latency_ns: p.level,
         latency_cycles: cy,
@@ -1228,23 +1282,18 @@ pub const NOMINAL_SIZE_TOLERANCE: f64 = 0.125;
 /// disturbed — typically by an SMT sibling this guest cannot see — and the
 /// level is marked noisy rather than reported as the hardware's size. On 4
 /// KiB pages a physically indexed level beyond L1 is judged only where its
-/// edge was measured over several page placements (`placed`): the held
-/// capacity of one placement loses capacity to page colouring without any
-/// disturbance, but a quiet edge over placements is what the page-colour
-/// fit explains, so a level still short there was either sized by the fit
-/// and is short, or its edge was too disturbed for the fit to accept it.
-fn private_shortfall(
-    l: &CacheLevel,
-    p: &Plateau,
-    machine: &MachineInfo,
-    huge_pages: bool,
-    placed: bool,
-) -> bool {
+/// edge was measured over several page placements and the page-colour fit
+/// either sized it or rejected it: the held capacity of one placement
+/// loses capacity to page colouring without any disturbance, but a quiet
+/// edge over placements is what the fit explains, so a level still short
+/// there was sized short by the fit, or its edge was too disturbed for the
+/// fit to accept.
+fn private_shortfall(l: &CacheLevel, p: &Plateau, machine: &MachineInfo, huge_pages: bool) -> bool {
     let Some(n) = machine.nominal_data_cache(l.level) else {
         return false;
     };
     let private = n.shared_cpus.len() <= 1;
-    let judged = l.level == 1 || huge_pages || p.colour.is_some() || placed;
+    let judged = l.level == 1 || huge_pages || p.colour.is_some() || p.colour_rejected;
     // The same size and margin as the "effective size" note of
     // `level_notes`, so a flagged level always carries that note.
     let size = l.size_bytes as f64;

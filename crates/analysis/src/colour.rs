@@ -160,6 +160,21 @@ impl Memo {
         lo: f64,
         hi: f64,
     ) -> Option<ColourFit> {
+        self.best(points, ways, page, lo, hi).filter(|b| b.rms <= MAX_RMS)
+    }
+
+    /// The best capacity over whole colour counts whether or not the model
+    /// explains the edge (`rms` says how well): `None` only where no fit
+    /// was tried (under three points inside the transition, no ways, an
+    /// empty range).
+    pub fn best(
+        &mut self,
+        points: &[(f64, f64)],
+        ways: usize,
+        page: f64,
+        lo: f64,
+        hi: f64,
+    ) -> Option<ColourFit> {
         let inside = points.iter().filter(|p| p.1 > 0.1 && p.1 < 0.9).count();
         if inside < 3 || ways == 0 || !(lo > 0.0 && hi > lo) {
             return None;
@@ -185,7 +200,7 @@ impl Memo {
                 });
             }
         }
-        best.filter(|b| b.rms <= MAX_RMS)
+        best
     }
 }
 

@@ -28,6 +28,9 @@ pub struct Plateau {
     /// ([`crate::colour`]): the fit, and the most of the working set the
     /// level was seen to hold (the estimate the fit replaced).
     pub colour: Option<(crate::colour::ColourFit, f64)>,
+    /// Where the edge was measured over several page placements but the
+    /// page-colour model could not explain it (a disturbed edge).
+    pub colour_rejected: bool,
 }
 
 impl Plateau {
@@ -87,6 +90,7 @@ mod tests {
             bounded: true,
             cross: Some(2),
             colour: None,
+            colour_rejected: false,
         }];
         let r = refine_boundaries(&xs, &pl, 4.0);
         assert_eq!(r.len(), 6, "{r:?}");

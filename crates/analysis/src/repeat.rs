@@ -10,10 +10,13 @@
 //! thing across runs when the runs agree on the levels.
 //!
 //! Where the profiles state each figure's own 95% interval, the runs'
-//! disagreement is set against it: a figure whose runs sit further apart
-//! than twice the typical run's interval did not move because a run
-//! measured it poorly but because the machine changed between runs (a
-//! neighbour on a shared cache, another draw of physical pages).
+//! disagreement is set against it: a figure with a run further from the
+//! median than a whole interval's width (twice the typical run's
+//! half-width) moved more than one run's scatter explains — the machine
+//! changed between runs (a neighbour on a shared cache, another draw of
+//! physical pages), or the intervals are narrow (the bootstrap holds each
+//! plateau's extent fixed). Figures of cache level k are only compared so
+//! where the runs agree on the number of levels.
 
 use crate::stats::median;
 use hwcal_model::{Profile, Verdict};
@@ -55,9 +58,10 @@ impl Figure {
     pub fn in_run_dev(&self) -> Option<f64> {
         (!self.in_run.is_empty()).then(|| median(&self.in_run))
     }
-    /// Whether the runs disagree by more than twice the typical run's own
-    /// interval allows (three runs or more, each with an interval): the
-    /// machine moved between runs, not the measurement within one.
+    /// Whether a run sits further from the median than twice the typical
+    /// run's own half-width (three runs or more, each with an interval).
+    /// See [`Repeatability::moved`], which also asks that the runs agree on
+    /// the levels.
     pub fn moved(&self) -> bool {
         self.values.len() >= 3
             && self.in_run.len() == self.values.len()
@@ -79,6 +83,16 @@ pub struct Repeatability {
     /// figure and the figures derived from it share one verdict.
     pub verdicts: usize,
     pub noisy_verdicts: usize,
+}
+
+impl Repeatability {
+    /// [`Figure::moved`], for a cache level's figure only where every run
+    /// found the same number of levels (level k of a run that found
+    /// another structure may be another cache).
+    pub fn moved(&self, f: &Figure) -> bool {
+        let per_level = f.name.starts_with('L') && f.name[1..].starts_with(|c: char| c.is_ascii_digit());
+        f.moved() && !(per_level && self.cache_levels.len() > 1)
+    }
 }
 
 /// One run's value of a figure, with its own 95% interval if stated.
@@ -300,7 +314,7 @@ mod tests {
         ]);
         let size = far.figures.iter().find(|f| f.name == "L1 size").unwrap();
         assert!((size.in_run_dev().unwrap() - 0.01).abs() < 1e-3);
-        assert!(size.moved());
+        assert!(size.moved() && far.moved(size));
         // One noisy run: its level and its memory are two verdicts, though
         // the memory's verdict stands on two rows (latency, TLB share).
         assert_eq!((far.noisy_verdicts, far.verdicts), (2, 6));
@@ -318,6 +332,11 @@ mod tests {
             with(10 * k * k, 3 * k * k, false),
         ]);
         assert!(!near.figures.iter().any(|f| f.moved()));
+        // Runs that disagree on the levels: level k is not compared.
+        let mut mixed = far.clone();
+        mixed.cache_levels = vec![(1, 2), (2, 1)];
+        let size = mixed.figures.iter().find(|f| f.name == "L1 size").unwrap();
+        assert!(size.moved() && !mixed.moved(size));
         // Without intervals nothing can be said.
         let bare = repeatability(&[prof(&[1 << 20]), prof(&[2 << 20]), prof(&[3 << 20])]);
         assert!(bare

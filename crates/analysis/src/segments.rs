@@ -89,6 +89,7 @@ impl Segment {
             bounded: false,
             cross: None,
             colour: None,
+            colour_rejected: false,
         }
     }
 }

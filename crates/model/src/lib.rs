@@ -561,7 +561,7 @@ pub struct CacheLevel {
     /// A 95% interval of `latency_ns`: the level re-derived from the
     /// sweep with its own point-to-point scatter resampled (a residual
     /// bootstrap, see `hwcal_analysis::cache`). Absent in older profiles
-    /// and where the level has too few points.
+    /// and where no plateau of the sweep shows any scatter to resample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ns_ci95: Option<[f64; 2]>,
     /// A 95% interval of `size_bytes`, by the same bootstrap (on base

@@ -203,6 +203,10 @@ fn caches_and_tlbs(c: &mut Checker, p: &mut Profile) {
         c.opt(&format!("{at}.replace_time_ns"), &mut l.replace_time_ns, NS);
         c.interval(&format!("{at}.latency_ns_ci95"), &mut l.latency_ns_ci95, NS);
         c.bytes_interval(&format!("{at}.size_bytes_ci95"), &mut l.size_bytes_ci95);
+        if c.fix && l.latency_ns.is_nan() {
+            // An interval about a figure left out means nothing.
+            l.latency_ns_ci95 = None;
+        }
     }
     for t in p.tlbs.iter_mut().flatten() {
         let at = format!("tlbs[L{}]", t.level);
@@ -225,6 +229,9 @@ fn memory(c: &mut Checker, p: &mut Profile) {
         c.range("memory.latency_ns", &mut m.latency_ns, NS);
         c.opt("memory.latency_cycles", &mut m.latency_cycles, CYCLES);
         c.interval("memory.latency_ns_ci95", &mut m.latency_ns_ci95, NS);
+        if c.fix && m.latency_ns.is_nan() {
+            m.latency_ns_ci95 = None;
+        }
     }
     if let Some(m) = &mut p.mem {
         c.bytes("mem.size_bytes", m.size_bytes);
@@ -448,6 +455,8 @@ mod tests {
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(p.caches.as_ref().unwrap()[0].miss_latency_ns, None);
         assert!(p.memory.as_ref().unwrap().latency_ns.is_nan());
+        // Its interval went with it.
+        assert_eq!(p.memory.as_ref().unwrap().latency_ns_ci95, None);
         assert_eq!(p.notes.len(), notes + 2);
         assert!(
             p.notes.last().unwrap().text.contains("memory.latency_ns = -1"),

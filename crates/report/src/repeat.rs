@@ -66,7 +66,7 @@ pub fn table(ps: &[hwcal_model::Profile], secs: &[f64]) -> String {
     for f in &figures {
         let in_run = f.in_run_dev().map_or("-".into(), |w| format!("{:.1}", w * 100.0));
         let mut tail = String::new();
-        if f.moved() {
+        if r.moved(f) {
             moved += 1;
             tail.push_str("  moved");
         }
@@ -97,9 +97,11 @@ pub fn table(ps: &[hwcal_model::Profile], secs: &[f64]) -> String {
     if moved > 0 {
         let _ = writeln!(
             out,
-            "moved: the runs disagree by more than twice a run's own 95% interval: the machine changed \
-             between runs (a neighbour on a shared cache or the memory bus, another draw of pages), \
-             which more samples within a run cannot remove"
+            "moved: a run sits further from the median than a whole 95% interval of its own (twice \
+             in-run±%): more than one run's scatter explains. The machine changed between runs (a \
+             neighbour on a shared cache or the memory bus, another draw of pages), which more samples \
+             within a run cannot remove, or the intervals are narrow (they hold each plateau's extent \
+             fixed)"
         );
     }
     let _ = write!(

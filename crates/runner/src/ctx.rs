@@ -9,8 +9,8 @@ use hwcal_probes::ctx::{self, CtxPlan, Placement};
 
 /// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
 /// CPU `run` pinned itself to, each size in [`RUN_ROUNDS`] rounds (up to
-/// [`MAX_ROUNDS`]). 0.9–1.3 s on the Zen 3 guest, most of it the pauses
-/// between rounds.
+/// [`MAX_ROUNDS`]). 0.9–1.3 s on the Zen 3 guest (at most ~2 s), most of
+/// it the pauses between rounds.
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "ctx",
     description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KB)",

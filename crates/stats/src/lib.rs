@@ -30,7 +30,6 @@ pub fn quantile(xs: &[f64], q: f64) -> f64 {
     v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
 
-/// Median absolute deviation (unscaled).
 /// A 95% confidence interval of the median that assumes nothing about the
 /// distribution: the order statistics j and k around the middle with
 /// j = n/2 − 0.98·√n and k = n/2 + 0.98·√n (the normal approximation of
@@ -49,6 +48,7 @@ pub fn median_ci95(xs: &[f64]) -> Option<(f64, f64)> {
     Some((v[j], v[k]))
 }
 
+/// Median absolute deviation (unscaled).
 pub fn mad(xs: &[f64]) -> f64 {
     let m = median(xs);
     let dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();

@@ -81,10 +81,12 @@ fn cache(a: &ValidateArgs) -> Result<()> {
             hwcal_report::repeat::run_line(i, &p, t.elapsed().as_secs_f64())
         );
         progress.say(&format!("validate: run {i} of {}", a.runs));
+        // The profile as `hwcal run --json` writes it, so the table and the
+        // kept files say the same.
+        let p = crate::output::checked(&p).into_owned();
         if let Some(paths) = &keep {
             let path = &paths[i as usize - 1];
-            let bytes =
-                hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &crate::output::checked(&p))?;
+            let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &p)?;
             write_new(path, &bytes)?;
         }
         profiles.push(p);
@@ -94,8 +96,9 @@ fn cache(a: &ValidateArgs) -> Result<()> {
 }
 
 /// The files `--keep DIR` writes, `DIR/run-NN.json` for each run: DIR is
-/// created if missing, and a run file already there is refused before
-/// anything is measured (nothing is overwritten).
+/// created if missing, and one that already holds run files is refused
+/// before anything is measured (nothing is overwritten, and no earlier
+/// runs mix into `validate profiles DIR/run-*.json`).
 fn keep_paths(dir: &std::path::Path, runs: u32) -> Result<Vec<std::path::PathBuf>> {
     if dir.exists() && !dir.is_dir() {
         crate::usage!("--keep {}: not a directory", dir.display());
@@ -105,11 +108,15 @@ fn keep_paths(dir: &std::path::Path, runs: u32) -> Result<Vec<std::path::PathBuf
     let paths: Vec<std::path::PathBuf> = (1..=runs)
         .map(|i| dir.join(format!("run-{i:0width$}.json")))
         .collect();
-    if let Some(p) = paths.iter().find(|p| p.exists()) {
+    let earlier = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with("run-") && n.ends_with(".json"));
+    if let Some(n) = earlier {
         crate::usage!(
-            "--keep {}: {} exists; choose an empty directory (runs are never overwritten)",
-            dir.display(),
-            p.display()
+            "--keep {}: it holds runs already ({n}); choose another directory (runs are never overwritten)",
+            dir.display()
         );
     }
     Ok(paths)
