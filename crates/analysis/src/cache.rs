@@ -337,15 +337,7 @@ pub fn analyze_curves_tlb(
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
 ) -> CacheAnalysis {
-    let curves = Curves {
-        curve,
-        tlb,
-        colour,
-        gap,
-        lines,
-        mlp,
-    };
-    analyze_with(&curves, huge_fraction, machine, true)
+    analyze_with(curve, tlb, colour, gap, lines, mlp, huge_fraction, machine, true)
 }
 
 /// The levels and memory of a bare latency sweep, without the figures'
@@ -353,41 +345,33 @@ pub fn analyze_curves_tlb(
 /// more (the bootstrap would only cost time there; the profile's figures
 /// come from [`analyze`]).
 pub fn analyze_sweep(curve: &RawCurve, huge_fraction: Option<f64>, machine: &MachineInfo) -> CacheAnalysis {
-    let curves = Curves {
+    let no_lines = [(None, None), (None, None)];
+    analyze_with(
         curve,
-        tlb: None,
-        colour: None,
-        gap: None,
-        lines: [(None, None), (None, None)],
-        mlp: None,
-    };
-    analyze_with(&curves, huge_fraction, machine, false)
+        None,
+        None,
+        None,
+        no_lines,
+        None,
+        huge_fraction,
+        machine,
+        false,
+    )
 }
 
-/// The curves one analysis reads (see [`analyze_curves_tlb`]).
-struct Curves<'a> {
-    curve: &'a RawCurve,
-    tlb: Option<&'a TlbShare>,
-    colour: Option<&'a RawCurve>,
-    gap: Option<&'a RawCurve>,
-    lines: [(Option<&'a RawCurve>, Option<&'a RawCurve>); 2],
-    mlp: Option<&'a RawCurve>,
-}
-
+/// [`analyze_curves_tlb`], with or without the figures' intervals.
+#[allow(clippy::too_many_arguments)]
 fn analyze_with(
-    c: &Curves,
+    curve: &RawCurve,
+    tlb: Option<&TlbShare>,
+    colour: Option<&RawCurve>,
+    gap: Option<&RawCurve>,
+    lines: [(Option<&RawCurve>, Option<&RawCurve>); 2],
+    mlp: Option<&RawCurve>,
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
     with_intervals: bool,
 ) -> CacheAnalysis {
-    let Curves {
-        curve,
-        tlb,
-        colour,
-        gap,
-        lines,
-        mlp,
-    } = *c;
     let mut out = CacheAnalysis::default();
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     let tlb = tlb.filter(|_| !huge);
@@ -715,9 +699,19 @@ fn intervals(
             .iter()
             .enumerate()
             .map(|(k, v)| {
-                (v.len() == REPLICATES)
+                let iv = (v.len() == REPLICATES)
                     .then(|| interval_about(v, size_of(k)).map(non_negative))
-                    .flatten()
+                    .flatten()?;
+                // A colour-fitted size is no finer than one colour (W ×
+                // page): copies that all fit the same count do not make it
+                // finer, and another run draws other pages.
+                Some(match pl[k].colour {
+                    Some((f, _)) => {
+                        let s = size_of(k);
+                        [iv[0].min(s - f.colour_bytes), iv[1].max(s + f.colour_bytes)]
+                    }
+                    None => iv,
+                })
             })
             .collect(),
         memory: mem_idx.as_ref().and_then(|ix| {
@@ -2076,7 +2070,10 @@ mod tests {
         let [lo, hi] = l2.size_bytes_ci95.expect("an interval");
         // At least one colour (8 ways × 4 KiB) of resolution, and not wider
         // than the edge the placements were measured over.
-        assert!(lo <= l2.size_bytes && hi >= l2.size_bytes, "{l2:?}");
+        assert!(
+            lo + 32768 <= l2.size_bytes && hi >= l2.size_bytes + 32768,
+            "{l2:?}"
+        );
         assert!(
             lo as f64 >= 0.5 * 512.0 * 1024.0 && hi as f64 <= 2.0 * 512.0 * 1024.0,
             "{l2:?}"

@@ -104,7 +104,9 @@ pub fn hit_fraction(ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f6
 /// transition, no count in the range has two colours or more, or the best
 /// fit is worse than [`MAX_RMS`].
 pub fn fit(points: &[(f64, f64)], ways: usize, page: f64, lo: f64, hi: f64) -> Option<ColourFit> {
-    Memo::default().fit(points, ways, page, lo, hi)
+    Memo::default()
+        .best(points, ways, page, lo, hi)
+        .filter(|b| b.rms <= MAX_RMS)
 }
 
 /// The model's values, each computed once: a fit asks for every candidate
@@ -151,21 +153,10 @@ impl Memo {
         Some(h)
     }
 
-    /// [`fit`], with the model's values remembered.
-    pub fn fit(
-        &mut self,
-        points: &[(f64, f64)],
-        ways: usize,
-        page: f64,
-        lo: f64,
-        hi: f64,
-    ) -> Option<ColourFit> {
-        self.best(points, ways, page, lo, hi).filter(|b| b.rms <= MAX_RMS)
-    }
-
     /// The best capacity over whole colour counts whether or not the model
-    /// explains the edge (`rms` says how well): `None` only where no fit
-    /// was tried (under three points inside the transition, no ways, an
+    /// explains the edge (`rms` says how well; [`fit`] keeps it only within
+    /// [`MAX_RMS`], with the model's values remembered here): `None` only
+    /// where no fit was tried (under three points inside the transition, no ways, an
     /// empty range).
     pub fn best(
         &mut self,

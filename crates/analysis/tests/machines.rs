@@ -200,6 +200,13 @@ fn recorded_runs_state_intervals_that_hold_their_figures() {
                 assert!(lo as f64 <= s && s <= hi as f64, "{name}: {l:?}");
             }
         }
+        // Each level's interval lies clear of its neighbours' latencies: it
+        // measures this level's scatter, not the step to the next.
+        for w in c.levels.windows(2) {
+            let [_, hi] = w[0].latency_ns_ci95.unwrap();
+            let [lo, _] = w[1].latency_ns_ci95.unwrap();
+            assert!(hi < w[1].latency_ns && lo > w[0].latency_ns, "{name}: {w:?}");
+        }
         // Every level below the last has a size interval.
         let n = c.levels.len();
         assert!(

@@ -565,7 +565,8 @@ pub struct CacheLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ns_ci95: Option<[f64; 2]>,
     /// A 95% interval of `size_bytes`, by the same bootstrap (on base
-    /// pages the page placements of the colour edge are resampled too). It
+    /// pages the page placements of the colour edge are resampled too, and
+    /// a colour-fitted size's interval spans at least one colour). It
     /// says how well this run pinned the size down; a shared level's share
     /// can still move between runs. Absent where the size is a lower bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
