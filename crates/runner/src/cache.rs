@@ -20,6 +20,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "cache",
     description: "cache levels, line sizes, memory latency, MLP (Calibrator)",
     opt_in: false,
+    typical_s: 5.0,
     plan: |config, machine| {
         Some(Box::new(Cache {
             max_size: default_max_size(machine),

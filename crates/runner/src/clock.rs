@@ -11,6 +11,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "clock",
     description: "core clock (mhz GCD + add chain), TSC rate",
     opt_in: false,
+    typical_s: 0.3,
     plan: |_, _| {
         Some(Box::new(Clock {
             batches: DEFAULT_BATCHES as u32,

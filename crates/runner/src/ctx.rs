@@ -15,6 +15,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "ctx",
     description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KB)",
     opt_in: false,
+    typical_s: 1.0,
     plan: |config, _| {
         let placement = config.pinned_cpu.map_or(Placement::None, Placement::Same);
         Some(Box::new(Ctx {

@@ -23,6 +23,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "io",
     description: "4 KiB random reads, O_DIRECT, io_uring QD 32",
     opt_in: true,
+    typical_s: 3.0,
     plan: |config, _| {
         let dir = config.io_dir.clone()?;
         let cpus = worker_cpus(config.pinned_cpu, config.pinned_cpu.is_none()).unwrap_or_default();

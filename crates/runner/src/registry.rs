@@ -36,6 +36,10 @@ pub struct ProbeEntry {
     /// Enabled by an option of its own (io: a target directory) rather than
     /// by default: `--only` naming other probes does not drop it.
     pub opt_in: bool,
+    /// Seconds the probe takes on a quiet 2-vCPU machine: only for the
+    /// progress bar's estimate of the time left (the probes differ by 25×,
+    /// so counting phases alone misleads).
+    pub typical_s: f64,
     /// The probe's parameters from the configuration and the machine;
     /// `None` when the configuration does not enable it.
     pub plan: fn(&RunConfig, &MachineInfo) -> Option<Box<dyn Plan>>,

@@ -23,6 +23,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "tlb",
     description: "TLB levels, 4 KiB and 2 MiB pages, huge-page penalty (PS3 note)",
     opt_in: false,
+    typical_s: 1.0,
     plan: |config, _| {
         Some(Box::new(Tlb {
             max_pages: 8192,

@@ -25,6 +25,7 @@ const BRANCH: ProbeEntry = ProbeEntry {
     id: "branch",
     description: "branch-mispredict cost (random vs predictable branches)",
     opt_in: false,
+    typical_s: 0.5,
     plan: |_, _| {
         Some(Box::new(Branch {
             patterns: vec![1, 2, 4, 8],

@@ -61,7 +61,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     };
     let plans = hwcal_runner::plan(&probes, &config, &machine);
     if let Some(b) = &bar {
-        b.set_length(plans.len() as u64);
+        b.bar.set_length(plans.len() as u64);
     }
     let start = std::time::Instant::now();
     let mut p = Profile::new(command_line(), now_unix());
@@ -97,76 +97,154 @@ fn run_plans(
     p: &mut Profile,
     progress: Progress,
     probe_progress: Progress,
-    bar: Option<indicatif::ProgressBar>,
+    bar: Option<PhaseBar>,
 ) -> Result<()> {
-    for (probe, plan) in plans {
+    let typical: Vec<f64> = plans.iter().map(|(e, _)| e.typical_s).collect();
+    let mut spent = 0.0;
+    for (k, (probe, plan)) in plans.iter().enumerate() {
         let t = std::time::Instant::now();
         let what = format!("{}: {}", probe.id, probe.description);
         match &bar {
-            Some(b) => b.set_message(what),
+            Some(b) => {
+                b.expect(estimate(&typical, k, spent));
+                b.bar.set_message(what);
+            }
             None => progress.say(&what),
         }
         let frag = target
             .run(probe, plan.as_ref(), &probe_progress)
             .with_context(|| format!("probe {}", probe.id))?;
         absorb(p, frag);
+        spent += t.elapsed().as_secs_f64();
         let done = format!("{}: done in {:.1} s", probe.id, t.elapsed().as_secs_f64());
         match &bar {
             Some(b) => {
-                b.println(format!("hwcal: {done}"));
-                b.inc(1);
+                b.bar.println(format!("hwcal: {done}"));
+                b.bar.inc(1);
             }
             None => progress.say(&done),
         }
     }
     if let Some(b) = bar {
-        b.finish_and_clear();
+        b.bar.finish_and_clear();
     }
     Ok(())
 }
 
+/// The per-phase progress bar on stderr and its estimate of the time left.
+struct PhaseBar {
+    bar: indicatif::ProgressBar,
+    eta: std::sync::Arc<std::sync::Mutex<Eta>>,
+}
+
+/// What the bar's `{left}` counts down: when the phase under way should
+/// end, and what the phases after it need (shown while the phase under way
+/// runs over, so the estimate stands still instead of climbing).
+#[derive(Debug, Default, Clone, Copy)]
+struct Eta {
+    ends: Option<std::time::Instant>,
+    after_s: f64,
+}
+
+impl PhaseBar {
+    /// A phase starts: `(this and later, later only)` seconds expected.
+    fn expect(&self, (left, after): (f64, f64)) {
+        if let Ok(mut e) = self.eta.lock() {
+            *e = Eta {
+                ends: Some(std::time::Instant::now() + std::time::Duration::from_secs_f64(left - after)),
+                after_s: after,
+            };
+        }
+    }
+}
+
 /// The per-phase progress bar on stderr, or `None` when stderr is not a
 /// terminal or `--quiet` was given.
-fn phase_bar(progress: Progress, phases: usize) -> Option<indicatif::ProgressBar> {
+fn phase_bar(progress: Progress, phases: usize) -> Option<PhaseBar> {
     if !progress.enabled() {
         return None;
     }
+    let eta = std::sync::Arc::new(std::sync::Mutex::new(Eta::default()));
+    let shown = eta.clone();
+    let left = move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+        let e = shown.lock().map(|e| *e).unwrap_or_default();
+        let _ = w.write_str(&eta_text(e, std::time::Instant::now()));
+    };
     let b = indicatif::ProgressBar::new(phases as u64);
     let style = indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg} ({elapsed}{left})")
-        .map(|s| s.with_key("left", eta_key))
+        .map(|s| s.with_key("left", left))
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
     b.set_style(style);
     b.enable_steady_tick(std::time::Duration::from_millis(120));
-    Some(b)
+    Some(PhaseBar { bar: b, eta })
 }
 
-/// `{left}` of the phase bar: the time remaining if the phases still to run
-/// take as long as the finished ones did on average; nothing before the
-/// first phase ends (indicatif's own `{eta}` would then read 0 s).
-fn eta_key(state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write) {
-    let _ = w.write_str(&eta_text(state.pos(), state.len(), state.elapsed()));
+/// Seconds the phases from `done` on should take, and those after it
+/// alone: their typical durations, scaled by how the `spent` seconds of the
+/// finished phases compared with theirs (a slower machine is slower
+/// throughout; the scale is held within 4× either way, so one phase that
+/// waited on a busy machine does not throw the rest).
+fn estimate(typical: &[f64], done: usize, spent: f64) -> (f64, f64) {
+    let finished: f64 = typical.iter().take(done).sum();
+    let pace = if finished > 0.0 && spent > 0.0 {
+        (spent / finished).clamp(0.25, 4.0)
+    } else {
+        1.0
+    };
+    let from = |k: usize| pace * typical.iter().skip(k).sum::<f64>();
+    (from(done), from(done + 1))
 }
 
-fn eta_text(done: u64, total: Option<u64>, elapsed: std::time::Duration) -> String {
-    match total {
-        Some(total) if done > 0 && done < total => {
-            let left = elapsed.as_secs_f64() / done as f64 * (total - done) as f64;
-            format!(", ~{left:.0} s left")
-        }
-        _ => String::new(),
+/// `{left}` of the phase bar at `now`: the time the phase under way has
+/// left, but never less than the later phases need; nothing before the
+/// first phase starts or once only a second is left.
+fn eta_text(e: Eta, now: std::time::Instant) -> String {
+    let Some(ends) = e.ends else {
+        return String::new();
+    };
+    let left = ends.saturating_duration_since(now).as_secs_f64().max(0.0) + e.after_s;
+    if left < 1.0 {
+        return String::new();
     }
+    format!(", ~{:.0} s left", left.ceil())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::eta_text;
-    use std::time::Duration;
+    use super::{estimate, eta_text, Eta};
+    use std::time::{Duration, Instant};
 
     #[test]
-    fn eta_from_the_finished_phases() {
-        assert_eq!(eta_text(0, Some(5), Duration::from_secs(3)), "");
-        assert_eq!(eta_text(2, Some(5), Duration::from_secs(4)), ", ~6 s left");
-        assert_eq!(eta_text(5, Some(5), Duration::from_secs(9)), "");
-        assert_eq!(eta_text(1, None, Duration::from_secs(9)), "");
+    fn the_estimate_weighs_the_phases_by_their_typical_time() {
+        let typical = [0.3, 1.0, 5.0, 2.0, 1.0];
+        // Before anything ran: the typical times themselves.
+        let (left, after) = estimate(&typical, 0, 0.0);
+        assert!((left - 9.3).abs() < 1e-9 && (after - 9.0).abs() < 1e-9);
+        // Twice as slow so far: twice the rest.
+        let (left, after) = estimate(&typical, 2, 2.6);
+        assert!((left - 16.0).abs() < 1e-9 && (after - 6.0).abs() < 1e-9);
+        // One phase that waited long does not scale the rest past 4×.
+        assert!((estimate(&typical, 1, 30.0).0 - 36.0).abs() < 1e-9);
+        // The last phase: nothing after it.
+        assert_eq!(estimate(&typical, 4, 8.3).1, 0.0);
+    }
+
+    #[test]
+    fn the_time_left_counts_down_and_holds_at_the_later_phases() {
+        let now = Instant::now();
+        assert_eq!(eta_text(Eta::default(), now), "");
+        let e = Eta {
+            ends: Some(now + Duration::from_secs(5)),
+            after_s: 3.0,
+        };
+        assert_eq!(eta_text(e, now), ", ~8 s left");
+        assert_eq!(eta_text(e, now + Duration::from_secs(2)), ", ~6 s left");
+        // The phase under way ran over: the later phases still need theirs.
+        assert_eq!(eta_text(e, now + Duration::from_secs(60)), ", ~3 s left");
+        let last = Eta {
+            ends: Some(now),
+            after_s: 0.0,
+        };
+        assert_eq!(eta_text(last, now + Duration::from_secs(1)), "");
     }
 }
