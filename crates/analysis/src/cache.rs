@@ -416,19 +416,40 @@ fn analyze_with(
         ));
     }
     if let Some(n) = busy {
-        out.notes.push(n);
-        for l in &mut out.levels {
-            l.verdict = Verdict::Noisy;
-        }
-        if let Some(m) = &mut out.memory {
-            m.verdict = Verdict::Noisy;
-        }
+        mark_busy(&mut out, n);
     }
-    let iv = if with_intervals {
-        intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge)
-    } else {
-        Intervals::default()
-    };
+    if with_intervals {
+        attach_intervals(
+            &mut out,
+            intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge),
+        );
+    }
+    out.notes.extend(huge_page_note(huge_fraction));
+    if let Some(n) = whole_cycle_note(&out.levels) {
+        // L1's own figures are off (its cycles, and its ns too where
+        // another thread slowed the loads): not a level to report as
+        // measured.
+        out.levels[0].verdict = Verdict::Noisy;
+        out.notes.push(n);
+    }
+    out.plateaus = pl;
+    out
+}
+
+/// A sweep too busy to trust: its note, and every level and memory noisy.
+fn mark_busy(out: &mut CacheAnalysis, n: Note) {
+    out.notes.push(n);
+    for l in &mut out.levels {
+        l.verdict = Verdict::Noisy;
+    }
+    if let Some(m) = &mut out.memory {
+        m.verdict = Verdict::Noisy;
+    }
+}
+
+/// The run's 95% intervals onto its levels (sizes in whole lines, as the
+/// sizes themselves) and memory.
+fn attach_intervals(out: &mut CacheAnalysis, iv: Intervals) {
     for (k, l) in out.levels.iter_mut().enumerate() {
         l.latency_ns_ci95 = iv.latency.get(k).copied().flatten();
         l.size_bytes_ci95 = iv
@@ -441,16 +462,6 @@ fn analyze_with(
     if let Some(m) = &mut out.memory {
         m.latency_ns_ci95 = iv.memory;
     }
-    out.notes.extend(huge_page_note(huge_fraction));
-    if let Some(n) = whole_cycle_note(&out.levels) {
-        // L1's own figures are off (its cycles, and its ns too where
-        // another thread slowed the loads): not a level to report as
-        // measured.
-        out.levels[0].verdict = Verdict::Noisy;
-        out.notes.push(n);
-    }
-    out.plateaus = pl;
-    out
 }
 
 /// How far the first level's latency in cycles may sit from a whole number
