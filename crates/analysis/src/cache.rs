@@ -337,7 +337,14 @@ pub fn analyze_curves_tlb(
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
 ) -> CacheAnalysis {
-    analyze_with(curve, tlb, colour, gap, lines, mlp, huge_fraction, machine, true)
+    let side = Side {
+        tlb,
+        colour,
+        gap,
+        lines,
+        mlp,
+    };
+    analyze_with(curve, &side, huge_fraction, machine, true)
 }
 
 /// The levels and memory of a bare latency sweep, without the figures'
@@ -345,33 +352,35 @@ pub fn analyze_curves_tlb(
 /// more (the bootstrap would only cost time there; the profile's figures
 /// come from [`analyze`]).
 pub fn analyze_sweep(curve: &RawCurve, huge_fraction: Option<f64>, machine: &MachineInfo) -> CacheAnalysis {
-    let no_lines = [(None, None), (None, None)];
-    analyze_with(
-        curve,
-        None,
-        None,
-        None,
-        no_lines,
-        None,
-        huge_fraction,
-        machine,
-        false,
-    )
+    analyze_with(curve, &Side::default(), huge_fraction, machine, false)
+}
+
+/// The curves beside the latency sweep that [`analyze_curves_tlb`] reads
+/// (none for a bare sweep).
+#[derive(Default)]
+struct Side<'a> {
+    tlb: Option<&'a TlbShare>,
+    colour: Option<&'a RawCurve>,
+    gap: Option<&'a RawCurve>,
+    lines: [(Option<&'a RawCurve>, Option<&'a RawCurve>); 2],
+    mlp: Option<&'a RawCurve>,
 }
 
 /// [`analyze_curves_tlb`], with or without the figures' intervals.
-#[allow(clippy::too_many_arguments)]
 fn analyze_with(
     curve: &RawCurve,
-    tlb: Option<&TlbShare>,
-    colour: Option<&RawCurve>,
-    gap: Option<&RawCurve>,
-    lines: [(Option<&RawCurve>, Option<&RawCurve>); 2],
-    mlp: Option<&RawCurve>,
+    side: &Side,
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
     with_intervals: bool,
 ) -> CacheAnalysis {
+    let Side {
+        tlb,
+        colour,
+        gap,
+        lines,
+        mlp,
+    } = *side;
     let mut out = CacheAnalysis::default();
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     let tlb = tlb.filter(|_| !huge);

@@ -106,6 +106,15 @@ fn value(v: Option<f64>, noisy: bool) -> Value {
     Value { v, ci: None, noisy }
 }
 
+/// A figure the run measured with its own 95% interval.
+fn with_ci(v: f64, ci: Option<[f64; 2]>, noisy: bool) -> Value {
+    Value {
+        v: Some(v),
+        ci,
+        noisy,
+    }
+}
+
 fn push(figs: &mut Vec<Figure>, name: String, unit: &'static str, val: Value) {
     let Some(v) = val.v.filter(|v| v.is_finite()) else {
         return;
@@ -153,11 +162,7 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
         if let Some(c) = &p.clock {
             let noisy = c.verdict == Verdict::Noisy;
             verdicts.push(c.verdict);
-            let v = Value {
-                v: Some(c.core_mhz),
-                ci: c.core_mhz_ci95,
-                noisy,
-            };
+            let v = with_ci(c.core_mhz, c.core_mhz_ci95, noisy);
             push(f, "clock core".into(), "MHz", v);
         }
         if let Some(levels) = &p.caches {
@@ -166,11 +171,11 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
                 let noisy = l.verdict == Verdict::Noisy;
                 verdicts.push(l.verdict);
                 let k = l.level;
-                let size = Value {
-                    v: Some(l.size_bytes as f64 / 1024.0),
-                    ci: l.size_bytes_ci95.map(|c| c.map(|b| b as f64 / 1024.0)),
+                let size = with_ci(
+                    l.size_bytes as f64 / 1024.0,
+                    l.size_bytes_ci95.map(|c| c.map(|b| b as f64 / 1024.0)),
                     noisy,
-                };
+                );
                 push(f, format!("L{k} size"), "KiB", size);
                 push(
                     f,
@@ -178,11 +183,7 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
                     "B",
                     value(l.line_bytes.map(|b| b as f64), false),
                 );
-                let ns = Value {
-                    v: Some(l.latency_ns),
-                    ci: l.latency_ns_ci95,
-                    noisy,
-                };
+                let ns = with_ci(l.latency_ns, l.latency_ns_ci95, noisy);
                 push(f, format!("L{k} latency"), "ns", ns);
                 push(
                     f,
@@ -195,11 +196,7 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
         if let Some(m) = &p.memory {
             let noisy = m.verdict == Verdict::Noisy;
             verdicts.push(m.verdict);
-            let ns = Value {
-                v: Some(m.latency_ns),
-                ci: m.latency_ns_ci95,
-                noisy,
-            };
+            let ns = with_ci(m.latency_ns, m.latency_ns_ci95, noisy);
             push(f, "memory latency".into(), "ns", ns);
             push(f, "memory TLB share".into(), "ns", value(m.tlb_share_ns, noisy));
         }
@@ -230,11 +227,7 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
         if let Some(c) = &p.context_switch {
             for q in c.points.iter().filter(|q| q.nprocs == 2) {
                 verdicts.push(q.verdict);
-                let v = Value {
-                    v: Some(q.us_median),
-                    ci: q.us_median_ci95,
-                    noisy: q.verdict == Verdict::Noisy,
-                };
+                let v = with_ci(q.us_median, q.us_median_ci95, q.verdict == Verdict::Noisy);
                 push(f, "ctx 2 procs median".into(), "µs", v);
             }
         }
