@@ -418,11 +418,7 @@ fn analyze_with(
         out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
         out.notes.extend(tlb_note(tlb, out.memory.as_ref()));
     } else {
-        out.notes.push(note(
-            "cache",
-            "no-memory",
-            "memory: the sweep ended before latency reached memory; no memory latency",
-        ));
+        out.notes.push(no_memory_note(&sw, &pl));
     }
     if let Some(n) = busy {
         mark_busy(&mut out, n);
@@ -443,6 +439,32 @@ fn analyze_with(
     }
     out.plateaus = pl;
     out
+}
+
+/// The note for a sweep that shows no memory plateau: where it ended on the
+/// last level's plateau, or on a climb that never settled (the last level
+/// still serving part of the loads at the sweep's top).
+fn no_memory_note(sw: &Sweep, pl: &[Plateau]) -> Note {
+    let n = sw.xs.len();
+    let tail = pl.last().and_then(|p| p.tail_to.map(|_| p));
+    let text = match tail {
+        Some(p) => {
+            let from = (p.last + 1).max(n.saturating_sub(3));
+            let pts: Vec<String> = (from..n)
+                .map(|i| format!("{:.0} ns at {}", sw.raw_ys[i], kib(sw.xs[i])))
+                .collect();
+            format!(
+                "memory: past L{} (to about {}) latency still climbs at the top of the sweep ({}): the \
+                 last level keeps serving part of the loads there (a victim or non-LRU cache loses its hits \
+                 slowly), so the sweep never reached memory latency and gives no memory figure",
+                pl.len(),
+                kib(p.end_x),
+                pts.join(", ")
+            )
+        }
+        None => "memory: the sweep ended before latency reached memory; no memory latency".to_string(),
+    };
+    note("cache", "no-memory", text)
 }
 
 /// A sweep too busy to trust: its note, and every level and memory noisy.
@@ -691,13 +713,19 @@ fn intervals(
         };
         for k in 0..n_cache {
             lat[k].push(levels[k]);
-            if k + 1 < pl.len() && pl[k].bounded && levels[k + 1] > levels[k] {
+            // The next level's latency: its plateau's, or for a level
+            // bounded by the climb at the sweep's top, that top's.
+            let next = match pl[k].tail_to {
+                Some(t) => Some((t, cl[t])),
+                None => pl.get(k + 1).map(|p| (p.first, levels[k + 1])),
+            };
+            if let Some((to, b)) = next.filter(|&(_, b)| pl[k].bounded && b > levels[k]) {
                 let e = Edge {
                     level: k as u32 + 1,
                     from: pl[k].first,
-                    to: pl[k + 1].first,
+                    to,
                     a: levels[k],
-                    b: levels[k + 1],
+                    b,
                 };
                 let (held, fit) = e.size(&sw.xs, &cl, &col, machine, small_pages, &mut memo);
                 size[k].push(fit.fit().map_or(held, |f| f.capacity));
@@ -865,14 +893,34 @@ fn plateaus(
     small_pages: bool,
     busy: bool,
 ) -> (Vec<Plateau>, Option<Note>) {
-    let want = expected_levels(machine, sw.xs.last().copied().unwrap_or(0.0));
-    let mut segs = segments_guided(&sw.xs, &sw.ys, sw.cy.as_deref(), &SegOptions::cache(), want);
-    let mut merged = None;
     let max_x = sw.xs.last().copied().unwrap_or(0.0);
-    // Only where the machine's count includes memory: a sweep that ends
-    // between the last cache and twice its size still shows memory, which
-    // the count would not.
-    if busy && want > 0 && spans_memory(machine, max_x) && segs.len() > want {
+    let opts = SegOptions::cache();
+    let cy = sw.cy.as_deref();
+    // How many levels to look for: the nominal cache levels the sweep
+    // spans, and memory only where the curve itself ends on a plateau that
+    // can be memory. A last level whose hit share falls off slowly (a
+    // victim L3 that does not replace in LRU order) leaves no memory
+    // plateau inside a sweep to 4x its size; counting memory there made
+    // the search take a bump on the edge into that level for a level of
+    // its own, and the level itself for memory.
+    let caches = spanned_cache_levels(machine, max_x);
+    let unguided = segments_guided(&sw.xs, &sw.ys, cy, &opts, 0);
+    let levels: Vec<f64> = unguided.iter().map(|g| g.level).collect();
+    let mem_seen = memory_like(&levels);
+    let want = if caches == 0 {
+        0
+    } else {
+        caches + usize::from(mem_seen)
+    };
+    let mut segs = if want > unguided.len() {
+        segments_guided(&sw.xs, &sw.ys, cy, &opts, want)
+    } else {
+        unguided
+    };
+    let mut merged = None;
+    // Only where the count includes memory: a sweep whose top still climbs
+    // shows no memory plateau, which the count would not.
+    if busy && want > 0 && mem_seen && segs.len() > want {
         let found = segs.len();
         let extra: Vec<String> = segs
             .iter()
@@ -891,7 +939,6 @@ fn plateaus(
             ),
         ));
     }
-    let s = &sw.clean;
     let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&sw.xs)).collect();
     let mut memo = crate::colour::Memo::default();
     for k in 0..segs.len().saturating_sub(1) {
@@ -907,17 +954,70 @@ fn plateaus(
             a,
             b,
         };
-        let (size, outcome) = edge.size(&sw.xs, s, &sw.colour, machine, small_pages, &mut memo);
-        let fitted = outcome.fit();
-        pl[k].end_x = fitted.map_or(size, |f| f.capacity);
-        pl[k].colour = fitted.map(|f| (f, size));
-        pl[k].colour_rejected = outcome == ColourOutcome::Rejected;
-        pl[k].bounded = true;
-        // Refine where the edge is: up to where a quarter of the loads miss.
-        let quarter = crossing(&sw.xs, s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
-        pl[k].cross = sw.xs.iter().position(|&x| x > quarter.max(size));
+        bound(&mut pl[k], &edge, sw, machine, small_pages, &mut memo);
+    }
+    let levels: Vec<f64> = pl.iter().map(|p| p.level).collect();
+    if !memory_like(&levels) {
+        if let Some((k, edge)) = tail_edge(sw, &pl) {
+            bound(&mut pl[k], &edge, sw, machine, small_pages, &mut memo);
+            pl[k].tail_to = Some(edge.to);
+        }
     }
     (pl, merged)
+}
+
+/// Plateau `p`'s end from its `edge` to the next level: the capacity it
+/// was seen to hold, or the page-colour fit that replaces it, and where
+/// the sweep should be refined.
+fn bound(
+    p: &mut Plateau,
+    edge: &Edge,
+    sw: &Sweep,
+    machine: &MachineInfo,
+    small_pages: bool,
+    memo: &mut crate::colour::Memo,
+) {
+    let s = &sw.clean;
+    let (size, outcome) = edge.size(&sw.xs, s, &sw.colour, machine, small_pages, memo);
+    let fitted = outcome.fit();
+    p.end_x = fitted.map_or(size, |f| f.capacity);
+    p.colour = fitted.map(|f| (f, size));
+    p.colour_rejected = outcome == ColourOutcome::Rejected;
+    p.bounded = true;
+    // Refine where the edge is: up to where a quarter of the loads miss.
+    let (from, to, a, b) = (edge.from, edge.to, edge.a, edge.b);
+    let quarter = crossing(&sw.xs, s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
+    p.cross = sw.xs.iter().position(|&x| x > quarter.max(size));
+}
+
+/// How far past the last plateau the curve must have climbed, as a
+/// multiple of its latency, for that plateau to count as left: a hit in
+/// the next level of any hierarchy costs at least this much more.
+const TAIL_RISE: f64 = 2.0;
+
+/// Where the sweep ends on a climb rather than a plateau (no memory
+/// plateau: the last level's hits fall off slowly past its size), the
+/// last plateau's edge to the sweep's top, the top standing in for the
+/// next level; `None` when the curve past the last plateau never leaves
+/// it.
+fn tail_edge(sw: &Sweep, pl: &[Plateau]) -> Option<(usize, Edge)> {
+    let k = pl.len().checked_sub(1)?;
+    let n = sw.xs.len();
+    let last = &pl[k];
+    if last.last + 1 >= n {
+        return None;
+    }
+    let top = sw.clean[n - 1];
+    (top >= TAIL_RISE * last.level).then_some((
+        k,
+        Edge {
+            level: k as u32 + 1,
+            from: last.first,
+            to: n - 1,
+            a: last.level,
+            b: top,
+        },
+    ))
 }
 
 /// The edge of level `level` to the next: points `from..=to` of the
@@ -1041,16 +1141,10 @@ fn edge_placements(xs: &[f64], colour: &[(f64, f64)], from: usize, to: usize) ->
         .collect()
 }
 
-/// How many levels a sweep up to `max_x` should show: the nominal data
-/// cache levels, plus memory once the sweep runs to twice the largest of
-/// them (0 without nominal caches: the curve alone decides).
-fn expected_levels(machine: &MachineInfo, max_x: f64) -> usize {
-    let sizes = nominal_sizes(machine);
-    if sizes.is_empty() {
-        return 0;
-    }
-    let spanned = sizes.iter().filter(|&&s| s < max_x).count();
-    spanned + usize::from(spans_memory(machine, max_x))
+/// How many nominal cache levels a sweep up to `max_x` spans (0 without
+/// nominal caches: the curve alone decides).
+fn spanned_cache_levels(machine: &MachineInfo, max_x: f64) -> usize {
+    nominal_sizes(machine).iter().filter(|&&s| s < max_x).count()
 }
 
 /// The nominal data cache sizes, L1 to L4 (those the machine states).
@@ -1059,13 +1153,6 @@ fn nominal_sizes(machine: &MachineInfo) -> Vec<f64> {
         .filter_map(|l| machine.nominal_data_cache(l))
         .map(|c| c.size_bytes as f64)
         .collect()
-}
-
-/// Whether a sweep up to `max_x` counts memory among its levels: it runs
-/// to twice every nominal cache (false without nominal caches).
-fn spans_memory(machine: &MachineInfo, max_x: f64) -> bool {
-    let sizes = nominal_sizes(machine);
-    !sizes.is_empty() && sizes.iter().all(|&s| 2.0 * s <= max_x)
 }
 
 /// A level's effective size: the most of the working set it was seen to
@@ -1110,7 +1197,35 @@ fn edge(sw: &Sweep, pl: &[Plateau], k: usize) -> (Option<u64>, Option<u64>) {
     (at(0.1), at(0.9))
 }
 
-/// Whether the last plateau is memory rather than a cache level.
+/// No DRAM answers a dependent load at a random address faster than this
+/// (ns): client DDR4/DDR5 with huge pages reads 60–80 ns, servers 90–150
+/// ns, while no cache level has been this slow on a core hwcal has met
+/// below an L3 slice of a large mesh (~40–50 ns). A plateau faster than
+/// this is a cache, whatever the sweep's size.
+pub const MIN_MEMORY_NS: f64 = 40.0;
+
+/// How much slower memory is than the last cache level at least: from ~2.5x
+/// (a large server mesh's L3) to ~10x (a client's or a VM's small share).
+/// A last plateau less than this above the one before is a cache level.
+pub const MIN_MEMORY_STEP: f64 = 1.5;
+
+/// Whether the last of plateaus at these latencies can be memory: slower
+/// than any cache, and a clear step above the last level that is surely a
+/// cache (faster than [`MIN_MEMORY_NS`]; a plateau between that one and
+/// the last, itself as slow as memory, is memory that moved while a busy
+/// sweep ran, or a slow L3 slice, and says nothing against it).
+fn memory_like(levels: &[f64]) -> bool {
+    let Some((&last, before)) = levels.split_last() else {
+        return false;
+    };
+    let cache = before.iter().rev().find(|&&v| v < MIN_MEMORY_NS);
+    !before.is_empty() && last >= MIN_MEMORY_NS && cache.is_none_or(|&c| last >= MIN_MEMORY_STEP * c)
+}
+
+/// Whether the last plateau is memory rather than a cache level: it can be
+/// memory ([`memory_like`]), and where the sweep stopped short of the
+/// nominal last-level cache it is slower than 50 ns (an L3 slice of a
+/// large mesh can reach ~45 ns).
 fn ends_in_memory(pl: &[Plateau], xs: &[f64], machine: &MachineInfo) -> bool {
     let max_x = xs.last().copied().unwrap_or(0.0);
     let nominal_llc = machine
@@ -1118,11 +1233,11 @@ fn ends_in_memory(pl: &[Plateau], xs: &[f64], machine: &MachineInfo) -> bool {
         .iter()
         .filter(|c| c.cache_type != "Instruction")
         .max_by_key(|c| c.level);
-    // The last plateau is memory unless the sweep stopped short of the
-    // nominal last-level cache and the plateau is cache-fast (< 50 ns: no
-    // DRAM is that quick, hardly any cache that slow).
-    let last = pl.last().unwrap();
-    pl.len() >= 2 && (!matches!(nominal_llc, Some(c) if max_x < c.size_bytes as f64) || last.level >= 50.0)
+    let levels: Vec<f64> = pl.iter().map(|p| p.level).collect();
+    let Some(last) = levels.last() else {
+        return false;
+    };
+    memory_like(&levels) && (!matches!(nominal_llc, Some(c) if max_x < c.size_bytes as f64) || *last >= 50.0)
 }
 
 /// The idle-gap latency (ns, cycles) measured within plateau `k`, if the
@@ -1368,8 +1483,12 @@ fn missing_level_notes(machine: &MachineInfo, n_cache: usize, prev_end: f64, rea
     notes
 }
 
+/// What [`MemoryLatency::source`] says of a figure from the sweep's memory
+/// plateau.
+pub const SWEEP_SOURCE: &str = "cache sweep";
+
 /// The parallel-chase points, each with its speed-up over one chase.
-fn mlp_points(mlp: Option<&RawCurve>) -> Vec<MlpPoint> {
+pub fn mlp_points(mlp: Option<&RawCurve>) -> Vec<MlpPoint> {
     mlp.map(|c| {
         let one = c.points.iter().find(|q| q.x == 1.0).map(|q| q.y);
         c.points
@@ -1415,6 +1534,9 @@ fn memory_latency(
         tlb_share_ns: (tlb_share > 0.0).then_some(tlb_share),
         tlb_share_cycles: share_cy.filter(|_| tlb_share > 0.0).map(|c| median(&c)),
         latency_ns_ci95: None,
+        source: Some(SWEEP_SOURCE.into()),
+        size_bytes: idx.last().map(|&i| sw.xs[i].round() as u64),
+        measures: Vec::new(),
     }
 }
 

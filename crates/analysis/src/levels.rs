@@ -31,6 +31,12 @@ pub struct Plateau {
     /// Where the edge was measured over several page placements but the
     /// page-colour model could not explain it (a disturbed edge).
     pub colour_rejected: bool,
+    /// Where the last cache level is bounded not by a next plateau but by
+    /// a climb that never settles within the sweep (a victim or non-LRU
+    /// last level, whose hit share falls off slowly past its size): the
+    /// index of the sweep's top point, whose latency stands in for the
+    /// next level's when the size is read from the edge.
+    pub tail_to: Option<usize>,
 }
 
 impl Plateau {
@@ -91,6 +97,7 @@ mod tests {
             cross: Some(2),
             colour: None,
             colour_rejected: false,
+            tail_to: None,
         }];
         let r = refine_boundaries(&xs, &pl, 4.0);
         assert_eq!(r.len(), 6, "{r:?}");

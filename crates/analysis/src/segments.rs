@@ -90,6 +90,7 @@ impl Segment {
             cross: None,
             colour: None,
             colour_rejected: false,
+            tail_to: None,
         }
     }
 }

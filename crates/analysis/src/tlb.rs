@@ -319,6 +319,11 @@ fn cross_check(primary: &[TlbLevel], other: &[TlbLevel]) -> Vec<Note> {
 /// level, and note where the two disagree by more than 12.5%.
 fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
     let Some(m) = &p.machine else { return };
+    let below: Vec<(u32, u64, u64)> = a
+        .levels
+        .iter()
+        .map(|l| (l.level, l.page_bytes, l.entries))
+        .collect();
     for l in &mut a.levels {
         let Some(n) = m
             .nominal_tlbs
@@ -329,6 +334,39 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
         };
         l.nominal_entries = Some(n.entries);
         let r = l.entries as f64 / n.entries as f64;
+        let source = if n.source == "table" {
+            "the per-core table"
+        } else {
+            "CPUID"
+        };
+        // A second-level TLB is several times the first (64-96 entries
+        // before 1.5-4k behind them on every core): a stated figure not
+        // even twice the level below, measured, is not this core's. A
+        // hypervisor's CPUID leaves say such things (a Zen 5 guest's leaf
+        // 0x80000006 reads 128 for a 4096-entry L2 DTLB).
+        let under = below
+            .iter()
+            .find(|&&(lv, pg, _)| lv + 1 == l.level && pg == l.page_bytes)
+            .map(|&(_, _, e)| e)
+            .filter(|&e| n.entries < 2 * e && l.entries > n.entries);
+        if let Some(e) = under {
+            let what = format!(
+                "l{}-{}-nominal-disagree",
+                l.level,
+                if l.page_bytes >= 2 << 20 { "2m" } else { "4k" }
+            );
+            a.notes.push(note(
+                "tlb",
+                &what,
+                format!(
+                    "tlb: level {} measured {} entries; {source} states {} (as the hypervisor or firmware \
+                     reports it), not even twice the {e} entries measured for the level below, which no \
+                     second-level TLB is: the stated figure is not this core's, the measured one stands",
+                    l.level, l.entries, n.entries
+                ),
+            ));
+            continue;
+        }
         if (r - 1.0).abs() > 0.125 {
             let what = format!(
                 "l{}-{}-nominal-disagree",
@@ -343,11 +381,7 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
                     l.level,
                     if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
                     l.entries,
-                    if n.source == "table" {
-                        "the per-core table"
-                    } else {
-                        "CPUID"
-                    },
+                    source,
                     n.entries,
                     (r - 1.0) * 100.0
                 ),

@@ -602,7 +602,40 @@ pub struct MemoryLatency {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tlb_share_cycles: Option<f64>,
     /// A 95% interval of `latency_ns` (the residual bootstrap of the
-    /// cache levels'). Absent in older profiles.
+    /// cache levels', or the `mem` chase's slices). Absent in older
+    /// profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns_ci95: Option<[f64; 2]>,
+    /// Which measurement the figure is (the consistency stage picks one
+    /// per run): `cache sweep` (the memory plateau of the cache probe's
+    /// sweep) or `mem chase` (the `mem` section's dedicated chase). Absent
+    /// in older profiles (the cache sweep's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The working set the figure was measured over, bytes (for the cache
+    /// sweep, the largest size on its memory plateau). Absent in older
+    /// profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    /// Every measurement of memory latency the run made, the reported one
+    /// among them (the consistency stage compares them). Empty in older
+    /// profiles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<MemoryMeasure>,
+}
+
+/// One measurement of memory latency (see [`MemoryLatency::measures`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct MemoryMeasure {
+    /// `cache sweep` or `mem chase` (as [`MemoryLatency::source`]).
+    pub source: String,
+    /// The working set, bytes (the largest on the sweep's plateau).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    #[serde(deserialize_with = "nan_if_null")]
+    #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
+    pub latency_ns: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ns_ci95: Option<[f64; 2]>,
 }

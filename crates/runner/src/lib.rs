@@ -31,7 +31,7 @@ pub mod tlb;
 
 pub use error::{Context, Result, RunnerError};
 pub use machine::{Machine, Real};
-pub use registry::{absorb, plan, probes, select, Plan, ProbeEntry, RunConfig};
+pub use registry::{absorb, plan, probes, reanalyze, select, Plan, ProbeEntry, RunConfig};
 
 /// Where a probe says what it is doing (a line per step). Implementations
 /// decide whether and how to show it.

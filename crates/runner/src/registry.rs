@@ -70,6 +70,21 @@ pub fn probes() -> Vec<ProbeEntry> {
     ]
 }
 
+/// The analysis of a whole profile, as `run`, `analyze` and `validate`
+/// do it: each of `probes`' analyses over the profile (a probe's may use
+/// another's curves: the caches on 4 KiB pages remove the TLB's share with
+/// the TLB's curves), then the consistency stage over every quantity the
+/// run measured more than once ([`hwcal_analysis::consistency`]). Returns
+/// whether any probe found raw data to analyse.
+pub fn reanalyze(p: &mut Profile, probes: &[ProbeEntry]) -> bool {
+    let mut any = false;
+    for probe in probes {
+        any |= (probe.analyze)(p);
+    }
+    hwcal_analysis::consistency::reconcile(p);
+    any
+}
+
 /// Look up probes by id (`--only`, `--skip`); an unknown id is a usage error.
 pub fn select(all: Vec<ProbeEntry>, only: &[String], skip: &[String]) -> Result<Vec<ProbeEntry>> {
     for id in only.iter().chain(skip) {

@@ -13,10 +13,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut p = hwcal_report::parse_profile(&bytes)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
-    let mut any = false;
-    for probe in hwcal_runner::probes() {
-        any |= (probe.analyze)(&mut p);
-    }
+    let any = hwcal_runner::reanalyze(&mut p, &hwcal_runner::probes());
     if !any {
         p.notes.push(hwcal_model::Note::info(
             "analyze",

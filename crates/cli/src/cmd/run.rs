@@ -75,9 +75,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     // Once more over the whole profile, as `hwcal analyze` would: a probe's
     // analysis may use another's curves (the caches on 4 KiB pages remove
     // the TLB's share with the TLB's curves).
-    for probe in &probes {
-        (probe.analyze)(&mut p);
-    }
+    hwcal_runner::reanalyze(&mut p, &probes);
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
     // Store before writing any output: a stored run can always be exported
     // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement

@@ -72,9 +72,7 @@ fn cache(a: &ValidateArgs) -> Result<()> {
             let frag = plan.run(&quiet).with_context(|| format!("probe {}", probe.id))?;
             hwcal_runner::absorb(&mut p, frag);
         }
-        for probe in &probes {
-            (probe.analyze)(&mut p);
-        }
+        hwcal_runner::reanalyze(&mut p, &probes);
         secs.push(t.elapsed().as_secs_f64());
         crate::outln!(
             "{}",
@@ -145,9 +143,7 @@ fn profiles(a: &ValidateArgs) -> Result<()> {
         let bytes = hwcal_report::read_profile_file(f).map_err(bad)?;
         let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
         // Figures as today's analysis reads the raw curves.
-        for probe in hwcal_runner::probes() {
-            (probe.analyze)(&mut p);
-        }
+        hwcal_runner::reanalyze(&mut p, &hwcal_runner::probes());
         ps.push(p);
     }
     for (i, p) in ps.iter().enumerate() {

@@ -1,0 +1,741 @@
+//! The consistency stage: after every probe's analysis, each quantity the
+//! run measured more than once is reconciled over the whole profile.
+//!
+//! A calibrator meets machines nobody who wrote it has seen, and each new
+//! core has shown a new way for one method to be wrong (a victim L3 whose
+//! hits fall off so slowly past its size that a sweep to 4x the nominal
+//! last level never reaches a memory plateau, and took the L3's plateau
+//! for memory). Rules fitted to each such machine are a treadmill; what
+//! does not depend on the machine is that hwcal measures most quantities
+//! twice, by different methods or at different sizes, and a figure that
+//! the run's own other measurement contradicts must not be printed as
+//! `ok`. Each relation below is one such pair (or set), with the rule that
+//! says which figure is the headline — the method valid at that size — and
+//! what a disagreement does: a note giving both values and which one is
+//! reported, and a `noisy` verdict where the two contradict each other
+//! beyond their intervals (where the difference is one the sizes explain,
+//! the note says so and the verdict stands).
+//!
+//! Pure functions over the [`Profile`]; the runner calls [`reconcile`]
+//! after the probes' own analyses, for `run` and `analyze` alike.
+
+use crate::cache::{mlp_points, TlbShare, MIN_MEMORY_NS, SWEEP_SOURCE};
+use hwcal_model::note::analysis as note;
+use hwcal_model::{MemResult, MemoryLatency, MemoryMeasure, Note, Profile, Verdict};
+
+/// One relation between figures a run measures more than once.
+pub struct Relation {
+    /// Stable name (the code of its notes is `consistency.{id}`).
+    pub id: &'static str,
+    /// What is compared, and which figure is reported.
+    pub rule: &'static str,
+    /// Applies the relation to the profile (setting the headline figure or
+    /// its verdict) and returns its notes.
+    pub check: fn(&mut Profile) -> Vec<Note>,
+}
+
+/// Every relation, in the order they apply (the memory headline first:
+/// the others compare against it).
+pub const RELATIONS: [Relation; 6] = [
+    Relation {
+        id: "memory-headline",
+        rule: "memory latency is one figure per run: the `mem` section's dedicated chase where it ran \
+               over at least 8x the last-level cache (sized so that the last level's hits are a few \
+               percent), else the cache sweep's memory plateau",
+        check: memory_headline,
+    },
+    Relation {
+        id: "memory-measures",
+        rule: "every other measurement of memory latency (the cache sweep's plateau, a `mem` chase) \
+               against the headline: slower at a larger working set or faster at a smaller one is a \
+               size effect (the last level's remaining hits, page walks that miss the caches), said so; \
+               the reverse by more than 10% and both intervals is a contradiction (headline noisy)",
+        check: memory_measures,
+    },
+    Relation {
+        id: "memory-mlp",
+        rule: "the memory-level-parallelism table's single chase against the headline: more than 10% \
+               below it, its footprint had not converged to memory (said so); more than 10% above, \
+               a contradiction (headline noisy)",
+        check: memory_mlp,
+    },
+    Relation {
+        id: "memory-floor",
+        rule: "memory is slower than any cache: a headline below 40 ns, or less than 1.5x the last \
+               cache level, is not memory and is left out",
+        check: memory_floor,
+    },
+    Relation {
+        id: "clock-methods",
+        rule: "the add chain and the GCD of nine expressions, timed interleaved, agree within 1% \
+               (else the clock is noisy)",
+        check: clock_methods,
+    },
+    Relation {
+        id: "levels-stated",
+        rule: "every cache level the sweep found maps to one the machine states; one more than it \
+               states is said so (a level the hypervisor hides is possible, and shown as found)",
+        check: levels_stated,
+    },
+];
+
+/// The note codes of [`RELATIONS`] (what a re-analysis replaces).
+pub fn note_patterns() -> Vec<String> {
+    RELATIONS
+        .iter()
+        .map(|r| format!("consistency.{}", r.id))
+        .collect()
+}
+
+/// Apply every relation to `p`, replacing the notes of an earlier pass.
+pub fn reconcile(p: &mut Profile) {
+    let mut fresh = Vec::new();
+    for r in &RELATIONS {
+        fresh.extend((r.check)(p));
+    }
+    let patterns = note_patterns();
+    let pats: Vec<&str> = patterns.iter().map(String::as_str).collect();
+    hwcal_model::note::refresh_analysis(&mut p.notes, "consistency", &pats, fresh);
+}
+
+/// What [`MemoryLatency::source`] says of a figure from the `mem` chase.
+pub const MEM_SOURCE: &str = "mem chase";
+
+/// How far two measurements of one figure may differ before they are
+/// compared against their intervals (10%: the run-to-run spread of memory
+/// latency on a quiet VM is a few percent).
+pub const AGREE: f64 = 0.10;
+
+/// The smallest chase, as a multiple of the last-level cache, that counts
+/// as a memory measurement: under random replacement a cache of C still
+/// serves about C/S of the loads of a chase over S, so 8x leaves at most
+/// ~12% of hits (and with LRU none).
+pub const MEMORY_CHASE_FACTOR: f64 = 8.0;
+
+/// The largest data cache the machine states (bytes), or the sweep's
+/// largest level where it states none.
+fn last_level_bytes(p: &Profile) -> Option<f64> {
+    let nominal = p
+        .machine
+        .as_ref()
+        .and_then(|m| {
+            m.nominal_caches
+                .iter()
+                .filter(|c| c.cache_type != "Instruction")
+                .map(|c| c.size_bytes)
+                .max()
+        })
+        .map(|b| b as f64);
+    nominal.or_else(|| {
+        p.caches
+            .as_ref()
+            .and_then(|c| c.last())
+            .map(|l| l.size_bytes as f64)
+    })
+}
+
+/// The `mem` section where it is a latency chase: one thread, one chain,
+/// random, over at least 64 MiB.
+fn any_chase(p: &Profile) -> Option<&MemResult> {
+    let m = p.mem.as_ref()?;
+    (m.access_pattern == "random"
+        && m.threads == 1
+        && m.chains <= 1
+        && m.ns_per_op.is_finite()
+        && m.ns_per_op > 0.0
+        && m.size_bytes >= 64 << 20)
+        .then_some(m)
+}
+
+/// The `mem` section as the memory latency measurement: a chase
+/// ([`any_chase`]) over at least [`MEMORY_CHASE_FACTOR`]x the last level.
+fn memory_chase(p: &Profile) -> Option<&MemResult> {
+    let llc = last_level_bytes(p).unwrap_or(0.0);
+    any_chase(p).filter(|m| m.size_bytes as f64 >= MEMORY_CHASE_FACTOR * llc)
+}
+
+/// The `mem` chase's per-slice times (ns per load of each ~10 ms slice).
+fn chase_slices(p: &Profile) -> Vec<f64> {
+    let id = hwcal_model::curve::MemSeries::Latency.thread(0);
+    p.raw_curve(&id)
+        .map(|c| {
+            c.points
+                .iter()
+                .map(|q| q.y)
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A 95% interval of a mean over slices, about `centre` (the mean of the
+/// whole chase): ±1.96 standard errors. `None` under five slices.
+fn slice_interval(slices: &[f64], centre: f64) -> Option<[f64; 2]> {
+    let n = slices.len();
+    if n < 5 {
+        return None;
+    }
+    let mean = slices.iter().sum::<f64>() / n as f64;
+    let var = slices.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let h = 1.96 * (var / n as f64).sqrt();
+    Some([(centre - h).max(0.0), centre + h])
+}
+
+/// The headline from the `mem` chase, keeping what only the sweep gives
+/// (the caches' reach, the MLP table) from the figure it replaces.
+fn from_chase(p: &Profile, m: &MemResult, before: Option<&MemoryLatency>) -> MemoryLatency {
+    let huge = m.use_hugepages;
+    let (share_ns, share_cy) = match TlbShare::from_profile(p).filter(|_| !huge) {
+        Some(t) => {
+            let (ns, cy) = t.at(m.size_bytes as f64 / 4096.0);
+            (Some(ns).filter(|v| *v > 0.0), cy.filter(|v| *v > 0.0))
+        }
+        None => (None, None),
+    };
+    let mlp = match before {
+        Some(s) if !s.mlp.is_empty() => s.mlp.clone(),
+        _ => mlp_points(p.raw_curve(crate::cache::MLP)),
+    };
+    MemoryLatency {
+        latency_ns: m.ns_per_op,
+        latency_cycles: Some(m.clk_per_op).filter(|c| c.is_finite() && *c > 0.0),
+        huge_pages: huge,
+        cache_reach_bytes: before.and_then(|s| s.cache_reach_bytes),
+        mlp,
+        verdict: m.verdict,
+        tlb_share_ns: share_ns,
+        tlb_share_cycles: share_ns.and(share_cy),
+        latency_ns_ci95: slice_interval(&chase_slices(p), m.ns_per_op),
+        source: Some(MEM_SOURCE.into()),
+        size_bytes: Some(m.size_bytes),
+        measures: Vec::new(),
+    }
+}
+
+/// A figure as one of the run's measurements of memory latency.
+fn measure_of(m: &MemoryLatency) -> MemoryMeasure {
+    MemoryMeasure {
+        source: m.source.clone().unwrap_or_else(|| SWEEP_SOURCE.into()),
+        size_bytes: m.size_bytes,
+        latency_ns: m.latency_ns,
+        latency_ns_ci95: m.latency_ns_ci95,
+    }
+}
+
+/// The cache sweep's memory figure among the profile's: the figure itself
+/// where it is still the sweep's, else the one kept among the measures.
+fn sweep_measure(m: &MemoryLatency) -> Option<MemoryMeasure> {
+    if m.source.as_deref() == Some(MEM_SOURCE) {
+        m.measures.iter().find(|x| x.source == SWEEP_SOURCE).cloned()
+    } else {
+        Some(measure_of(m))
+    }
+}
+
+/// The `mem` chase as one of the run's measurements.
+fn chase_measure(p: &Profile, m: &MemResult) -> MemoryMeasure {
+    MemoryMeasure {
+        source: MEM_SOURCE.into(),
+        size_bytes: Some(m.size_bytes),
+        latency_ns: m.ns_per_op,
+        latency_ns_ci95: slice_interval(&chase_slices(p), m.ns_per_op),
+    }
+}
+
+/// Relation `memory-headline`.
+fn memory_headline(p: &mut Profile) -> Vec<Note> {
+    let before = p.memory.clone();
+    let sweep = before.as_ref().and_then(sweep_measure);
+    let Some(m) = memory_chase(p).cloned() else {
+        // The sweep's figure stays the headline; a chase too small to be
+        // the memory figure is still compared with it.
+        let chase = any_chase(p).map(|m| chase_measure(p, m));
+        if let Some(cur) = &mut p.memory {
+            cur.measures = sweep.into_iter().chain(chase).collect();
+        }
+        return Vec::new();
+    };
+    let mut head = from_chase(p, &m, before.as_ref());
+    head.measures = std::iter::once(measure_of(&head)).chain(sweep.clone()).collect();
+    let text = format!(
+        "consistency: memory latency {:.1} ns is the `mem` section's chase over {} (at least {}x the \
+         last-level cache, so its remaining hits are few); every section of this profile reports it{}",
+        head.latency_ns,
+        hwcal_model::human_bytes(m.size_bytes),
+        MEMORY_CHASE_FACTOR,
+        match &sweep {
+            Some(s) => format!(
+                "; the cache sweep's own plateau read {:.1} ns (up to {})",
+                s.latency_ns,
+                s.size_bytes.map_or("?".into(), hwcal_model::human_bytes)
+            ),
+            None => String::from(" (the cache sweep reached no memory plateau of its own)"),
+        }
+    );
+    p.memory = Some(head);
+    vec![Note {
+        severity: hwcal_model::Severity::Info,
+        ..note("consistency", "memory-headline", text)
+    }]
+}
+
+/// Whether `a` and `b` disagree: apart by more than [`AGREE`] of `b` and
+/// their intervals (where known) do not overlap.
+fn disagree(a: f64, a_ci: Option<[f64; 2]>, b: f64, b_ci: Option<[f64; 2]>) -> bool {
+    if (a - b).abs() <= AGREE * b {
+        return false;
+    }
+    match (a_ci, b_ci) {
+        (Some([al, ah]), Some([bl, bh])) => ah < bl || bh < al,
+        _ => true,
+    }
+}
+
+/// Relation `memory-measures`: the headline against every other
+/// measurement of memory latency in the run.
+fn memory_measures(p: &mut Profile) -> Vec<Note> {
+    let Some(head) = p.memory.clone() else {
+        return Vec::new();
+    };
+    let head_src = head.source.clone().unwrap_or_else(|| SWEEP_SOURCE.into());
+    let mut notes = Vec::new();
+    for o in head.measures.iter().filter(|o| o.source != head_src) {
+        if !disagree(
+            o.latency_ns,
+            o.latency_ns_ci95,
+            head.latency_ns,
+            head.latency_ns_ci95,
+        ) {
+            continue;
+        }
+        let size = |b: Option<u64>| b.map_or("?".into(), hwcal_model::human_bytes);
+        let (os, hs) = (o.size_bytes.unwrap_or(0), head.size_bytes.unwrap_or(0));
+        // A larger working set is never served faster: more of it misses
+        // every cache, and (on 4 KiB pages) more page walks miss too.
+        let lower = o.latency_ns < head.latency_ns;
+        let contradiction = (lower && os > hs) || (!lower && os < hs);
+        let pct = (o.latency_ns / head.latency_ns - 1.0).abs() * 100.0;
+        let text = if contradiction {
+            if let Some(m) = &mut p.memory {
+                m.verdict = Verdict::Noisy;
+            }
+            format!(
+                "consistency: the {} reads {:.1} ns over {}, {pct:.0}% {} the {:.1} ns of the {} over {}, beyond \
+                 both intervals, though a larger working set is never served faster: one of them was \
+                 disturbed; the {}'s figure is reported, marked noisy",
+                o.source,
+                o.latency_ns,
+                size(o.size_bytes),
+                if lower { "below" } else { "above" },
+                head.latency_ns,
+                head_src,
+                size(head.size_bytes),
+                head_src
+            )
+        } else {
+            format!(
+                "consistency: the {} reads {:.1} ns over {}, {pct:.0}% {} the {:.1} ns of the {} over {}, which \
+                 is reported: memory latency still depends on the working set there (the last level keeps \
+                 part of a smaller one; on 4 KiB pages the page walks' own loads miss the caches more often \
+                 as it grows)",
+                o.source,
+                o.latency_ns,
+                size(o.size_bytes),
+                if lower { "below" } else { "above" },
+                head.latency_ns,
+                head_src,
+                size(head.size_bytes),
+            )
+        };
+        notes.push(note("consistency", "memory-measures", text));
+    }
+    notes
+}
+
+/// Relation `memory-mlp`.
+fn memory_mlp(p: &mut Profile) -> Vec<Note> {
+    let Some(head) = p.memory.as_mut() else {
+        return Vec::new();
+    };
+    let Some(one) = head.mlp.iter().find(|q| q.chains == 1).map(|q| q.ns_per_load) else {
+        return Vec::new();
+    };
+    if !one.is_finite() || !disagree(one, None, head.latency_ns, head.latency_ns_ci95) {
+        return Vec::new();
+    }
+    let text = if one < head.latency_ns {
+        format!(
+            "consistency: the memory-level-parallelism table's single chase reads {one:.1} ns per load against \
+             the memory latency of {:.1} ns: its footprint was not large enough for the last level's hits to \
+             vanish, so its per-load times are not memory's (the speed-ups compare chases over the same \
+             footprint and stand)",
+            head.latency_ns
+        )
+    } else {
+        head.verdict = Verdict::Noisy;
+        format!(
+            "consistency: the memory-level-parallelism table's single chase reads {one:.1} ns per load, more \
+             than 10% above the memory latency of {:.1} ns over a larger working set; one of them was \
+             disturbed: memory latency marked noisy",
+            head.latency_ns
+        )
+    };
+    vec![note("consistency", "memory-mlp", text)]
+}
+
+/// Relation `memory-floor`.
+fn memory_floor(p: &mut Profile) -> Vec<Note> {
+    let Some(m) = &p.memory else {
+        return Vec::new();
+    };
+    let last_cache = p
+        .caches
+        .as_ref()
+        .and_then(|c| c.last())
+        .map(|l| l.latency_ns)
+        .filter(|v| v.is_finite());
+    let floor = last_cache.map_or(MIN_MEMORY_NS, |c| {
+        (crate::cache::MIN_MEMORY_STEP * c).max(MIN_MEMORY_NS)
+    });
+    if !m.latency_ns.is_finite() || m.latency_ns >= floor {
+        return Vec::new();
+    }
+    let text = format!(
+        "consistency: a memory latency of {:.1} ns{} is not memory (no DRAM answers a dependent load \
+         below {MIN_MEMORY_NS:.0} ns, and memory is at least {}x slower than the last cache): left out",
+        m.latency_ns,
+        last_cache.map_or(String::new(), |c| format!(" (the last cache level {c:.1} ns)")),
+        crate::cache::MIN_MEMORY_STEP
+    );
+    p.memory = None;
+    vec![note("consistency", "memory-floor", text)]
+}
+
+/// How far the clock's two methods may differ (DESIGN: they must agree
+/// within 1% when measured interleaved).
+pub const CLOCK_AGREE_PCT: f64 = 1.0;
+
+/// Relation `clock-methods`.
+fn clock_methods(p: &mut Profile) -> Vec<Note> {
+    let Some(c) = p.clock.as_mut() else {
+        return Vec::new();
+    };
+    let (Some(gcd), chain) = (c.gcd_mhz, c.chain_mhz) else {
+        return Vec::new();
+    };
+    if !(gcd.is_finite() && chain.is_finite() && chain > 0.0) {
+        return Vec::new();
+    }
+    // The methods' round-by-round difference where the profile has it (the
+    // clock drifts, so that is the fair comparison), else their medians'.
+    let pct = c
+        .agreement_pct
+        .filter(|v| v.is_finite())
+        .unwrap_or(((gcd / chain) - 1.0).abs() * 100.0);
+    if pct <= CLOCK_AGREE_PCT {
+        return Vec::new();
+    }
+    let was_ok = c.verdict == Verdict::Ok;
+    c.verdict = Verdict::Noisy;
+    vec![note(
+        "consistency",
+        "clock-methods",
+        format!(
+            "consistency: the add chain reads {chain:.1} MHz and the GCD method {gcd:.1} MHz, {pct:.1}% apart \
+             round by round (they must agree within {CLOCK_AGREE_PCT}%); the chain's figure is reported{}",
+            if was_ok { ", marked noisy" } else { "" }
+        ),
+    )]
+}
+
+/// Relation `levels-stated`.
+fn levels_stated(p: &mut Profile) -> Vec<Note> {
+    let Some(levels) = p.caches.as_ref() else {
+        return Vec::new();
+    };
+    let Some(m) = p.machine.as_ref() else {
+        return Vec::new();
+    };
+    let stated: Vec<u32> = (1..=4).filter(|&l| m.nominal_data_cache(l).is_some()).collect();
+    if stated.is_empty() || levels.len() <= stated.len() {
+        return Vec::new();
+    }
+    let sizes: Vec<String> = levels
+        .iter()
+        .map(|l| {
+            format!(
+                "L{} {} at {:.1} ns",
+                l.level,
+                hwcal_model::human_bytes(l.size_bytes),
+                l.latency_ns
+            )
+        })
+        .collect();
+    vec![note(
+        "consistency",
+        "levels-stated",
+        format!(
+            "consistency: the sweep found {} cache levels ({}) where the machine states {}; the extra one \
+             is a level the machine does not state (a cache the hypervisor hides) only if it shows again \
+             in another run",
+            levels.len(),
+            sizes.join(", "),
+            stated.len()
+        ),
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_model::{CacheLevel, ClockResult, MachineInfo, MlpPoint, NominalCache};
+
+    fn machine() -> MachineInfo {
+        let c = |level, size| NominalCache {
+            level,
+            cache_type: if level == 1 { "Data" } else { "Unified" }.into(),
+            size_bytes: size,
+            line_bytes: Some(64),
+            shared_cpus: vec![0],
+            source: "sysfs".into(),
+            ..Default::default()
+        };
+        MachineInfo {
+            nominal_caches: vec![c(1, 48 << 10), c(2, 1 << 20), c(3, 32 << 20)],
+            ..Default::default()
+        }
+    }
+
+    fn level(k: u32, size: u64, ns: f64) -> CacheLevel {
+        CacheLevel {
+            level: k,
+            size_bytes: size,
+            latency_ns: ns,
+            verdict: Verdict::Ok,
+            ..Default::default()
+        }
+    }
+
+    fn chase(size: u64, ns: f64) -> MemResult {
+        MemResult {
+            access_pattern: "random".into(),
+            op: "chase".into(),
+            threads: 1,
+            chains: 1,
+            size_bytes: size,
+            ns_per_op: ns,
+            clk_per_op: ns * 4.0,
+            verdict: Verdict::Ok,
+            ..Default::default()
+        }
+    }
+
+    fn sweep_memory(ns: f64, one_chase: f64) -> MemoryLatency {
+        MemoryLatency {
+            latency_ns: ns,
+            verdict: Verdict::Ok,
+            source: Some(SWEEP_SOURCE.into()),
+            size_bytes: Some(128 << 20),
+            mlp: vec![MlpPoint {
+                chains: 1,
+                ns_per_load: one_chase,
+                speedup: 1.0,
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn profile() -> Profile {
+        Profile {
+            machine: Some(machine()),
+            caches: Some(vec![
+                level(1, 48 << 10, 0.9),
+                level(2, 1 << 20, 3.1),
+                level(3, 20 << 20, 10.0),
+            ]),
+            ..Default::default()
+        }
+    }
+
+    fn codes(p: &Profile) -> Vec<&str> {
+        p.notes.iter().map(|n| n.code.as_str()).collect()
+    }
+
+    #[test]
+    fn the_relations_are_a_table_with_stable_codes() {
+        let ids: Vec<&str> = RELATIONS.iter().map(|r| r.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "memory-headline",
+                "memory-measures",
+                "memory-mlp",
+                "memory-floor",
+                "clock-methods",
+                "levels-stated"
+            ]
+        );
+        assert!(RELATIONS.iter().all(|r| !r.rule.is_empty()));
+    }
+
+    #[test]
+    fn a_memory_sized_chase_is_the_one_memory_latency() {
+        let mut p = profile();
+        p.memory = Some(sweep_memory(150.0, 150.0));
+        p.mem = Some(chase(1 << 30, 155.0));
+        reconcile(&mut p);
+        let m = p.memory.as_ref().unwrap();
+        assert_eq!(m.latency_ns, 155.0);
+        assert_eq!(m.source.as_deref(), Some(MEM_SOURCE));
+        assert_eq!(m.size_bytes, Some(1 << 30));
+        assert_eq!(m.verdict, Verdict::Ok);
+        // The sweep's MLP table is kept with it.
+        assert_eq!(m.mlp.len(), 1);
+        assert_eq!(codes(&p), ["consistency.memory-headline"]);
+    }
+
+    #[test]
+    fn a_chase_inside_the_last_level_is_no_memory_figure() {
+        let mut p = profile();
+        p.memory = Some(sweep_memory(150.0, 150.0));
+        // 64 MiB against a 32 MiB L3: not 8x.
+        p.mem = Some(chase(64 << 20, 60.0));
+        reconcile(&mut p);
+        let m = p.memory.as_ref().unwrap();
+        assert_eq!((m.latency_ns, m.verdict), (150.0, Verdict::Ok));
+        // Compared all the same: faster at a smaller size, said so.
+        assert_eq!(codes(&p), ["consistency.memory-measures"]);
+    }
+
+    #[test]
+    fn a_sweep_that_had_not_converged_is_said_so_and_the_chase_stands() {
+        // The sweep's own memory figure is re-derived from its curve; a
+        // profile without one falls back to the stored figure.
+        let mut p = profile();
+        p.memory = Some(sweep_memory(120.0, 150.0));
+        p.mem = Some(chase(1 << 30, 155.0));
+        reconcile(&mut p);
+        let m = p.memory.as_ref().unwrap();
+        assert_eq!((m.latency_ns, m.verdict), (155.0, Verdict::Ok));
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.code == "consistency.memory-headline" && n.text.contains("120.0")));
+    }
+
+    #[test]
+    fn a_sweep_slower_than_a_larger_chase_contradicts_it() {
+        let mut p = profile();
+        p.memory = Some(sweep_memory(185.0, 185.0));
+        p.mem = Some(chase(1 << 30, 150.0));
+        reconcile(&mut p);
+        let m = p.memory.as_ref().unwrap();
+        assert_eq!((m.latency_ns, m.verdict), (150.0, Verdict::Noisy));
+        assert!(codes(&p).contains(&"consistency.memory-measures"));
+        // Slower by a size effect only: said so, the verdict stands.
+        let mut p = profile();
+        p.memory = Some(sweep_memory(120.0, 150.0));
+        p.mem = Some(chase(1 << 30, 150.0));
+        reconcile(&mut p);
+        assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
+        assert!(codes(&p).contains(&"consistency.memory-measures"));
+    }
+
+    #[test]
+    fn a_small_chase_is_still_compared_with_the_sweep() {
+        // 128 MiB against a 32 MiB last level: not the memory figure, but
+        // a larger working set read faster than the sweep's plateau.
+        let mut p = profile();
+        let mut s = sweep_memory(150.0, 150.0);
+        s.size_bytes = Some(64 << 20);
+        p.memory = Some(s);
+        p.mem = Some(chase(128 << 20, 110.0));
+        reconcile(&mut p);
+        let m = p.memory.as_ref().unwrap();
+        assert_eq!((m.latency_ns, m.verdict), (150.0, Verdict::Noisy));
+        assert_eq!(m.measures.len(), 2);
+    }
+
+    #[test]
+    fn an_mlp_single_chase_below_memory_is_said_so() {
+        let mut p = profile();
+        p.memory = Some(sweep_memory(150.0, 120.0));
+        p.mem = Some(chase(1 << 30, 155.0));
+        reconcile(&mut p);
+        assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
+        assert!(codes(&p).contains(&"consistency.memory-mlp"));
+    }
+
+    #[test]
+    fn an_mlp_single_chase_above_memory_contradicts_it() {
+        let mut p = profile();
+        p.memory = Some(sweep_memory(150.0, 190.0));
+        p.mem = Some(chase(1 << 30, 155.0));
+        reconcile(&mut p);
+        assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Noisy);
+        assert!(codes(&p).contains(&"consistency.memory-mlp"));
+    }
+
+    #[test]
+    fn a_memory_faster_than_dram_is_left_out() {
+        // Zen 5's failure: the L3's plateau (11.5 ns) read as memory.
+        let mut p = profile();
+        p.memory = Some(sweep_memory(11.5, 11.5));
+        reconcile(&mut p);
+        assert!(p.memory.is_none());
+        assert!(codes(&p).contains(&"consistency.memory-floor"));
+        // And one barely above the last level, however slow in absolute terms.
+        let mut p = profile();
+        p.caches.as_mut().unwrap()[2].latency_ns = 45.0;
+        p.memory = Some(sweep_memory(50.0, 50.0));
+        reconcile(&mut p);
+        assert!(p.memory.is_none());
+        // Real memory stays.
+        let mut p = profile();
+        p.memory = Some(sweep_memory(90.0, 90.0));
+        reconcile(&mut p);
+        assert_eq!(p.memory.unwrap().latency_ns, 90.0);
+    }
+
+    #[test]
+    fn clock_methods_that_disagree_make_the_clock_noisy() {
+        let clock = |gcd: f64, pct: f64| ClockResult {
+            core_mhz: 3000.0,
+            chain_mhz: 3000.0,
+            gcd_mhz: Some(gcd),
+            agreement_pct: Some(pct),
+            verdict: Verdict::Ok,
+            ..Default::default()
+        };
+        let mut p = profile();
+        p.clock = Some(clock(3003.0, 0.1));
+        reconcile(&mut p);
+        assert_eq!(p.clock.as_ref().unwrap().verdict, Verdict::Ok);
+        p.clock = Some(clock(3150.0, 5.0));
+        reconcile(&mut p);
+        assert_eq!(p.clock.as_ref().unwrap().verdict, Verdict::Noisy);
+        assert!(codes(&p).contains(&"consistency.clock-methods"));
+    }
+
+    #[test]
+    fn a_level_the_machine_does_not_state_is_said_so() {
+        let mut p = profile();
+        p.caches.as_mut().unwrap().push(level(4, 64 << 20, 30.0));
+        reconcile(&mut p);
+        assert!(codes(&p).contains(&"consistency.levels-stated"));
+        let mut p = profile();
+        reconcile(&mut p);
+        assert!(!codes(&p).contains(&"consistency.levels-stated"));
+    }
+
+    #[test]
+    fn reconciling_twice_changes_nothing() {
+        let mut p = profile();
+        p.memory = Some(sweep_memory(120.0, 110.0));
+        p.mem = Some(chase(1 << 30, 155.0));
+        reconcile(&mut p);
+        let once = p.clone();
+        reconcile(&mut p);
+        assert_eq!(p, once);
+    }
+}
