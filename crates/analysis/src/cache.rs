@@ -865,8 +865,9 @@ fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Note>
         "tlb-share",
         format!(
         "cache: the chase ran on 4 KiB pages as the TLB sees them; level sizes and latencies are judged with \
-         the TLB's share removed (from the measured TLB levels), and of the {:.1} ns memory latency about \
-         {:.1} ns is TLB misses, so memory itself is about {:.1} ns",
+         the TLB's share removed (from the measured TLB levels), and of the sweep's {:.1} ns memory plateau \
+         about {:.1} ns is TLB misses by that model (a lower bound: it leaves out that the page walks' own \
+         loads miss the caches), so memory itself is at most {:.1} ns",
         m.latency_ns,
         share,
         m.latency_ns - share
@@ -1536,6 +1537,7 @@ fn memory_latency(
         latency_ns_ci95: None,
         source: Some(SWEEP_SOURCE.into()),
         size_bytes: idx.last().map(|&i| sw.xs[i].round() as u64),
+        latency_no_walks_ns: None,
         measures: Vec::new(),
     }
 }

@@ -168,6 +168,19 @@ fn chase_slices(p: &Profile) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// The window-by-window chase of the same buffer (few page walks): its ns
+/// per load over all its slices, where the run has one.
+fn local_chase_ns(p: &Profile) -> Option<f64> {
+    let id = hwcal_model::curve::MemSeries::LatencyLocal.thread(0);
+    let c = p.raw_curve(&id)?;
+    let (ops, ns) = c
+        .points
+        .iter()
+        .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
+        .fold((0.0, 0.0), |(o, n), q| (o + q.x, n + q.x * q.y));
+    (ops > 0.0).then(|| ns / ops)
+}
+
 /// A 95% interval of a mean over slices, about `centre` (the mean of the
 /// whole chase): ±1.96 standard errors. `None` under five slices.
 fn slice_interval(slices: &[f64], centre: f64) -> Option<[f64; 2]> {
@@ -185,13 +198,24 @@ fn slice_interval(slices: &[f64], centre: f64) -> Option<[f64; 2]> {
 /// (the caches' reach, the MLP table) from the figure it replaces.
 fn from_chase(p: &Profile, m: &MemResult, before: Option<&MemoryLatency>) -> MemoryLatency {
     let huge = m.use_hugepages;
-    let (share_ns, share_cy) = match TlbShare::from_profile(p).filter(|_| !huge) {
-        Some(t) => {
-            let (ns, cy) = t.at(m.size_bytes as f64 / 4096.0);
-            (Some(ns).filter(|v| *v > 0.0), cy.filter(|v| *v > 0.0))
+    let no_walks = local_chase_ns(p);
+    // The page walks' share: measured where the window-by-window chase
+    // ran (the difference of two chases over the same lines), else the
+    // model from the measured TLB levels (a lower bound).
+    let (share_ns, share_cy) = match (no_walks, TlbShare::from_profile(p).filter(|_| !huge)) {
+        (Some(l), _) => {
+            let d = (m.ns_per_op - l).max(0.0);
+            let per_ns = m.clk_per_op / m.ns_per_op;
+            (Some(d), Some(d * per_ns).filter(|c| c.is_finite()))
         }
-        None => (None, None),
+        (None, Some(t)) => {
+            let (ns, cy) = t.at(m.size_bytes as f64 / 4096.0);
+            (Some(ns), cy)
+        }
+        (None, None) => (None, None),
     };
+    let share_ns = share_ns.filter(|v| *v > 0.0);
+    let share_cy = share_cy.filter(|v| *v > 0.0);
     let mlp = match before {
         Some(s) if !s.mlp.is_empty() => s.mlp.clone(),
         _ => mlp_points(p.raw_curve(crate::cache::MLP)),
@@ -208,6 +232,7 @@ fn from_chase(p: &Profile, m: &MemResult, before: Option<&MemoryLatency>) -> Mem
         latency_ns_ci95: slice_interval(&chase_slices(p), m.ns_per_op),
         source: Some(MEM_SOURCE.into()),
         size_bytes: Some(m.size_bytes),
+        latency_no_walks_ns: no_walks,
         measures: Vec::new(),
     }
 }
@@ -257,9 +282,26 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
     };
     let mut head = from_chase(p, &m, before.as_ref());
     head.measures = std::iter::once(measure_of(&head)).chain(sweep.clone()).collect();
+    let walks = match (
+        head.latency_no_walks_ns,
+        TlbShare::from_profile(p).filter(|_| !head.huge_pages),
+    ) {
+        (Some(l), model) => format!(
+            "; of it, {:.1} ns are page walks, measured: the same buffer chased window by window ({} pages \
+             the second-level TLB holds, spread over the buffer) reads {l:.1} ns{}",
+            (head.latency_ns - l).max(0.0),
+            LOCAL_WINDOW_PAGES,
+            model.map_or(String::new(), |t| format!(
+                " (the model from the measured TLB levels says {:.1} ns: a lower bound, since the walks' own \
+                 loads miss the caches)",
+                t.at(m.size_bytes as f64 / 4096.0).0
+            ))
+        ),
+        (None, _) => String::new(),
+    };
     let text = format!(
         "consistency: memory latency {:.1} ns is the `mem` section's chase over {} (at least {}x the \
-         last-level cache, so its remaining hits are few); every section of this profile reports it{}",
+         last-level cache, so its remaining hits are few); every section of this profile reports it{walks}{}",
         head.latency_ns,
         hwcal_model::human_bytes(m.size_bytes),
         MEMORY_CHASE_FACTOR,
@@ -278,6 +320,10 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
         ..note("consistency", "memory-headline", text)
     }]
 }
+
+/// Pages per window of the window-by-window chase (the probes'
+/// `LOCAL_WINDOW_PAGES`; the analysis does not depend on the probes crate).
+pub const LOCAL_WINDOW_PAGES: usize = 256;
 
 /// Whether `a` and `b` disagree: apart by more than [`AGREE`] of `b` and
 /// their intervals (where known) do not overlap.

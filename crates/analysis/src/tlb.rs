@@ -23,7 +23,7 @@ use hwcal_model::{Note, Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verd
 
 /// Every code of a TLB analysis note (`{N}`: the level), with what it says.
 /// Codes are stable: scripts match them (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 9] = [
+pub const NOTE_CODES: [(&str, &str); 10] = [
     (
         "tlb.huge-unseen",
         "the TLB does not see huge pages: levels measured against the dense baseline",
@@ -56,6 +56,10 @@ pub const NOTE_CODES: [(&str, &str); 9] = [
     (
         "tlb.neighbours-busy",
         "the other CPUs were busy (levels marked noisy)",
+    ),
+    (
+        "tlb.l{N}-soft-edge",
+        "the level's step had not finished at the largest page count measured: where it starts, its half-way point by the curve's top, and that its end is unmeasured",
     ),
 ];
 
@@ -453,6 +457,8 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             a.notes.extend(cross_check(&lv, &other));
         }
     }
+    let top = a.small.last().map_or(0.0, |q| q.pages);
+    a.notes.extend(lv.iter().filter_map(|l| soft_edge_note(l, top)));
     a.levels.extend(lv);
     // The note's comparison (4 KiB against huge pages): at each plateau
     // past the first, and at the largest page count.
@@ -515,6 +521,32 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         }
     }
     Some(a)
+}
+
+/// The note for a level whose step had not reached three quarters of the
+/// way up by the largest page count measured (`top`): a soft edge (a
+/// set-associative TLB with a replacement that is not LRU, and page walks
+/// that slow as their own loads spill out of the caches) whose half-way
+/// point depends on how far the sweep went. Zen 5's L2 DTLB (4096 entries)
+/// rises from ~2500 to past 8192 pages and read 4700–5000 "entries".
+fn soft_edge_note(l: &TlbLevel, top: f64) -> Option<Note> {
+    if l.entries_high.is_some() || l.level < 2 {
+        return None;
+    }
+    let start = l.entries_low.map_or("?".into(), |v| v.to_string());
+    Some(note(
+        "tlb",
+        &format!("l{}-soft-edge", l.level),
+        format!(
+            "tlb: level {} ({} pages): a soft step, starting near {start} pages and still rising at {top:.0} \
+             pages, the largest count measured; its {} entries are where the curve is half-way to its top \
+             there, and its end (and so the full miss latency) was not measured: take the start and the \
+             half-way point as the range the size lies in",
+            l.level,
+            if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
+            l.entries
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ const CACHE: [&str; 17] = [
     "cache.cycles-not-whole",
 ];
 
-const TLB: [&str; 9] = [
+const TLB: [&str; 10] = [
     "tlb.huge-unseen",
     "tlb.baseline-has-misses",
     "tlb.l{N}-baseline-disagree",
@@ -38,6 +38,7 @@ const TLB: [&str; 9] = [
     "tlb.l{N}-4k-nominal-disagree",
     "tlb.l{N}-2m-nominal-disagree",
     "tlb.neighbours-busy",
+    "tlb.l{N}-soft-edge",
 ];
 
 #[test]

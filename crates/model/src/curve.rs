@@ -64,6 +64,9 @@ pub enum MemSeries {
     Basic,
     /// `hwcal run`'s latency chase.
     Latency,
+    /// `hwcal run`'s chase of the same buffer window by window (few page
+    /// walks): the page walks' share of the latency.
+    LatencyLocal,
     /// `hwcal run`'s streams: `op` with `threads` threads.
     Run { op: String, threads: u32 },
     /// A sweep's streams: `op` with `threads` threads.
@@ -82,6 +85,7 @@ impl MemSeries {
         match self {
             MemSeries::Basic => "mem".into(),
             MemSeries::Latency => "mem.latency".into(),
+            MemSeries::LatencyLocal => "mem.latency_local".into(),
             MemSeries::Run { op, threads } => format!("mem.{op}.{threads}t"),
             MemSeries::Sweep { op, threads } => format!("bw.{op}.{threads}t"),
             MemSeries::Loaded { streams } => format!("loaded.{streams}"),

@@ -157,8 +157,32 @@ impl Profile {
     }
 }
 
-/// Parse a profile from JSON bytes, checking the schema version.
+/// Parse a profile from JSON bytes, checking the schema version and that
+/// every figure is one a machine can have measured.
 pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
+    let p = parse_profile_unchecked(bytes)?;
+    let bad = plausible::implausible(&p);
+    if !bad.is_empty() {
+        const SHOWN: usize = 3;
+        let more = if bad.len() > SHOWN {
+            format!(" (and {} more)", bad.len() - SHOWN)
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "values no machine can have measured: {}{more}",
+            bad[..bad.len().min(SHOWN)].join("; ")
+        ));
+    }
+    Ok(p)
+}
+
+/// Parse a profile from JSON bytes, checking the schema version only: for
+/// `hwcal analyze`, which re-derives the figures from the raw curves and
+/// so replaces a stored figure that fails the plausibility check (an older
+/// analysis's negative miss latency) instead of refusing the file (see
+/// [`plausible::leave_out`]).
+pub fn parse_profile_unchecked(bytes: &[u8]) -> Result<Profile, String> {
     let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
     match v.get("schema_version").map(|s| (s, s.as_u64())) {
         Some((_, Some(n))) if n == SCHEMA_VERSION as u64 => {}
@@ -195,21 +219,7 @@ pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
         }
         None => return Err("not an hwcal profile: no schema_version".into()),
     }
-    let p: Profile = serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))?;
-    let bad = plausible::implausible(&p);
-    if !bad.is_empty() {
-        const SHOWN: usize = 3;
-        let more = if bad.len() > SHOWN {
-            format!(" (and {} more)", bad.len() - SHOWN)
-        } else {
-            String::new()
-        };
-        return Err(format!(
-            "values no machine can have measured: {}{more}",
-            bad[..bad.len().min(SHOWN)].join("; ")
-        ));
-    }
-    Ok(p)
+    serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))
 }
 
 /// Noise verdict attached to a measured figure.
@@ -617,6 +627,13 @@ pub struct MemoryLatency {
     /// profiles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<u64>,
+    /// Memory latency without page walks, measured: the same buffer chased
+    /// window by window, each window's pages few enough for the
+    /// second-level TLB to hold them (`hwcal run`'s `mem` section). Where
+    /// present, `tlb_share_ns` is `latency_ns` minus this (measured, not
+    /// modelled). Absent in older profiles and where the chase did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_no_walks_ns: Option<f64>,
     /// Every measurement of memory latency the run made, the reported one
     /// among them (the consistency stage compares them). Empty in older
     /// profiles.

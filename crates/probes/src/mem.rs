@@ -477,6 +477,79 @@ pub fn build_ring(
         .collect())
 }
 
+/// Pages in one window of [`build_local_ring`]: within the second-level
+/// TLB of every core hwcal knows (1024–4096 entries for 4 KiB pages), far
+/// beyond the first level (64–96), so a chase inside one window misses
+/// the L1 DTLB as the full chase does but hardly ever walks the page
+/// tables.
+pub const LOCAL_WINDOW_PAGES: usize = 256;
+
+/// Where [`build_local_ring`] keeps its links inside each line it uses:
+/// past the word of [`build_ring`]'s cycle, so both cycles live in one
+/// buffer and can be chased one after the other without relinking.
+pub const LOCAL_OFFSET: usize = 8;
+
+/// Link a second cycle through the even lines of the first `footprint`
+/// bytes of `buf` that visits them window by window, for a chase without
+/// page walks (multichase's TLB locality, made fair to DRAM): window `w`
+/// holds pages `w, w + W, w + 2W, …` (`W` windows of
+/// [`LOCAL_WINDOW_PAGES`] pages of `page` bytes each), its lines are
+/// visited in pseudo-random order, and the windows follow each other in
+/// pseudo-random order. Every line is still visited once per cycle, so
+/// every load misses the caches as in the full chase; but a window's pages
+/// all fit the second-level TLB, so only the first load to each page of a
+/// window walks the page tables (one in `page / 128` loads) instead of
+/// nearly every one. The window's pages are spread `W` pages apart, not
+/// side by side, so that its loads do not find DRAM rows open more often
+/// than a chase over the whole buffer does (a contiguous window would, and
+/// read faster for a reason that is not the TLB). Only even lines are
+/// used: an adjacent-line prefetcher that fetches a missed line's 128-byte
+/// buddy would otherwise turn later loads in the window into cache hits.
+///
+/// Links are written at [`LOCAL_OFFSET`] of each line (the word
+/// [`build_ring`] uses is left alone), in address order. Returns an entry
+/// point, or `None` where the footprint holds fewer than two windows.
+pub fn build_local_ring(buf: &Buffer, footprint: usize, page: usize, seed: u64) -> Option<usize> {
+    let lines_per_page = page / LINE;
+    let slots_per_page = lines_per_page / 2;
+    let pages = footprint.min(buf.len()) / page;
+    let windows = pages / LOCAL_WINDOW_PAGES;
+    if slots_per_page == 0 || windows < 2 {
+        return None;
+    }
+    let m = (LOCAL_WINDOW_PAGES * slots_per_page) as u64;
+    let mut rng = Rng::new(seed);
+    let inner = Perm::new(m, &mut rng);
+    let outer = Perm::new(windows as u64, &mut rng);
+    let base = buf.as_ptr() as usize;
+    // Slot j of window w: page w + (j / slots) * W, even line 2 (j % slots).
+    let addr = |w: u64, j: u64| {
+        let pg = w as usize + (j as usize / slots_per_page) * windows;
+        base + pg * page + 2 * (j as usize % slots_per_page) * LINE + LOCAL_OFFSET
+    };
+    for pg in 0..windows * LOCAL_WINDOW_PAGES {
+        let (w, i) = ((pg % windows) as u64, (pg / windows) as u64);
+        for l in 0..slots_per_page as u64 {
+            let j = i * slots_per_page as u64 + l;
+            let k = inner.invert(j) + 1;
+            let next = if k < m {
+                addr(w, inner.apply(k))
+            } else {
+                let kw = outer.invert(w) + 1;
+                let nw = outer.apply(if kw == windows as u64 { 0 } else { kw });
+                addr(nw, inner.apply(0))
+            };
+            // SAFETY: `addr` stays below base + windows * 256 * page <=
+            // base + footprint.min(buf.len()) (pg < windows * 256 and the
+            // line offset plus 8 bytes is inside the page), so the 8-byte
+            // word lies inside the live mapping; every (w, j) is written
+            // once, and nothing reads the buffer while it is linked.
+            unsafe { (addr(w, j) as *mut usize).write(next) };
+        }
+    }
+    Some(addr(outer.apply(0), inner.apply(0)))
+}
+
 // ---------------------------------------------------------------------------
 // Buffer preparation (in parallel, on the thread's own CPU and node).
 
@@ -494,6 +567,9 @@ pub struct Prep {
     /// CPUs that write the cycle (split among them); empty: the preparing thread.
     pub ring_cpus: Vec<usize>,
     pub seed: u64,
+    /// Also link the window-by-window cycle of [`build_local_ring`] (for a
+    /// chase without page walks).
+    pub local_ring: bool,
 }
 
 /// A prepared buffer.
@@ -502,6 +578,8 @@ pub struct Prepared {
     pub buf: Buffer,
     /// Chase entry points (empty without a cycle).
     pub entries: Vec<usize>,
+    /// Entry point of the window-by-window cycle, where one was linked.
+    pub local_entry: Option<usize>,
     /// Wall time to map, touch and link, ns.
     pub setup_ns: f64,
     /// Share of the buffer on huge pages (smaps), 0..1.
@@ -539,6 +617,16 @@ fn prepare_one(p: &Prep) -> Result<Prepared, ProbeError> {
     } else {
         Vec::new()
     };
+    let local_entry = if p.local_ring {
+        build_local_ring(
+            &buf,
+            p.size.min(buf.len()),
+            crate::pages::base_page(),
+            p.seed ^ 0x10ca1,
+        )
+    } else {
+        None
+    };
     let huge_fraction = match p.backing {
         Backing::Small => 0.0,
         _ => buf.huge_fraction(),
@@ -546,6 +634,7 @@ fn prepare_one(p: &Prep) -> Result<Prepared, ProbeError> {
     Ok(Prepared {
         buf,
         entries,
+        local_entry,
         setup_ns: (Timer::wall_ns() - t0) as f64,
         huge_fraction,
         on_node,
@@ -1151,6 +1240,43 @@ mod tests {
             p = unsafe { *(p as *const usize) };
         }
         assert_eq!(p, e[0]);
+    }
+
+    #[test]
+    fn the_local_ring_visits_every_even_line_window_by_window() {
+        // Three windows of 256 pages of 4 KiB, and a page left over.
+        let page = 4096;
+        let size = (3 * LOCAL_WINDOW_PAGES + 1) * page;
+        let b = Buffer::new(size, Backing::Small).unwrap();
+        // The full ring first: the local one must leave its words alone.
+        let e = build_ring(&b, size, 1, 3, &[]).unwrap();
+        let start = build_local_ring(&b, size, page, 9).unwrap();
+        let base = b.as_ptr() as usize;
+        let per_window = LOCAL_WINDOW_PAGES * page / (2 * LINE);
+        let n = 3 * per_window;
+        let mut seen = vec![false; size / LINE];
+        let (mut p, mut pages_of_window) = (start, std::collections::BTreeSet::new());
+        for step in 0..n {
+            let off = p - base;
+            assert_eq!(off % LINE, LOCAL_OFFSET, "step {step}");
+            let line = off / LINE;
+            assert!(line % 2 == 0 && line < 3 * LOCAL_WINDOW_PAGES * page / LINE && !seen[line]);
+            seen[line] = true;
+            // A window's pages are spread 3 apart (page % 3 is its window).
+            pages_of_window.insert((off / page) % 3);
+            if (step + 1) % per_window == 0 {
+                assert_eq!(pages_of_window.len(), 1, "one window at a time");
+                pages_of_window.clear();
+            }
+            // SAFETY: p is a word of the local ring inside `b` (checked above).
+            p = unsafe { *(p as *const usize) };
+        }
+        assert_eq!(p, start, "one cycle through every even line");
+        // The full ring is intact.
+        // SAFETY: `e[0]` is an entry of the full ring in `b`.
+        assert_eq!(unsafe { chase::chase(e[0], (size / LINE) as u64) }, e[0]);
+        // Fewer than two windows: no local ring.
+        assert!(build_local_ring(&b, LOCAL_WINDOW_PAGES * page, page, 1).is_none());
     }
 
     #[test]

@@ -936,7 +936,11 @@ fn summary_cards(p: &Profile) -> Vec<Card> {
         v.push(card(
             "memory latency",
             format!("{:.1} ns", m.latency_ns),
-            crate::text::memory_pages(m, crate::text::cache_smaps_huge_fraction(p)),
+            format!(
+                "{}{}",
+                crate::text::memory_source(m),
+                crate::text::memory_pages(m, crate::text::cache_smaps_huge_fraction(p))
+            ),
             Some(m.verdict),
         ));
     }

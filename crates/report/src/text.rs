@@ -324,6 +324,19 @@ pub fn cache_smaps_huge_fraction(p: &Profile) -> Option<f64> {
         .filter(|y| y.is_finite())
 }
 
+/// Which measurement the memory latency is and over what working set
+/// (empty for older profiles, which say neither): the consistency stage
+/// reports one figure per run, and this says which.
+pub fn memory_source(m: &MemoryLatency) -> String {
+    let size = m.size_bytes.map(human_bytes);
+    match (m.source.as_deref(), size) {
+        (Some("mem chase"), Some(s)) => format!("random chase over {s}, the mem section's; "),
+        (Some(src), Some(s)) => format!("{src} up to {s}; "),
+        (Some(src), None) => format!("{src}; "),
+        (None, _) => String::new(),
+    }
+}
+
 /// Which pages the cache probe's memory latency was measured on: the one
 /// statement text and HTML print, from the TLB check (`huge_pages`) and
 /// what smaps said, so a buffer the kernel backed with huge pages that the
@@ -394,11 +407,19 @@ pub fn caches_pages(
     if let Some(m) = memory {
         let _ = writeln!(
             s,
-            "  memory latency {} ({}){}",
+            "  memory latency {} ({}{}){}",
             ns_cy(m.latency_ns, m.latency_cycles).trim(),
+            memory_source(m),
             memory_pages(m, smaps_huge),
             noisy_mark(m.verdict)
         );
+        if let Some(l) = m.latency_no_walks_ns {
+            let _ = writeln!(
+                s,
+                "  without page walks {l:.2} ns (measured: the same buffer chased in windows the TLB holds; page walks {:.1} ns)",
+                (m.latency_ns - l).max(0.0)
+            );
+        }
         if let Some(r) = m.cache_reach_bytes {
             let _ = writeln!(
                 s,
@@ -474,8 +495,11 @@ pub fn tlbs(t: &[TlbLevel]) -> String {
 /// (empty for older profiles, so their text is unchanged).
 fn tlb_details(l: &TlbLevel) -> String {
     let mut parts = Vec::new();
-    if let (Some(lo), Some(hi)) = (l.entries_low, l.entries_high) {
-        parts.push(format!("step {lo}–{hi}"));
+    match (l.entries_low, l.entries_high) {
+        (Some(lo), Some(hi)) => parts.push(format!("step {lo}–{hi}")),
+        // A soft step the sweep did not see finish (tlb.l{N}-soft-edge).
+        (Some(lo), None) if l.level >= 2 => parts.push(format!("step from {lo}, end not measured")),
+        _ => {}
     }
     if let Some(n) = l.nominal_entries {
         parts.push(format!("nominal {n}"));

@@ -11,9 +11,36 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     crate::output::Outputs::plots(&a.plots).check()?;
     let bytes = hwcal_report::read_profile_file(&a.file)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
-    let mut p = hwcal_report::parse_profile(&bytes)
+    let mut p = hwcal_model::parse_profile_unchecked(&bytes)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
+    // A stored figure that fails the plausibility check (an older
+    // analysis's negative miss latency) is left out here and re-derived
+    // from the raw curves below, with a note, instead of refusing the file.
+    // Raw data that fails it is refused as before: the analysis would
+    // derive its figures from it.
+    let bad = hwcal_model::plausible::implausible(&p);
+    if let Some(raw) = bad.iter().find(|b| b.starts_with("raw")) {
+        return Err(anyhow::Error::new(UsageError(format!(
+            "{}: values no machine can have measured: {raw}",
+            a.file.display()
+        ))));
+    }
+    let replaced = hwcal_model::plausible::leave_out(&mut p);
     let any = hwcal_runner::reanalyze(&mut p, &hwcal_runner::probes());
+    for what in &replaced {
+        p.notes.push(hwcal_model::Note::warning(
+            "analyze",
+            "implausible_replaced",
+            format!(
+                "analyze: the stored figure failed the plausibility check ({what}); {}",
+                if any {
+                    "re-derived from the raw curves"
+                } else {
+                    "left out (no raw data to re-derive it from)"
+                }
+            ),
+        ));
+    }
     if !any {
         p.notes.push(hwcal_model::Note::info(
             "analyze",

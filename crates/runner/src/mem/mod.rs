@@ -33,8 +33,9 @@ pub mod syntax;
 use short::run_short;
 use sweep::run_sweep;
 
-/// In `hwcal run`: a short memory section (≈1.5 s): latency over 256 MiB on
-/// huge pages, then read bandwidth with one thread and with every CPU.
+/// In `hwcal run`: a short memory section (≈1.5–3 s): latency over 32x the
+/// last-level cache (256 MiB to 1 GiB) on huge pages, then read bandwidth
+/// with one thread and with every CPU.
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "mem",
     description: "memory latency (random chase, huge pages) and read bandwidth (1 and all threads)",
@@ -46,9 +47,17 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
         } else {
             machine.online_cpus.clone()
         };
+        let llc = machine
+            .nominal_caches
+            .iter()
+            .filter(|c| c.cache_type != "Instruction")
+            .map(|c| c.size_bytes)
+            .max()
+            .unwrap_or(0);
         Some(Box::new(Short {
             cpus,
             pinned: config.pinned_cpu,
+            llc,
         }))
     },
     analyze: hwcal_analysis::mem_raw::reanalyze,
@@ -59,12 +68,15 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
 pub struct Short {
     pub cpus: Vec<usize>,
     pub pinned: Option<usize>,
+    /// The largest data cache the machine states (bytes; 0 if none): the
+    /// latency chase runs over 32x it (see `short::chase_size`).
+    pub llc: u64,
 }
 
 impl Plan for Short {
     fn run(&self, progress: &dyn Progress) -> Result<Profile> {
         let mut p = Profile::default();
-        run_short(&self.cpus, self.pinned, progress, &mut p)?;
+        run_short(&self.cpus, self.pinned, self.llc, progress, &mut p)?;
         Ok(p)
     }
 }
@@ -308,6 +320,7 @@ fn basic_preps(cfg: &Config) -> Vec<Prep> {
                 ring_entries: if cfg.random { cfg.chains } else { 0 },
                 ring_cpus: Vec::new(),
                 seed: 1 + t as u64,
+                local_ring: false,
             })
             .collect()
     } else {
@@ -324,6 +337,7 @@ fn basic_preps(cfg: &Config) -> Vec<Prep> {
                 Vec::new()
             },
             seed: 1,
+            local_ring: false,
         }]
     }
 }
@@ -463,23 +477,50 @@ fn placement_notes(cfg: &Config, bufs: &[Prepared], p: &mut Profile) {
     let refs: Vec<&Prepared> = bufs.iter().collect();
     let (_, huge, frac) = pages(&cfg.backing, &refs);
     if cfg.backing == Backing::Thp && !huge {
-        p.notes.push(Note::warning(
-"mem",
-"thp_partial",
-format!(
-            "mem: transparent huge pages were requested but only {:.0}% of the memory got them (THP mode, fragmentation); figures mix in 4 KiB page walks",
-            frac * 100.0
-        )));
+        let text = if frac >= 0.9 {
+            // The kernel gave huge pages, but the TLB check found 4 KiB
+            // translations behind them (a host backing guest memory with
+            // 4 KiB pages): "only 100%" would read as nonsense.
+            "mem: transparent huge pages were requested and the kernel gave them, but the TLB does not see them \
+             as huge (typically a host backing guest memory with 4 KiB pages): figures include 4 KiB page walks"
+                .to_string()
+        } else {
+            format!(
+                "mem: transparent huge pages were requested but only {:.0}% of the memory got them (THP mode, \
+                 fragmentation); figures mix in 4 KiB page walks",
+                frac * 100.0
+            )
+        };
+        p.notes.push(Note::warning("mem", "thp_partial", text));
     }
-    if cfg.random && !huge && cfg.size > 8 << 20 {
+    let reach = tlb_reach(p);
+    if cfg.random && !huge && cfg.size as u64 > reach.map_or(8 << 20, |(_, b)| b) {
+        let page = base_page();
+        let what = match reach {
+            Some((entries, bytes)) => format!(
+                "the reach of this core's second-level TLB ({entries} entries × {} = {}, as the machine states it)",
+                human_bytes(page as u64),
+                human_bytes(bytes)
+            ),
+            None => "the reach of any second-level TLB (1–4k entries of 4 KiB pages on current cores: 4–16 MiB)"
+                .to_string(),
+        };
+        let advice = if cfg.backing == Backing::Small {
+            " Add --hugepages for DRAM latency alone (where the TLB sees them)."
+        } else {
+            ""
+        };
         p.notes.push(Note::warning(
-"mem",
-"tlb_reach",
-format!(
-            "mem: 4 KiB pages: the {} buffer spans {} pages, far beyond the reach of the second-level TLB (~2048 entries × 4 KiB = 8 MiB on recent x86 cores), so most loads also pay a page walk: this latency is DRAM plus TLB misses. Add --hugepages for DRAM latency alone.",
-            human_bytes(cfg.size as u64),
-            cfg.size / base_page()
-        )));
+            "mem",
+            "tlb_reach",
+            format!(
+                "mem: {} pages: the {} buffer spans {} pages, far beyond {what}, so most loads also pay a page \
+                 walk: this latency is DRAM plus TLB misses.{advice}",
+                human_bytes(page as u64),
+                human_bytes(cfg.size as u64),
+                cfg.size / page
+            ),
+        ));
     }
     for (i, b) in bufs.iter().enumerate() {
         if let Some(f) = b.on_node {
@@ -496,6 +537,22 @@ format!(
         }
     }
     numa_note(cfg.mem_nodes.len(), p);
+}
+
+/// The largest base-page TLB level the machine states (entries, reach in
+/// bytes), where it is believable: a second level at least twice the
+/// first (a hypervisor's CPUID can state 128 entries for a 4096-entry L2
+/// DTLB, and the reach would then be understated 32-fold).
+fn tlb_reach(p: &Profile) -> Option<(u64, u64)> {
+    let page = base_page() as u64;
+    let tlbs = &p.machine.as_ref()?.nominal_tlbs;
+    let small: Vec<&hwcal_model::NominalTlb> = tlbs.iter().filter(|t| t.page_bytes == page).collect();
+    let l1 = small.iter().filter(|t| t.level == 1).map(|t| t.entries).max();
+    let top = small.iter().max_by_key(|t| (t.level, t.entries))?;
+    if top.level >= 2 && l1.is_some_and(|e| top.entries < 2 * e) {
+        return None;
+    }
+    Some((top.entries, top.entries * page))
 }
 
 fn numa_note(mem_nodes: usize, p: &mut Profile) {
@@ -538,6 +595,7 @@ fn run_matrix(cfg: &Config, progress: &dyn Progress, p: &mut Profile) -> Result<
             ring_entries: 1,
             ring_cpus: cfg.allowed.clone(),
             seed: 1,
+            local_ring: false,
         }]))?;
         let setup_s = t0.elapsed().as_secs_f64();
         let jobs = [Job {

@@ -67,11 +67,13 @@ fn sweep_preps(cfg: &Config) -> Vec<Prep> {
             ring_entries: 0,
             ring_cpus: Vec::new(),
             seed: 0,
+            local_ring: false,
         })
         .collect();
     preps.push(Prep {
         ring_entries: pm::MAX_CHAINS,
         seed: 1,
+        local_ring: false,
         ..preps[0].clone()
     });
     preps
