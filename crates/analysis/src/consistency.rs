@@ -21,7 +21,7 @@
 
 use crate::cache::{mlp_points, TlbShare, MIN_MEMORY_NS, SWEEP_SOURCE};
 use hwcal_model::note::analysis as note;
-use hwcal_model::{MemResult, MemoryLatency, MemoryMeasure, Note, Profile, Verdict};
+use hwcal_model::{MemResult, MemoryLatency, MemoryMeasure, MlpPoint, Note, Profile, Verdict};
 
 /// One relation between figures a run measures more than once.
 pub struct Relation {
@@ -171,14 +171,40 @@ fn chase_slices(p: &Profile) -> Vec<f64> {
 /// The window-by-window chase of the same buffer (few page walks): its ns
 /// per load over all its slices, where the run has one.
 fn local_chase_ns(p: &Profile) -> Option<f64> {
-    let id = hwcal_model::curve::MemSeries::LatencyLocal.thread(0);
-    let c = p.raw_curve(&id)?;
+    curve_ns(p, &hwcal_model::curve::MemSeries::LatencyLocal.thread(0))
+}
+
+/// The ns per load of a `mem` curve over all its slices (slice x = loads,
+/// y = ns per load).
+fn curve_ns(p: &Profile, id: &str) -> Option<f64> {
+    let c = p.raw_curve(id)?;
     let (ops, ns) = c
         .points
         .iter()
         .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
         .fold((0.0, 0.0), |(o, n), q| (o + q.x, n + q.x * q.y));
     (ops > 0.0).then(|| ns / ops)
+}
+
+/// The memory-level-parallelism table measured over the `mem` chase's own
+/// buffer (`hwcal run`'s `mem` section), each speed-up relative to its
+/// single chase; empty where the run has none.
+fn chase_mlp(p: &Profile) -> Vec<MlpPoint> {
+    use hwcal_model::curve::MemSeries;
+    let pts: Vec<(u32, f64)> = [1u32, 2, 4, 8, 16]
+        .into_iter()
+        .filter_map(|k| curve_ns(p, &MemSeries::Mlp { chains: k }.thread(0)).map(|v| (k, v)))
+        .collect();
+    let Some(&(1, one)) = pts.first() else {
+        return Vec::new();
+    };
+    pts.into_iter()
+        .map(|(k, v)| MlpPoint {
+            chains: k,
+            ns_per_load: v,
+            speedup: one / v,
+        })
+        .collect()
 }
 
 /// A 95% interval of a mean over slices, about `centre` (the mean of the
@@ -216,7 +242,12 @@ fn from_chase(p: &Profile, m: &MemResult, before: Option<&MemoryLatency>) -> Mem
     };
     let share_ns = share_ns.filter(|v| *v > 0.0);
     let share_cy = share_cy.filter(|v| *v > 0.0);
+    // The table over the chase's own buffer where the run measured one
+    // (its single chase is then memory latency over the same working set),
+    // else the cache probe's.
+    let own = chase_mlp(p);
     let mlp = match before {
+        _ if !own.is_empty() => own,
         Some(s) if !s.mlp.is_empty() => s.mlp.clone(),
         _ => mlp_points(p.raw_curve(crate::cache::MLP)),
     };
@@ -534,7 +565,7 @@ fn levels_stated(p: &mut Profile) -> Vec<Note> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwcal_model::{CacheLevel, ClockResult, MachineInfo, MlpPoint, NominalCache};
+    use hwcal_model::{CacheLevel, ClockResult, MachineInfo, NominalCache};
 
     fn machine() -> MachineInfo {
         let c = |level, size| NominalCache {
@@ -772,6 +803,44 @@ mod tests {
         let mut p = profile();
         reconcile(&mut p);
         assert!(!codes(&p).contains(&"consistency.levels-stated"));
+    }
+
+    /// A `mem` curve of `n` slices of 1000 loads at `ns` each.
+    fn slices(id: String, ns: f64) -> hwcal_model::RawCurve {
+        hwcal_model::RawCurve {
+            id,
+            points: (0..8)
+                .map(|_| hwcal_model::RawPoint {
+                    x: 1000.0,
+                    y: ns,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_chase_buffer_gives_the_page_walks_share_and_the_mlp_table() {
+        use hwcal_model::curve::MemSeries;
+        let mut p = profile();
+        p.memory = Some(sweep_memory(110.0, 120.0));
+        p.mem = Some(chase(1 << 30, 160.0));
+        p.raw.push(slices(MemSeries::LatencyLocal.thread(0), 130.0));
+        for (k, ns) in [(1u32, 161.0), (2, 81.0), (4, 41.0)] {
+            p.raw.push(slices(MemSeries::Mlp { chains: k }.thread(0), ns));
+        }
+        reconcile(&mut p);
+        let m = p.memory.as_ref().unwrap();
+        assert_eq!(m.latency_no_walks_ns, Some(130.0));
+        assert_eq!(m.tlb_share_ns, Some(30.0));
+        // The table over the same buffer replaces the sweep's: its single
+        // chase is memory latency, so no MLP note.
+        let chains: Vec<u32> = m.mlp.iter().map(|q| q.chains).collect();
+        assert_eq!(chains, [1, 2, 4]);
+        assert!((m.mlp[2].speedup - 161.0 / 41.0).abs() < 1e-9);
+        assert!(!codes(&p).contains(&"consistency.memory-mlp"));
+        assert!(p.notes[0].text.contains("30.0 ns are page walks"), "{}", p.notes[0].text);
     }
 
     #[test]

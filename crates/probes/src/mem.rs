@@ -509,7 +509,13 @@ pub const LOCAL_OFFSET: usize = 8;
 /// Links are written at [`LOCAL_OFFSET`] of each line (the word
 /// [`build_ring`] uses is left alone), in address order. Returns an entry
 /// point, or `None` where the footprint holds fewer than two windows.
-pub fn build_local_ring(buf: &Buffer, footprint: usize, page: usize, seed: u64) -> Option<usize> {
+pub fn build_local_ring(
+    buf: &Buffer,
+    footprint: usize,
+    page: usize,
+    seed: u64,
+    cpus: &[usize],
+) -> Option<usize> {
     let lines_per_page = page / LINE;
     let slots_per_page = lines_per_page / 2;
     let pages = footprint.min(buf.len()) / page;
@@ -527,25 +533,44 @@ pub fn build_local_ring(buf: &Buffer, footprint: usize, page: usize, seed: u64) 
         let pg = w as usize + (j as usize / slots_per_page) * windows;
         base + pg * page + 2 * (j as usize % slots_per_page) * LINE + LOCAL_OFFSET
     };
-    for pg in 0..windows * LOCAL_WINDOW_PAGES {
-        let (w, i) = ((pg % windows) as u64, (pg / windows) as u64);
-        for l in 0..slots_per_page as u64 {
-            let j = i * slots_per_page as u64 + l;
-            let k = inner.invert(j) + 1;
-            let next = if k < m {
-                addr(w, inner.apply(k))
-            } else {
-                let kw = outer.invert(w) + 1;
-                let nw = outer.apply(if kw == windows as u64 { 0 } else { kw });
-                addr(nw, inner.apply(0))
-            };
-            // SAFETY: `addr` stays below base + windows * 256 * page <=
-            // base + footprint.min(buf.len()) (pg < windows * 256 and the
-            // line offset plus 8 bytes is inside the page), so the 8-byte
-            // word lies inside the live mapping; every (w, j) is written
-            // once, and nothing reads the buffer while it is linked.
-            unsafe { (addr(w, j) as *mut usize).write(next) };
+    let link = |lo: usize, hi: usize| {
+        for pg in lo..hi {
+            let (w, i) = ((pg % windows) as u64, (pg / windows) as u64);
+            for l in 0..slots_per_page as u64 {
+                let j = i * slots_per_page as u64 + l;
+                let k = inner.invert(j) + 1;
+                let next = if k < m {
+                    addr(w, inner.apply(k))
+                } else {
+                    let kw = outer.invert(w) + 1;
+                    let nw = outer.apply(if kw == windows as u64 { 0 } else { kw });
+                    addr(nw, inner.apply(0))
+                };
+                // SAFETY: `addr` stays below base + windows * 256 * page <=
+                // base + footprint.min(buf.len()) (pg < windows * 256 and
+                // the line offset plus 8 bytes is inside the page), so the
+                // 8-byte word lies inside the live mapping; every (w, j) is
+                // written once (workers get disjoint page ranges), and
+                // nothing reads the buffer while it is linked.
+                unsafe { (addr(w, j) as *mut usize).write(next) };
+            }
         }
+    };
+    let total = windows * LOCAL_WINDOW_PAGES;
+    if cpus.len() <= 1 {
+        link(0, total);
+    } else {
+        let parts = cpus.len();
+        std::thread::scope(|sc| {
+            for (i, &cpu) in cpus.iter().enumerate() {
+                let link = &link;
+                sc.spawn(move || {
+                    // Unpinned is only slower: the links are the same.
+                    let _ = pin::pin_to(cpu);
+                    link(i * total / parts, (i + 1) * total / parts);
+                });
+            }
+        });
     }
     Some(addr(outer.apply(0), inner.apply(0)))
 }
@@ -623,6 +648,7 @@ fn prepare_one(p: &Prep) -> Result<Prepared, ProbeError> {
             p.size.min(buf.len()),
             crate::pages::base_page(),
             p.seed ^ 0x10ca1,
+            &p.ring_cpus,
         )
     } else {
         None
@@ -1250,7 +1276,8 @@ mod tests {
         let b = Buffer::new(size, Backing::Small).unwrap();
         // The full ring first: the local one must leave its words alone.
         let e = build_ring(&b, size, 1, 3, &[]).unwrap();
-        let start = build_local_ring(&b, size, page, 9).unwrap();
+        let cpus = hwcal_harness::pin::allowed_cpus();
+        let start = build_local_ring(&b, size, page, 9, &cpus).unwrap();
         let base = b.as_ptr() as usize;
         let per_window = LOCAL_WINDOW_PAGES * page / (2 * LINE);
         let n = 3 * per_window;
@@ -1276,7 +1303,7 @@ mod tests {
         // SAFETY: `e[0]` is an entry of the full ring in `b`.
         assert_eq!(unsafe { chase::chase(e[0], (size / LINE) as u64) }, e[0]);
         // Fewer than two windows: no local ring.
-        assert!(build_local_ring(&b, LOCAL_WINDOW_PAGES * page, page, 1).is_none());
+        assert!(build_local_ring(&b, LOCAL_WINDOW_PAGES * page, page, 1, &[]).is_none());
     }
 
     #[test]

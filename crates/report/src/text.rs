@@ -423,7 +423,7 @@ pub fn caches_pages(
         if let Some(r) = m.cache_reach_bytes {
             let _ = writeln!(
                 s,
-                "  caches reach     {} (latency within 10% of memory from there on)",
+                "  caches reach     {} (past it the cache sweep reads within 10% of its memory plateau)",
                 human_bytes(r)
             );
         }

@@ -33,9 +33,9 @@ pub mod syntax;
 use short::run_short;
 use sweep::run_sweep;
 
-/// In `hwcal run`: a short memory section (≈1.5–3 s): latency over 32x the
-/// last-level cache (256 MiB to 1 GiB) on huge pages, then read bandwidth
-/// with one thread and with every CPU.
+/// In `hwcal run`: a short memory section (≈2–3 s): latency over 1 GiB on
+/// huge pages (and the same buffer window by window, for the page walks'
+/// share), then read bandwidth with one thread and with every CPU.
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "mem",
     description: "memory latency (random chase, huge pages) and read bandwidth (1 and all threads)",
@@ -47,17 +47,9 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
         } else {
             machine.online_cpus.clone()
         };
-        let llc = machine
-            .nominal_caches
-            .iter()
-            .filter(|c| c.cache_type != "Instruction")
-            .map(|c| c.size_bytes)
-            .max()
-            .unwrap_or(0);
         Some(Box::new(Short {
             cpus,
             pinned: config.pinned_cpu,
-            llc,
         }))
     },
     analyze: hwcal_analysis::mem_raw::reanalyze,
@@ -68,15 +60,12 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
 pub struct Short {
     pub cpus: Vec<usize>,
     pub pinned: Option<usize>,
-    /// The largest data cache the machine states (bytes; 0 if none): the
-    /// latency chase runs over 32x it (see `short::chase_size`).
-    pub llc: u64,
 }
 
 impl Plan for Short {
     fn run(&self, progress: &dyn Progress) -> Result<Profile> {
         let mut p = Profile::default();
-        run_short(&self.cpus, self.pinned, self.llc, progress, &mut p)?;
+        run_short(&self.cpus, self.pinned, progress, &mut p)?;
         Ok(p)
     }
 }

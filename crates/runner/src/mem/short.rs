@@ -1,6 +1,6 @@
-//! `hwcal run`'s short memory section (≈1.5–3 s): chase latency over 32x
-//! the last-level cache (256 MiB to 1 GiB) on huge pages, then read
-//! bandwidth with one thread and with every CPU.
+//! `hwcal run`'s short memory section (≈2–3 s): chase latency over 1 GiB
+//! on huge pages (and the same buffer window by window, for the page
+//! walks' share), then read bandwidth with one thread and with every CPU.
 
 use super::*;
 
@@ -11,7 +11,6 @@ const SHORT_SIZE: usize = 256 << 20;
 pub(super) fn run_short(
     cpus: &[usize],
     pinned: Option<usize>,
-    llc: u64,
     progress: &dyn Progress,
     p: &mut Profile,
 ) -> Result<()> {
@@ -22,7 +21,7 @@ pub(super) fn run_short(
     let mut order: Vec<Option<usize>> = vec![first];
     order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
     let n = order.len();
-    let (stream, chase_size) = short_sizes(n, chase_size(llc));
+    let (stream, chase_size) = short_sizes(n, CHASE_SIZE);
     let preps = short_preps(&order, stream, chase_size);
     let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", stream)?;
     let plan = RunPlan {
@@ -69,6 +68,7 @@ pub(super) fn run_short(
         };
         measure(&MemSeries::LatencyLocal, &jobs, &local_plan, tpl, &mut p.raw)?;
     }
+    short_mlp(first, ring, &plan, chase_size, &mut p.raw)?;
     let bw = short_bandwidth(&order, &bufs, stream, &plan, p)?;
     if !huge {
         p.notes.push(Note::warning(
@@ -97,6 +97,46 @@ pub(super) fn run_short(
     Ok(())
 }
 
+/// Chains of the memory-level-parallelism points.
+const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
+
+/// Memory-level parallelism over the latency chase's own buffer: k
+/// independent chases around its ring at once (k = 1 is the chase again),
+/// 0.1 s each, so that the table's single chase is memory latency over the
+/// same working set (the cache probe's runs over the sweep's top, where a
+/// slow-to-empty last level still serves part of the loads). Only the raw
+/// curves are kept; the consistency stage sets the table beside memory
+/// latency.
+fn short_mlp(
+    cpu: Option<usize>,
+    ring: &Prepared,
+    plan: &RunPlan,
+    size: usize,
+    raw: &mut Vec<RawCurve>,
+) -> Result<()> {
+    let mlp_plan = RunPlan {
+        duration_ns: 0.1e9,
+        ..*plan
+    };
+    for k in MLP_CHAINS {
+        let mut starts = [0; pm::MAX_CHAINS];
+        for (j, s) in starts.iter_mut().take(k).enumerate() {
+            *s = ring.entries[j * pm::MAX_CHAINS / k];
+        }
+        let jobs = [Job {
+            cpu,
+            work: Work::Chains {
+                buf: &ring.buf,
+                starts,
+                k,
+            },
+        }];
+        let tpl = template("random", "chains", size, true, 1);
+        measure(&MemSeries::Mlp { chains: k as u32 }, &jobs, &mlp_plan, tpl, raw)?;
+    }
+    Ok(())
+}
+
 /// Only CPUs a thread can really be pinned to (a cpuset may hide some
 /// online ones).
 fn pinnable(cpus: &[usize]) -> Vec<usize> {
@@ -110,19 +150,18 @@ fn pinnable(cpus: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// The latency chase's buffer: 32x the last-level cache `llc`, between
-/// 256 MiB and 1 GiB. Memory latency is only measured where the chase has
-/// converged to it: under random replacement a last level of C still
-/// serves about C/S of the loads of a chase over S (a victim L3 that does
-/// not replace in LRU order does; an LRU one serves none past C), so 32x
-/// leaves ~3% of hits. 256 MiB against Zen 5's 32 MiB L3 still hit it on
-/// ~10% of loads (146 ns where 1 GiB reads 160).
-pub(super) fn chase_size(llc: u64) -> usize {
-    (32 * llc as usize).clamp(SHORT_SIZE, 1 << 30)
-}
+/// The latency chase's buffer. Memory latency is only measured where the
+/// chase has converged to it: a last level of C that does not replace in
+/// LRU order (a victim L3) still serves about C/S of the loads of a chase
+/// over S, and a guest's sysfs may state a slice of the L3 it really
+/// reaches (Zen 3 guests: 8 MiB stated, 32 MiB per CCX). 1 GiB leaves ~3%
+/// of hits against a 32 MiB L3; 256 MiB read Zen 5's memory 10% fast (146
+/// ns where 1 GiB reads 160) and a Zen 3 guest's 12% fast (135 against
+/// 153). Less where memory is short (see [`short_sizes`]).
+const CHASE_SIZE: usize = 1 << 30;
 
 /// Sizes of the stream buffers and of the chase buffer (`chase`, see
-/// [`chase_size`]) for `n` threads: 256 MiB each stream, less with many
+/// [`CHASE_SIZE`]) for `n` threads: 256 MiB each stream, less with many
 /// CPUs (1 GiB in all, 64 MiB at least), and all of it within half the
 /// available memory.
 fn short_sizes(n: usize, chase: usize) -> (usize, usize) {
@@ -155,11 +194,14 @@ fn short_preps(order: &[Option<usize>], stream: usize, chase_size: usize) -> Vec
         })
         .collect();
     preps.push(Prep {
-        ring_entries: 1,
+        // Entry points for the parallel chases of `short_mlp`.
+        ring_entries: pm::MAX_CHAINS,
         seed: 1,
         // The same lines chased window by window, for the page walks'
         // share of the latency (measured right after the full chase).
         local_ring: true,
+        // Both cycles linked by every CPU (1 GiB of links is ~1 s on one).
+        ring_cpus: order.iter().flatten().copied().collect(),
         size: chase_size,
         ..preps[0].clone()
     });
