@@ -40,7 +40,7 @@ pub const NEIGHBOUR_BUSY_LIMIT: f64 = 0.25;
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 17] = [
+pub const NOTE_CODES: [(&str, &str); 18] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -102,6 +102,10 @@ pub const NOTE_CODES: [(&str, &str); 17] = [
     (
         "cache.cycles-not-whole",
         "L1 latency is not a whole number of cycles: cycle figures uncertain, L1 marked noisy",
+    ),
+    (
+        "cache.unstated-merged",
+        "a plateau past the stated levels, as slow as memory and less than 1.5x below it, taken as memory",
     ),
 ];
 
@@ -940,6 +944,9 @@ fn plateaus(
             ),
         ));
     }
+    if merged.is_none() && caches > 0 && mem_seen {
+        merged = join_unstated(&mut segs, caches, &sw.xs, &sw.ys);
+    }
     let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&sw.xs)).collect();
     let mut memo = crate::colour::Memo::default();
     for k in 0..segs.len().saturating_sub(1) {
@@ -965,6 +972,47 @@ fn plateaus(
         }
     }
     (pl, merged)
+}
+
+/// Plateaus beyond the `caches` levels the machine states that are as
+/// slow as memory ([`MIN_MEMORY_NS`]) and less than [`MIN_MEMORY_STEP`]
+/// below the memory plateau after them join it, with a note. Such a
+/// plateau is memory seen through the last level's remaining hits (a
+/// Zen 3 guest, whose sysfs states 8 MiB of a 32 MiB L3 shared with other
+/// tenants, read 90 ns from 10 to 20 MiB and 120 ns past 26 MiB), not a
+/// level: a cache the machine does not state must be as clear as one it
+/// states, a step well below memory.
+fn join_unstated(
+    segs: &mut Vec<crate::segments::Segment>,
+    caches: usize,
+    xs: &[f64],
+    ys: &[f64],
+) -> Option<Note> {
+    let mut joined = Vec::new();
+    while segs.len() > caches + 1 {
+        let n = segs.len();
+        let (prev, last) = (segs[n - 2], segs[n - 1]);
+        if prev.level < MIN_MEMORY_NS || last.level >= MIN_MEMORY_STEP * prev.level {
+            break;
+        }
+        joined.push(format!("{} at {:.0} ns", kib(xs[prev.first]), prev.level));
+        segs.pop();
+        let g = &mut segs[n - 2];
+        g.last = last.last;
+        g.level = median(&ys[g.first..=g.last]);
+    }
+    (!joined.is_empty()).then(|| {
+        note(
+            "cache",
+            "unstated-merged",
+            format!(
+                "cache: a plateau past the {caches} cache levels the machine states ({}) is as slow as memory and \
+                 less than {MIN_MEMORY_STEP}x below it: memory seen through the last level's remaining hits, \
+                 taken as memory, not as a level",
+                joined.join(", ")
+            ),
+        )
+    })
 }
 
 /// Plateau `p`'s end from its `edge` to the next level: the capacity it
@@ -2137,6 +2185,57 @@ mod tests {
             assert_eq!(got3.len(), lv.len());
             assert!(got3.iter().zip(&got).all(|(a, b)| close(a.0, b.0, 0.01)));
         }
+    }
+
+    #[test]
+    fn an_unstated_plateau_close_to_memory_is_memory_and_a_clear_one_a_level() {
+        let c = |level, size| NominalCache {
+            level,
+            cache_type: if level == 1 { "Data" } else { "Unified" }.into(),
+            size_bytes: size,
+            line_bytes: Some(64),
+            shared_cpus: vec![0],
+            source: "sysfs".into(),
+            ..Default::default()
+        };
+        let m = MachineInfo {
+            nominal_caches: vec![c(1, 48 << 10), c(2, 1 << 20), c(3, 8 << 20)],
+            ..Default::default()
+        };
+        let base = [(49152.0, 2.0), (1048576.0, 6.0), (6.0 * 1048576.0, 12.0)];
+        let max = 256.0 * 1048576.0;
+        // A Zen 3 guest's: 90 ns from 10 to 20 MiB, memory 125 ns past it.
+        let mut lv = base.to_vec();
+        lv.push((20.0 * 1048576.0, 90.0));
+        let a = analyze_curves(
+            &synthetic(&lv, 125.0, 8.0, max, 0.01),
+            None,
+            [(None, None); 2],
+            None,
+            Some(1.0),
+            &m,
+        );
+        assert_eq!(a.levels.len(), 3, "{:?}", a.levels);
+        assert!(
+            a.notes.iter().any(|n| n.code == "cache.unstated-merged"),
+            "{:?}",
+            a.notes
+        );
+        let mem = a.memory.unwrap().latency_ns;
+        assert!(close(mem, 125.0, 0.05), "{mem}");
+        // A hidden L4 at 40 ns, 3x below memory: as clear as a stated level.
+        let mut lv = base.to_vec();
+        lv.push((32.0 * 1048576.0, 40.0));
+        let a = analyze_curves(
+            &synthetic(&lv, 125.0, 8.0, max, 0.01),
+            None,
+            [(None, None); 2],
+            None,
+            Some(1.0),
+            &m,
+        );
+        assert_eq!(a.levels.len(), 4, "{:?}", a.levels);
+        assert!(!a.notes.iter().any(|n| n.code == "cache.unstated-merged"));
     }
 
     #[test]

@@ -840,7 +840,11 @@ mod tests {
         assert_eq!(chains, [1, 2, 4]);
         assert!((m.mlp[2].speedup - 161.0 / 41.0).abs() < 1e-9);
         assert!(!codes(&p).contains(&"consistency.memory-mlp"));
-        assert!(p.notes[0].text.contains("30.0 ns are page walks"), "{}", p.notes[0].text);
+        assert!(
+            p.notes[0].text.contains("30.0 ns are page walks"),
+            "{}",
+            p.notes[0].text
+        );
     }
 
     #[test]

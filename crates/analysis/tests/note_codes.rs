@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 17] = [
+const CACHE: [&str; 18] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -26,6 +26,7 @@ const CACHE: [&str; 17] = [
     "cache.neighbours-busy",
     "cache.huge-pages-partial",
     "cache.cycles-not-whole",
+    "cache.unstated-merged",
 ];
 
 const TLB: [&str; 10] = [

@@ -40,7 +40,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "mem",
     description: "memory latency (random chase, huge pages) and read bandwidth (1 and all threads)",
     opt_in: false,
-    typical_s: 2.0,
+    typical_s: 3.5,
     plan: |config, machine| {
         let cpus = if machine.online_cpus.is_empty() {
             config.pinned_cpu.into_iter().collect()
