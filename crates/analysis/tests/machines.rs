@@ -276,7 +276,7 @@ fn zen5_runs_read_three_levels_and_one_memory_latency() {
         assert!((l1.latency_cycles.unwrap() - 4.0).abs() < 0.3, "{name}: {l1:?}");
         assert!((l2.latency_cycles.unwrap() - 14.0).abs() < 0.5, "{name}: {l2:?}");
         let mib = l3.size_bytes as f64 / 1048576.0;
-        assert!(mib >= 8.0 && mib <= 32.0, "{name}: L3 {mib} MiB");
+        assert!((8.0..=32.0).contains(&mib), "{name}: L3 {mib} MiB");
         assert!(l3.latency_ns > 9.0 && l3.latency_ns < 14.0, "{name}: {l3:?}");
         let chase = p.mem.as_ref().unwrap().ns_per_op;
         let m = p.memory.as_ref().expect("a memory latency");

@@ -1287,7 +1287,7 @@ mod tests {
             let off = p - base;
             assert_eq!(off % LINE, LOCAL_OFFSET, "step {step}");
             let line = off / LINE;
-            assert!(line % 2 == 0 && line < 3 * LOCAL_WINDOW_PAGES * page / LINE && !seen[line]);
+            assert!(line.is_multiple_of(2) && line < 3 * LOCAL_WINDOW_PAGES * page / LINE && !seen[line]);
             seen[line] = true;
             // A window's pages are spread 3 apart (page % 3 is its window).
             pages_of_window.insert((off / page) % 3);
