@@ -423,6 +423,7 @@ fn analyze_with(
         out.notes.extend(tlb_note(tlb, out.memory.as_ref()));
     } else {
         out.notes.push(no_memory_note(&sw, &pl));
+        out.notes.extend(unfound_level_notes(machine, &sw, &pl));
     }
     if let Some(n) = busy {
         mark_busy(&mut out, n);
@@ -469,6 +470,33 @@ fn no_memory_note(sw: &Sweep, pl: &[Plateau]) -> Note {
         None => "memory: the sweep ended before latency reached memory; no memory latency".to_string(),
     };
     note("cache", "no-memory", text)
+}
+
+/// Stated levels the sweep spanned but found no plateau for, where it
+/// reached no memory plateau either (with one, [`missing_level_notes`]
+/// says how much capacity they add at most): each is reported missing,
+/// with where the last level found ends.
+fn unfound_level_notes(machine: &MachineInfo, sw: &Sweep, pl: &[Plateau]) -> Vec<Note> {
+    let top = sw.xs.last().copied().unwrap_or(0.0);
+    let end = pl.last().map_or(0.0, |p| plateau_size(p, &sw.xs));
+    (pl.len() as u32 + 1..=4)
+        .filter_map(|level| machine.nominal_data_cache(level).map(|n| (level, n)))
+        .filter(|(_, n)| (n.size_bytes as f64) < top)
+        .map(|(level, n)| {
+            note(
+                "cache",
+                &format!("l{level}-no-plateau"),
+                format!(
+                    "L{level} (nominal {}): no plateau of its own in the sweep (up to {}), which ended before \
+                     memory; the last level found, L{}, ends at {}",
+                    kib(n.size_bytes as f64),
+                    kib(top),
+                    pl.len(),
+                    kib(end)
+                ),
+            )
+        })
+        .collect()
 }
 
 /// A sweep too busy to trust: its note, and every level and memory noisy.
@@ -2236,6 +2264,46 @@ mod tests {
         );
         assert_eq!(a.levels.len(), 4, "{:?}", a.levels);
         assert!(!a.notes.iter().any(|n| n.code == "cache.unstated-merged"));
+    }
+
+    #[test]
+    fn a_sweep_that_climbs_to_its_top_reports_no_memory_and_the_unfound_level() {
+        // L1, L2, then a climb that never settles (no L3 plateau, no
+        // memory plateau) while the machine states an 8 MiB L3.
+        let mut m = machine();
+        m.nominal_caches[1].size_bytes = 1 << 20;
+        m.nominal_caches[2].size_bytes = 8 << 20;
+        let mut points = Vec::new();
+        let mut x: f64 = 4096.0;
+        while x <= 64.0 * 1048576.0 {
+            let y = if x <= 49152.0 {
+                2.0
+            } else if x <= 1048576.0 {
+                6.0
+            } else {
+                6.0 * x / 1048576.0
+            };
+            points.push(pt(x, y, 2500.0));
+            x *= 2f64.powf(0.25);
+        }
+        let c = RawCurve {
+            id: LATENCY.into(),
+            points,
+            ..Default::default()
+        };
+        let a = analyze_curves(&c, None, [(None, None); 2], None, Some(1.0), &m);
+        assert_eq!(a.levels.len(), 2, "{:?}", a.levels);
+        assert!(a.memory.is_none());
+        // L2 is bounded by the climb (where it has risen by half, on a
+        // climb this slow), not left as a lower bound at the sweep's top.
+        let l2 = a.levels[1].size_bytes as f64 / 1048576.0;
+        assert!((1.0..=2.0).contains(&l2), "{:?}", a.levels[1]);
+        let codes: Vec<&str> = a.notes.iter().map(|n| n.code.as_str()).collect();
+        assert!(
+            codes.contains(&"cache.no-memory") && codes.contains(&"cache.l3-no-plateau"),
+            "{codes:?}"
+        );
+        assert!(!codes.contains(&"cache.l2-size-lower-bound"), "{codes:?}");
     }
 
     #[test]
