@@ -85,12 +85,30 @@ pub fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The command line as typed, for the profile.
+/// The command line as typed, for the profile, with every secret masked:
+/// a profile is stored, exported and published (`db site`), so a password
+/// in `--db postgres://u:PW@h/db`, `--to`, their `=` forms or a libpq
+/// `password=` string must not reach it. Arguments that are not UTF-8 are
+/// shown lossily (never a panic).
 pub fn command_line() -> String {
-    let args: Vec<String> = std::env::args().collect();
+    command_line_of(std::env::args_os().skip(1))
+}
+
+/// [`command_line`] of the given arguments (program name left out).
+pub fn command_line_of(args: impl Iterator<Item = std::ffi::OsString>) -> String {
     let mut v = vec!["hwcal".to_string()];
-    v.extend(args.into_iter().skip(1));
+    v.extend(args.map(|a| redact_arg(&a.to_string_lossy())));
     v.join(" ")
+}
+
+/// One argument with any secret masked: a URL's password (however it is
+/// written, as the driver reads it) and a `password=` value.
+fn redact_arg(a: &str) -> String {
+    if a.contains("://") || a.to_ascii_lowercase().contains("password") {
+        hwcal_db::redact(a)
+    } else {
+        a.to_string()
+    }
 }
 
 /// `--db PATH` as given on the command line (set once by `cmd::dispatch`).

@@ -1078,3 +1078,72 @@ fn output_destinations_are_checked_together() {
         .success();
     assert!(e.path("plots").is_dir());
 }
+
+/// A password in `--db` (any form the driver reads) never reaches the
+/// recorded command line of a profile, nor any message. `info` records
+/// the command without connecting to the database.
+#[test]
+fn a_database_password_is_never_recorded() {
+    let e = Env::new();
+    for args in [
+        vec![
+            "--db",
+            "postgres://u:S3cretPW@127.0.0.1:1/x",
+            "info",
+            "--json",
+            "-",
+        ],
+        vec!["--db=postgres://u:S3cretPW@127.0.0.1:1/x", "info", "--json", "-"],
+        vec![
+            "--db",
+            "postgres://slash:ab/S3cretPW@127.0.0.1:1/x",
+            "info",
+            "--json",
+            "-",
+        ],
+        vec![
+            "--db",
+            "postgres://q:ab?S3cretPW@127.0.0.1:1/x",
+            "info",
+            "--json",
+            "-",
+        ],
+        vec![
+            "--db",
+            "postgresql://127.0.0.1:1/x?pass%77ord=S3cretPW",
+            "info",
+            "--json",
+            "-",
+        ],
+    ] {
+        let out = e.hwcal().args(&args).output().unwrap();
+        let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        let text = String::from_utf8_lossy(&all);
+        assert!(!text.contains("S3cretPW"), "{args:?}: {text}");
+        if out.status.success() {
+            let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let cmd = p["command"].as_str().unwrap();
+            assert!(cmd.contains("***") && cmd.contains("127.0.0.1:1"), "{cmd}");
+        }
+    }
+}
+
+/// An argument that is not UTF-8 (a file name in another encoding) is
+/// recorded lossily, never a panic.
+#[test]
+fn a_non_utf8_argument_does_not_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let e = Env::new();
+    let name = std::ffi::OsStr::from_bytes(b"./\xff.db");
+    let out = e
+        .hwcal()
+        .arg("--db")
+        .arg(name)
+        .args(["info", "--json", "-"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("panicked"), "{err}");
+    let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(p["command"].as_str().unwrap().contains(".db info"));
+}

@@ -70,34 +70,113 @@ pub fn check_location(location: &str) -> Result<(), DbError> {
 
 /// A URL as messages show it: the password in the user part and a
 /// `password=` parameter replaced by `***` (a `ps` listing or a CI log must
-/// not learn it from an error message).
+/// not learn it from an error message). The URL is cut up as the driver
+/// (tokio-postgres) reads it, so nothing it takes for a password shows:
+/// the credentials run to the first `@` anywhere in the URL (a `/` or `?`
+/// inside a password does not end them), the user to the first `:` in
+/// them, and a parameter is a password when its key, percent-decoded, is
+/// `password` (`pass%77ord=` too). A string without a scheme is taken as
+/// libpq's `key=value` form, whose `password=` value is masked.
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
+        return redact_key_values(url);
     };
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    let authority = match authority.rsplit_once('@') {
-        Some((user, host)) => match user.split_once(':') {
-            Some((name, _)) => format!("{name}:***@{host}"),
-            None => format!("{user}@{host}"),
+    let (creds, after) = match rest.find('@') {
+        Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
+        None => (None, rest),
+    };
+    let creds = match creds {
+        Some(c) => match c.split_once(':') {
+            Some((user, _)) => format!("{user}:***@"),
+            None => format!("{c}@"),
         },
-        None => authority.to_string(),
+        None => String::new(),
     };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let q: Vec<String> = query
-                .split('&')
-                .map(|kv| match kv.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
-                    _ => kv.to_string(),
-                })
-                .collect();
-            format!("{path}?{}", q.join("&"))
+    let after = match after.split_once('?') {
+        Some((host_path, query)) => format!("{host_path}?{}", redact_query(query)),
+        None => after.to_string(),
+    };
+    format!("{scheme}://{creds}{after}")
+}
+
+/// A URL's query with every parameter whose decoded key is `password`
+/// masked.
+fn redact_query(query: &str) -> String {
+    query
+        .split('&')
+        .map(|kv| match kv.split_once('=') {
+            Some((k, _)) if percent_decode(k).eq_ignore_ascii_case("password") => format!("{k}=***"),
+            _ => kv.to_string(),
+        })
+        .collect::<Vec<String>>()
+        .join("&")
+}
+
+/// libpq's `key=value …` connection string with its `password=` value
+/// masked (quoted or not); any other text unchanged.
+fn redact_key_values(s: &str) -> String {
+    let lower = s.to_ascii_lowercase();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(found) = lower[i..].find("password") {
+        let key_start = i + found;
+        let mut j = key_start + "password".len();
+        // Spaces may stand around the `=`.
+        while s[j..].starts_with(' ') {
+            j += 1;
         }
-        None => tail.to_string(),
-    };
-    format!("{scheme}://{authority}{tail}")
+        let at_word = key_start == 0 || !lower.as_bytes()[key_start - 1].is_ascii_alphanumeric();
+        if !at_word || !s[j..].starts_with('=') {
+            out.push_str(&s[i..j]);
+            i = j;
+            continue;
+        }
+        j += 1;
+        while s[j..].starts_with(' ') {
+            j += 1;
+        }
+        let end = if s[j..].starts_with('\'') {
+            // A quoted value runs to the closing quote (\' escapes one).
+            let b = s.as_bytes();
+            let mut k = j + 1;
+            while k < b.len() && b[k] != b'\'' {
+                k += if b[k] == b'\\' { 2 } else { 1 };
+            }
+            (k + 1).min(s.len())
+        } else {
+            s[j..].find(char::is_whitespace).map_or(s.len(), |e| j + e)
+        };
+        out.push_str(&s[i..j]);
+        out.push_str("***");
+        i = end;
+    }
+    out.push_str(&s[i..]);
+    out
+}
+
+/// `%XX` escapes decoded (invalid ones kept as they are), as text.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The default database file: `$HWCAL_DB`, else
@@ -152,6 +231,28 @@ mod tests {
             ),
             ("postgres://u:s@[::1]:5/db", "postgres://u:***@[::1]:5/db"),
             ("not a url", "not a url"),
+            // The driver reads the password up to the first `@`, whatever
+            // comes before it.
+            ("postgres://slash:ab/secret@h/db", "postgres://slash:***@h/db"),
+            ("postgres://q:ab?secret@h/db", "postgres://q:***@h/db"),
+            ("postgres://q:a@b@h/db", "postgres://q:***@b@h/db"),
+            // A percent-encoded key is still the password.
+            (
+                "postgres://h/db?pass%77ord=secret",
+                "postgres://h/db?pass%77ord=***",
+            ),
+            (
+                "postgres://h/db?PASSWORD=secret&x=1",
+                "postgres://h/db?PASSWORD=***&x=1",
+            ),
+            ("--db=postgres://u:secret@h/db", "--db=postgres://u:***@h/db"),
+            // libpq's key=value form.
+            ("host=h password=secret dbname=x", "host=h password=*** dbname=x"),
+            (
+                "host=h password = 'se cret' dbname=x",
+                "host=h password = *** dbname=x",
+            ),
+            ("host=h mypassword=1", "host=h mypassword=1"),
         ] {
             assert_eq!(redact(url), shown, "{url}");
             assert!(!redact(url).contains("secret"));
