@@ -1147,3 +1147,35 @@ fn a_non_utf8_argument_does_not_panic() {
     let p: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(p["command"].as_str().unwrap().contains(".db info"));
 }
+
+/// A hostile profile under the input cap with a sweep of a million points
+/// is refused at once (the analysis would need gigabytes), and the
+/// refusal reads the file without building a value tree of it.
+#[test]
+fn a_million_point_sweep_is_refused_not_analysed() {
+    let e = Env::new();
+    let mut p = full_profile(1);
+    let c = p
+        .raw
+        .iter_mut()
+        .find(|c| c.id == "cache.latency")
+        .expect("the sample profile has a cache sweep");
+    c.points = (0..1_000_000)
+        .map(|i| hwcal_model::RawPoint {
+            x: 4096.0 + i as f64,
+            y: 1.0,
+            ..Default::default()
+        })
+        .collect();
+    let f = e.path("huge.json");
+    std::fs::write(&f, serde_json::to_vec(&p).unwrap()).unwrap();
+    for cmd in [vec!["analyze"], vec!["db", "import"]] {
+        e.hwcal()
+            .args(&cmd)
+            .arg(s(&f))
+            .timeout(Duration::from_secs(120))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("1000000 points, more than 10000"));
+    }
+}

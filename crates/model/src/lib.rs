@@ -183,8 +183,25 @@ pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
 /// analysis's negative miss latency) instead of refusing the file (see
 /// [`plausible::leave_out`]).
 pub fn parse_profile_unchecked(bytes: &[u8]) -> Result<Profile, String> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
-    match v.get("schema_version").map(|s| (s, s.as_u64())) {
+    // The version is read first without building the whole document (a
+    // value tree of a 60 MB file costs several times its size), then the
+    // profile itself straight from the bytes.
+    #[derive(Deserialize)]
+    struct Head {
+        // Present (null included) or absent: `null` is a wrong type to
+        // name, not a missing field.
+        #[serde(default, deserialize_with = "present")]
+        schema_version: Option<serde_json::Value>,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+        serde_json::Value::deserialize(d).map(Some)
+    }
+    let head: Option<serde_json::Value> = match serde_json::from_slice::<Head>(bytes) {
+        Ok(h) => h.schema_version,
+        Err(e) if e.classify() == serde_json::error::Category::Data => None,
+        Err(e) => return Err(format!("not valid JSON: {e}")),
+    };
+    match head.as_ref().map(|s| (s, s.as_u64())) {
         Some((_, Some(n))) if n == SCHEMA_VERSION as u64 => {}
         Some((_, Some(n))) => {
             return Err(format!(
@@ -219,7 +236,7 @@ pub fn parse_profile_unchecked(bytes: &[u8]) -> Result<Profile, String> {
         }
         None => return Err("not an hwcal profile: no schema_version".into()),
     }
-    serde_json::from_value(v).map_err(|e| format!("not an hwcal profile: {e}"))
+    serde_json::from_slice(bytes).map_err(|e| format!("not an hwcal profile: {e}"))
 }
 
 /// Noise verdict attached to a measured figure.

@@ -43,6 +43,10 @@ const NS_CURVES: [&str; 8] = [
     "mem.latency",
 ];
 
+/// The most points of a cache or TLB sweep curve, and samples of one of
+/// its points, that hwcal analyses (see [`raw`]).
+pub const MAX_SWEEP_POINTS: usize = 10_000;
+
 /// Collects what is out of bounds, each with where it is; in `fix` mode it
 /// also replaces each such figure by "not measured" (NaN, or `None`).
 struct Checker {
@@ -329,6 +333,38 @@ fn raw(c: &mut Checker, p: &mut Profile) {
         // (the line-size curves walk backwards: `cache.line.*.bwd` at -d).
         let sizes = NS_CURVES.contains(&curve.id.as_str());
         let xbounds = if sizes { (0.0, RAW_ABS) } else { ANY };
+        // The cache and TLB analyses fit segments and bootstrap over every
+        // point of a sweep: a sweep hwcal writes has a few hundred points
+        // of at most a few hundred samples, and a hostile one of a million
+        // would cost gigabytes. Such a curve is refused, not analysed.
+        let sweep = curve.id.starts_with("cache.") || curve.id.starts_with("tlb.");
+        if sweep && curve.points.len() > MAX_SWEEP_POINTS {
+            c.problems.push(format!(
+                "raw[{}] has {} points, more than {MAX_SWEEP_POINTS} (a sweep hwcal writes has a few hundred)",
+                curve.id,
+                curve.points.len()
+            ));
+            if c.fix {
+                curve.points.clear();
+            }
+            continue;
+        }
+        if let Some((i, pt)) = curve
+            .points
+            .iter_mut()
+            .enumerate()
+            .find(|(_, pt)| sweep && pt.samples.len().max(pt.mhz.len()) > MAX_SWEEP_POINTS)
+        {
+            c.problems.push(format!(
+                "raw[{}].points[{i}] has {} samples, more than {MAX_SWEEP_POINTS}",
+                curve.id,
+                pt.samples.len().max(pt.mhz.len())
+            ));
+            if c.fix {
+                pt.samples.truncate(MAX_SWEEP_POINTS);
+                pt.mhz.truncate(MAX_SWEEP_POINTS);
+            }
+        }
         for (i, pt) in curve.points.iter_mut().enumerate() {
             let at = format!("raw[{}].points[{i}]", curve.id);
             c.raw(&format!("{at}.x"), &mut pt.x, xbounds);
