@@ -1179,3 +1179,31 @@ fn a_million_point_sweep_is_refused_not_analysed() {
             .stderr(predicate::str::contains("1000000 points, more than 10000"));
     }
 }
+
+/// `db import` stores every file even when its reader stops after the
+/// first line (`| head -1`): a broken pipe must not end the import
+/// half-way.
+#[test]
+fn an_import_is_whole_when_its_reader_stops_early() {
+    let e = Env::new();
+    let files: Vec<PathBuf> = (1..=8)
+        .map(|i| e.write_profile(&format!("r{i}.json"), &full_profile(i)))
+        .collect();
+    let bin = assert_cmd::cargo::cargo_bin("hwcal");
+    let mut child = std::process::Command::new(&bin)
+        .env("HWCAL_DB", e.db())
+        .env("HOME", e.path(""))
+        .args(["db", "import"])
+        .args(&files)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before the first line (the worst case of
+    // `| head -1`): every write to stdout fails from then on.
+    drop(child.stdout.take());
+    let _ = child.wait().unwrap();
+    let out = e.hwcal().args(["db", "list", "--json"]).output().unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(8), "{rows}");
+}

@@ -88,6 +88,10 @@ pub enum DbError {
     Ambiguous(String),
     #[error("stored run {id} is not a readable profile: {reason}")]
     Corrupt { id: i64, reason: String },
+    /// A stored schema version no hwcal ever wrote (below 0): the
+    /// database is damaged or another program's, and is left alone.
+    #[error("{path}: database schema version {found} is not one hwcal ever wrote (a damaged database, or another program's); left alone")]
+    BadVersion { path: PathBuf, found: i64 },
     #[error("{path}: database schema version {found} is newer than this hwcal supports ({supported})")]
     TooNew {
         path: PathBuf,

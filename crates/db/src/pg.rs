@@ -166,6 +166,12 @@ impl Pg {
                     0
                 }
             };
+            if v < 0 {
+                return Err(DbError::BadVersion {
+                    path: self.location.clone(),
+                    found: v,
+                });
+            }
             if v > SCHEMA_VERSION {
                 return Err(DbError::TooNew {
                     path: self.location.clone(),

@@ -348,6 +348,12 @@ impl Sqlite {
                     path: self.path.clone(),
                     err,
                 })?;
+            if v < 0 {
+                return Err(DbError::BadVersion {
+                    path: self.path.clone(),
+                    found: v,
+                });
+            }
             if v > SCHEMA_VERSION {
                 return Err(DbError::TooNew {
                     path: self.path.clone(),

@@ -150,6 +150,21 @@ fn refuses_a_newer_schema() {
 }
 
 #[test]
+fn refuses_a_negative_schema_version_without_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("neg.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = -5"
+        ))
+        .unwrap();
+    let e = Db::open(&path).err().expect("must refuse");
+    assert!(matches!(e, DbError::BadVersion { found: -5, .. }), "{e}");
+    assert!(e.to_string().contains("left alone"));
+}
+
+#[test]
 fn not_a_database_is_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("junk.db");

@@ -175,6 +175,7 @@ fn check(p: &mut Profile, fix: bool) -> Vec<String> {
         problems: Vec::new(),
         fix,
     };
+    created(&mut c, p);
     clock(&mut c, p);
     caches_and_tlbs(&mut c, p);
     memory(&mut c, p);
@@ -182,6 +183,24 @@ fn check(p: &mut Profile, fix: bool) -> Vec<String> {
     io(&mut c, p);
     raw(&mut c, p);
     c.problems
+}
+
+/// The latest measuring time a profile may state: 2200-01-01 UTC. A later
+/// one (2^64 − 1 read back as −1 from a database, year 584554051223 in
+/// `db show`) is a damaged or hostile file, and would pin its run as its
+/// machine's latest in `db site` for good.
+pub const MAX_CREATED_UNIX: u64 = 7_258_118_400;
+
+fn created(c: &mut Checker, p: &mut Profile) {
+    if p.created_unix > MAX_CREATED_UNIX {
+        c.problems.push(format!(
+            "created_unix = {} is after the year 2200",
+            p.created_unix
+        ));
+        if c.fix {
+            p.created_unix = 0;
+        }
+    }
 }
 
 fn clock(c: &mut Checker, p: &mut Profile) {
@@ -427,6 +446,21 @@ mod tests {
         assert!(got[0].starts_with("clock.core_mhz = 1000000000"), "{got:?}");
         assert!(got[1].contains("latency_ns = -3"), "{got:?}");
         assert!(got[2].contains("read_bytes_per_sec"), "{got:?}");
+    }
+
+    #[test]
+    fn a_measuring_time_past_2200_is_named_and_left_out() {
+        let mut p = full_profile(1);
+        p.created_unix = u64::MAX;
+        let got = implausible(&p);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(
+            got[0].starts_with("created_unix = 18446744073709551615"),
+            "{got:?}"
+        );
+        scrub(&mut p);
+        assert_eq!(p.created_unix, 0);
+        assert!(implausible(&p).is_empty());
     }
 
     #[test]

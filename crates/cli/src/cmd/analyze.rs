@@ -32,11 +32,11 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
             "analyze",
             "implausible_replaced",
             format!(
-                "analyze: the stored figure failed the plausibility check ({what}); {}",
+                "analyze: a stored value failed the plausibility check ({what}): left out; {}",
                 if any {
-                    "re-derived from the raw curves"
+                    "the figures are re-derived from the raw curves"
                 } else {
-                    "left out (no raw data to re-derive it from)"
+                    "no raw data to re-derive figures from"
                 }
             ),
         ));

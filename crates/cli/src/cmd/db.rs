@@ -82,15 +82,21 @@ fn import(files: &[PathBuf]) -> Result<()> {
         profiles.push((file, hwcal_report::parse_profile(&bytes).map_err(bad)?));
     }
     let mut db = open_db()?;
+    // Every file is stored before a line is printed: a reader that stops
+    // early (`| head -1`, a broken pipe) must not stop the import half-way.
+    let mut lines = Vec::with_capacity(profiles.len());
     for (file, p) in profiles {
         let (id, new) = db
             .insert_new(&p, Origin::Import)
             .context("storing the imported profile")?;
         let (file, label) = (file.display(), compare::machine_label(&inert_profile(&p)));
-        match new {
-            true => crate::outln!("imported {file} as run {id} ({label})"),
-            false => crate::outln!("{file} is already stored as run {id}; not imported again"),
-        }
+        lines.push(match new {
+            true => format!("imported {file} as run {id} ({label})"),
+            false => format!("{file} is already stored as run {id}; not imported again"),
+        });
+    }
+    for line in lines {
+        crate::outln!("{line}");
     }
     Ok(())
 }
