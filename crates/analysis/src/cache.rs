@@ -992,8 +992,8 @@ fn plateaus(
         };
         bound(&mut pl[k], &edge, sw, machine, small_pages, &mut memo);
     }
-    let levels: Vec<f64> = pl.iter().map(|p| p.level).collect();
-    if !memory_like(&levels) {
+    // The one decision the analysis then reads too (`analyze_with`).
+    if !ends_in_memory(&pl, &sw.xs, machine) {
         if let Some((k, edge)) = tail_edge(sw, &pl) {
             bound(&mut pl[k], &edge, sw, machine, small_pages, &mut memo);
             pl[k].tail_to = Some(edge.to);
@@ -1024,10 +1024,7 @@ fn join_unstated(
             break;
         }
         joined.push(format!("{} at {:.0} ns", kib(xs[prev.first]), prev.level));
-        segs.pop();
-        let g = &mut segs[n - 2];
-        g.last = last.last;
-        g.level = median(&ys[g.first..=g.last]);
+        crate::segments::join_next(segs, n - 2, ys);
     }
     (!joined.is_empty()).then(|| {
         note(
@@ -1225,7 +1222,7 @@ fn spanned_cache_levels(machine: &MachineInfo, max_x: f64) -> usize {
 }
 
 /// The nominal data cache sizes, L1 to L4 (those the machine states).
-fn nominal_sizes(machine: &MachineInfo) -> Vec<f64> {
+pub(crate) fn nominal_sizes(machine: &MachineInfo) -> Vec<f64> {
     (1..=4)
         .filter_map(|l| machine.nominal_data_cache(l))
         .map(|c| c.size_bytes as f64)
@@ -2217,53 +2214,27 @@ mod tests {
 
     #[test]
     fn an_unstated_plateau_close_to_memory_is_memory_and_a_clear_one_a_level() {
-        let c = |level, size| NominalCache {
-            level,
-            cache_type: if level == 1 { "Data" } else { "Unified" }.into(),
-            size_bytes: size,
-            line_bytes: Some(64),
-            shared_cpus: vec![0],
-            source: "sysfs".into(),
-            ..Default::default()
-        };
-        let m = MachineInfo {
-            nominal_caches: vec![c(1, 48 << 10), c(2, 1 << 20), c(3, 8 << 20)],
-            ..Default::default()
-        };
+        let mut m = machine();
+        m.nominal_caches[1].size_bytes = 1 << 20;
+        m.nominal_caches[2].size_bytes = 8 << 20;
         let base = [(49152.0, 2.0), (1048576.0, 6.0), (6.0 * 1048576.0, 12.0)];
-        let max = 256.0 * 1048576.0;
-        // A Zen 3 guest's: 90 ns from 10 to 20 MiB, memory 125 ns past it.
-        let mut lv = base.to_vec();
-        lv.push((20.0 * 1048576.0, 90.0));
-        let a = analyze_curves(
-            &synthetic(&lv, 125.0, 8.0, max, 0.01),
-            None,
-            [(None, None); 2],
-            None,
-            Some(1.0),
-            &m,
-        );
-        assert_eq!(a.levels.len(), 3, "{:?}", a.levels);
-        assert!(
-            a.notes.iter().any(|n| n.code == "cache.unstated-merged"),
-            "{:?}",
-            a.notes
-        );
-        let mem = a.memory.unwrap().latency_ns;
-        assert!(close(mem, 125.0, 0.05), "{mem}");
-        // A hidden L4 at 40 ns, 3x below memory: as clear as a stated level.
-        let mut lv = base.to_vec();
-        lv.push((32.0 * 1048576.0, 40.0));
-        let a = analyze_curves(
-            &synthetic(&lv, 125.0, 8.0, max, 0.01),
-            None,
-            [(None, None); 2],
-            None,
-            Some(1.0),
-            &m,
-        );
-        assert_eq!(a.levels.len(), 4, "{:?}", a.levels);
-        assert!(!a.notes.iter().any(|n| n.code == "cache.unstated-merged"));
+        // A Zen 3 guest's: 90 ns from 10 to 20 MiB, memory 125 ns past it,
+        // is memory; a hidden L4 at 40 ns, 3x below memory, is as clear as
+        // a stated level.
+        for (extra, levels, merged) in [
+            ((20.0 * 1048576.0, 90.0), 3, true),
+            ((32.0 * 1048576.0, 40.0), 4, false),
+        ] {
+            let mut lv = base.to_vec();
+            lv.push(extra);
+            let c = synthetic(&lv, 125.0, 8.0, 256.0 * 1048576.0, 0.01);
+            let a = analyze_curves(&c, None, [(None, None); 2], None, Some(1.0), &m);
+            assert_eq!(a.levels.len(), levels, "{:?}", a.levels);
+            let note = a.notes.iter().any(|n| n.code == "cache.unstated-merged");
+            assert_eq!(note, merged, "{:?}", a.notes);
+            let mem = a.memory.unwrap().latency_ns;
+            assert!(close(mem, 125.0, 0.05), "{mem}");
+        }
     }
 
     #[test]

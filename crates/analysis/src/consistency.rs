@@ -118,14 +118,7 @@ fn last_level_bytes(p: &Profile) -> Option<f64> {
     let nominal = p
         .machine
         .as_ref()
-        .and_then(|m| {
-            m.nominal_caches
-                .iter()
-                .filter(|c| c.cache_type != "Instruction")
-                .map(|c| c.size_bytes)
-                .max()
-        })
-        .map(|b| b as f64);
+        .and_then(|m| crate::cache::nominal_sizes(m).into_iter().reduce(f64::max));
     nominal.or_else(|| {
         p.caches
             .as_ref()
@@ -221,14 +214,20 @@ fn slice_interval(slices: &[f64], centre: f64) -> Option<[f64; 2]> {
 }
 
 /// The headline from the `mem` chase, keeping what only the sweep gives
-/// (the caches' reach, the MLP table) from the figure it replaces.
-fn from_chase(p: &Profile, m: &MemResult, before: Option<&MemoryLatency>) -> MemoryLatency {
+/// (the caches' reach, the MLP table) from the figure it replaces; `model`
+/// is the TLB model's share where the chase ran on base pages.
+fn from_chase(
+    p: &Profile,
+    m: &MemResult,
+    before: Option<&MemoryLatency>,
+    model: Option<&TlbShare>,
+) -> MemoryLatency {
     let huge = m.use_hugepages;
     let no_walks = local_chase_ns(p);
     // The page walks' share: measured where the window-by-window chase
     // ran (the difference of two chases over the same lines), else the
     // model from the measured TLB levels (a lower bound).
-    let (share_ns, share_cy) = match (no_walks, TlbShare::from_profile(p).filter(|_| !huge)) {
+    let (share_ns, share_cy) = match (no_walks, model) {
         (Some(l), _) => {
             let d = (m.ns_per_op - l).max(0.0);
             let per_ns = m.clk_per_op / m.ns_per_op;
@@ -311,12 +310,12 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
         }
         return Vec::new();
     };
-    let mut head = from_chase(p, &m, before.as_ref());
+    // The TLB model (it runs the TLB analysis) once, for the figure and
+    // the note.
+    let model = TlbShare::from_profile(p).filter(|_| !m.use_hugepages);
+    let mut head = from_chase(p, &m, before.as_ref(), model.as_ref());
     head.measures = std::iter::once(measure_of(&head)).chain(sweep.clone()).collect();
-    let walks = match (
-        head.latency_no_walks_ns,
-        TlbShare::from_profile(p).filter(|_| !head.huge_pages),
-    ) {
+    let walks = match (head.latency_no_walks_ns, model) {
         (Some(l), model) => format!(
             "; of it, {:.1} ns are page walks, measured: the same buffer chased window by window ({} pages \
              the second-level TLB holds, spread over the buffer) reads {l:.1} ns{}",

@@ -260,12 +260,18 @@ pub fn merge_to(mut segs: Vec<Segment>, ys: &[f64], want: usize) -> Vec<Segment>
                 r(i).total_cmp(&r(j))
             })
             .expect("two segments or more");
-        let b = segs.remove(k + 1);
-        let a = &mut segs[k];
-        a.last = b.last;
-        a.level = median(&ys[a.first..=a.last]);
+        join_next(&mut segs, k, ys);
     }
     segs
+}
+
+/// Segment `k` and the one after it as one level, at the median of `ys`
+/// over both.
+pub fn join_next(segs: &mut Vec<Segment>, k: usize, ys: &[f64]) {
+    let b = segs.remove(k + 1);
+    let a = &mut segs[k];
+    a.last = b.last;
+    a.level = median(&ys[a.first..=a.last]);
 }
 
 /// A run of points, first and last index.

@@ -353,44 +353,31 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
             .find(|&&(lv, pg, _)| lv + 1 == l.level && pg == l.page_bytes)
             .map(|&(_, _, e)| e)
             .filter(|&e| n.entries < 2 * e && l.entries > n.entries);
-        if let Some(e) = under {
-            let what = format!(
-                "l{}-{}-nominal-disagree",
+        let what = format!(
+            "l{}-{}-nominal-disagree",
+            l.level,
+            if l.page_bytes >= 2 << 20 { "2m" } else { "4k" }
+        );
+        let text = if let Some(e) = under {
+            format!(
+                "tlb: level {} measured {} entries; {source} states {} (as the hypervisor or firmware \
+                 reports it), not even twice the {e} entries measured for the level below, which no \
+                 second-level TLB is: the stated figure is not this core's, the measured one stands",
+                l.level, l.entries, n.entries
+            )
+        } else if (r - 1.0).abs() > 0.125 {
+            format!(
+                "tlb: level {} ({} pages) measured {} entries, {source} says {} ({:+.0}%)",
                 l.level,
-                if l.page_bytes >= 2 << 20 { "2m" } else { "4k" }
-            );
-            a.notes.push(note(
-                "tlb",
-                &what,
-                format!(
-                    "tlb: level {} measured {} entries; {source} states {} (as the hypervisor or firmware \
-                     reports it), not even twice the {e} entries measured for the level below, which no \
-                     second-level TLB is: the stated figure is not this core's, the measured one stands",
-                    l.level, l.entries, n.entries
-                ),
-            ));
+                if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
+                l.entries,
+                n.entries,
+                (r - 1.0) * 100.0
+            )
+        } else {
             continue;
-        }
-        if (r - 1.0).abs() > 0.125 {
-            let what = format!(
-                "l{}-{}-nominal-disagree",
-                l.level,
-                if l.page_bytes >= 2 << 20 { "2m" } else { "4k" }
-            );
-            a.notes.push(note(
-                "tlb",
-                &what,
-                format!(
-                    "tlb: level {} ({} pages) measured {} entries, {} says {} ({:+.0}%)",
-                    l.level,
-                    if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
-                    l.entries,
-                    source,
-                    n.entries,
-                    (r - 1.0) * 100.0
-                ),
-            ));
-        }
+        };
+        a.notes.push(note("tlb", &what, text));
     }
 }
 
