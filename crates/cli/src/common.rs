@@ -20,6 +20,23 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// A line on stderr, `hwcal: ` first, with control characters shown
+/// escaped (a path or host name may hold any byte). Never panics: a closed
+/// or full stderr (`2>/dev/full`) loses the message, not the work done.
+#[macro_export]
+macro_rules! say {
+    ($($t:tt)*) => {
+        $crate::common::say_line(&format!($($t)*))
+    };
+}
+
+/// See [`say!`].
+pub fn say_line(msg: &str) {
+    use std::io::Write;
+    let line = format!("hwcal: {}\n", hwcal_report::sanitize::inert_line(msg));
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
 /// Bail out with a usage error (exit 2).
 #[macro_export]
 macro_rules! usage {
@@ -46,7 +63,7 @@ impl Progress {
     }
     pub fn say(&self, msg: &str) {
         if self.enabled {
-            eprintln!("hwcal: {msg}");
+            say_line(msg);
         }
     }
 }
@@ -101,6 +118,15 @@ pub fn command_line_of(args: impl Iterator<Item = std::ffi::OsString>) -> String
     v.join(" ")
 }
 
+/// Mask any secret in a profile's recorded command line (a profile written
+/// by an hwcal that did not mask them, or by hand): each word as
+/// [`command_line`] masks an argument.
+pub fn redact_profile(p: &mut Profile) {
+    if p.command.contains("://") || p.command.to_ascii_lowercase().contains("password") {
+        p.command = p.command.split(' ').map(redact_arg).collect::<Vec<_>>().join(" ");
+    }
+}
+
 /// One argument with any secret masked: a URL's password (however it is
 /// written, as the driver reads it) and a `password=` value.
 fn redact_arg(a: &str) -> String {
@@ -139,15 +165,30 @@ pub fn open_db() -> Result<Db> {
 }
 
 /// Open the results database only if it exists (creating nothing):
-/// commands that read. A missing database is a usage error.
+/// commands that change stored runs. A missing database is a usage error.
 pub fn open_db_existing() -> Result<Db> {
     Ok(Db::open_location(&db_location()?, hwcal_db::OpenMode::Existing)?)
 }
 
-/// [`open_db_existing`], with a missing database as `None`.
+/// Open the results database to read (creating nothing; a file hwcal may
+/// not write is opened read-only). A missing database is a usage error.
+pub fn open_db_read() -> Result<Db> {
+    Ok(Db::open_location(&db_location()?, hwcal_db::OpenMode::Read)?)
+}
+
+/// [`open_db_read`], with a missing database as `None` where none was
+/// named: the default location before the first run. A `--db` the user
+/// typed that names nothing is an error (a mistyped path must not read as
+/// an empty database).
 pub fn open_db_if_exists() -> Result<Option<Db>> {
-    match Db::open_location(&db_location()?, hwcal_db::OpenMode::Existing) {
+    match Db::open_location(&db_location()?, hwcal_db::OpenMode::Read) {
         Ok(db) => Ok(Some(db)),
+        Err(hwcal_db::DbError::Missing { path }) if matches!(DB_OVERRIDE.get(), Some(Some(_))) => {
+            crate::usage!(
+                "--db {}: no database there (check the path; `hwcal run` or `hwcal db import` creates one)",
+                path.display()
+            )
+        }
         Err(hwcal_db::DbError::Missing { .. }) => Ok(None),
         Err(e) => Err(e.into()),
     }
@@ -187,7 +228,7 @@ pub fn store(db: &mut Db, profile: &Profile) -> Result<i64> {
         db.insert(profile)
     }
     .context("storing the profile")?;
-    eprintln!("hwcal: stored as run {id} in {}", db.path().display());
+    crate::say!("stored as run {id} in {}", db.path().display());
     Ok(id)
 }
 

@@ -13,7 +13,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // Parsed with `cli::command()`: the derive's definitions plus the
     // grouped subcommand list of `--help`.
-    let matches = cli::command().get_matches();
+    let matches = match cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return clap_exit(e),
+    };
     let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cli::command()).exit());
     match cmd::dispatch(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -35,9 +38,31 @@ fn main() -> ExitCode {
                     || c.downcast_ref::<hwcal_db::DbError>()
                         .is_some_and(hwcal_db::DbError::is_usage)
             });
-            let msg = format!("{e:#}");
-            eprintln!("hwcal: error: {}", hwcal_report::sanitize::inert(&msg));
+            common::say_line(&format!("error: {e:#}"));
             ExitCode::from(if usage { 2 } else { 1 })
         }
+    }
+}
+
+/// What clap has to say instead of a command (`--help`, `--version`, a
+/// usage error), printed where clap would print it; a failed write (stdout
+/// to `/dev/full`) is a failure (exit 1), never a silent success or a panic.
+/// A reader that went away (`hwcal --help | head -1`) is not a failure.
+fn clap_exit(e: clap::Error) -> ExitCode {
+    use std::io::Write;
+    let text = e.render().to_string();
+    let written = if e.use_stderr() {
+        let mut err = std::io::stderr().lock();
+        err.write_all(text.as_bytes()).and_then(|()| err.flush())
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|()| out.flush())
+    };
+    match written {
+        Err(w) if w.kind() != std::io::ErrorKind::BrokenPipe => {
+            common::say_line(&format!("error: writing the help text: {w}"));
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::from(e.exit_code() as u8),
     }
 }

@@ -6,9 +6,10 @@
 use crate::cli::PlotArgs;
 use anyhow::{Context, Result};
 use hwcal_model::Profile;
+use hwcal_report::atomic::{self, Protected};
 use hwcal_report::{Exporter, GnuplotExporter, JsonExporter, SvgExporter, TextExporter};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `println!` that returns an error instead of panicking when stdout is
 /// closed (`hwcal db list | head`): the error goes up to `main`, which
@@ -28,16 +29,54 @@ macro_rules! out {
     };
 }
 
-/// Write bytes to a file, or stdout for "-". Refuses nothing; the caller
-/// asked for this path explicitly.
+/// Files no output may replace, kept for the whole command: the profiles it
+/// read ([`protect_input`]); the results database is added when asked.
+static INPUTS: std::sync::Mutex<Option<Protected>> = std::sync::Mutex::new(None);
+
+/// Record a file the command reads (a profile), so no output of the same
+/// command replaces it, by any name (a hard link, `--gnuplot` prefix).
+pub fn protect_input(path: &Path) {
+    if let Ok(mut g) = INPUTS.lock() {
+        g.get_or_insert_with(Protected::default)
+            .add(path, "an input of this command");
+    }
+}
+
+/// What outputs must not replace: the command's inputs and the results
+/// database (an SQLite file; a URL names no file).
+pub fn protected() -> Protected {
+    let mut p = INPUTS.lock().ok().and_then(|g| g.clone()).unwrap_or_default();
+    if let Ok(db) = crate::common::db_path() {
+        p.add(&db, "the results database");
+    }
+    p
+}
+
+/// A refused or failed write as the binary reports it: a destination the
+/// user can change is a usage error (exit 2), a file system failure exit 1.
+fn write_error(e: atomic::WriteError) -> anyhow::Error {
+    if e.is_usage() {
+        anyhow::Error::new(crate::common::UsageError(e.to_string()))
+    } else {
+        anyhow::Error::new(e)
+    }
+}
+
+/// Write bytes to a file, or stdout for "-". A file is replaced whole
+/// (`hwcal_report::atomic`): a full disk leaves the earlier file as it was;
+/// a symbolic link, the database or an input is refused.
 pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
     if dest == "-" {
         let mut out = std::io::stdout().lock();
         out.write_all(bytes).context("writing to stdout")?;
-        out.flush().ok();
-        return Ok(());
+        return out.flush().context("writing to stdout");
     }
-    std::fs::write(dest, bytes).with_context(|| format!("writing {dest}"))
+    write_file(Path::new(dest), bytes)
+}
+
+/// [`write_output`] to a file.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    atomic::write(path, bytes, &protected()).map_err(write_error)
 }
 
 /// The profile as hwcal writes and stores it: every figure that fails the
@@ -98,12 +137,14 @@ pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
             if p.is_dir() {
                 crate::usage!("{flag} {d}: is a directory");
             }
-            // Never write an output over the results database.
+            // Never write an output over the results database or an input,
+            // whatever the name, nor through a symbolic link.
             if let Ok(db) = crate::common::db_path() {
                 if out_key(d) == out_key(&db.to_string_lossy()) {
                     crate::usage!("{flag} {d}: is the results database; choose another file");
                 }
             }
+            atomic::check(p, &protected()).map_err(|e| write_error(e).context(flag.to_string()))?;
         }
     }
     Ok(())
@@ -238,18 +279,18 @@ impl Outputs {
             match dest {
                 Dest::Stdout => files.iter().try_for_each(|f| write_text(&f.bytes))?,
                 Dest::File { path, .. } => files.iter().try_for_each(|f| write_output(path, &f.bytes))?,
-                Dest::Prefix { .. } => files.iter().try_for_each(|f| write_output(&f.name, &f.bytes))?,
+                Dest::Prefix { .. } => files
+                    .iter()
+                    .try_for_each(|f| write_file(Path::new(&f.name), &f.bytes))?,
                 Dest::Dir { path, .. } => {
                     // Like every other output: DIR itself is created, never
                     // a whole tree (`check` made sure its parent exists).
                     if !path.is_dir() {
                         std::fs::create_dir(path).with_context(|| format!("creating {}", path.display()))?;
                     }
-                    for f in &files {
-                        let file = path.join(&f.name);
-                        std::fs::write(&file, &f.bytes)
-                            .with_context(|| format!("writing {}", file.display()))?;
-                    }
+                    files
+                        .iter()
+                        .try_for_each(|f| write_file(&path.join(&f.name), &f.bytes))?;
                 }
             }
         }

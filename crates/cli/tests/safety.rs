@@ -484,8 +484,15 @@ fn read_only_commands_create_nothing() {
                 .stderr(predicate::str::contains("no run"));
         }
     }
+    // A --db that names nothing is a mistyped path, not an empty database;
+    // the default location before the first run is simply empty.
     e.hwcal()
         .args(["--db", s(&missing), "db", "list"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no database there"));
+    e.hwcal()
+        .args(["db", "list"])
         .assert()
         .success()
         .stdout(predicate::str::contains("no runs stored yet"));
@@ -809,10 +816,24 @@ fn permission_problems_are_named() {
     perm(&f, 0o644);
     e.hwcal().args(["db", "import", s(&f)]).assert().success();
     perm(&e.path("data"), 0o755);
+    // A database the user may read but not write (a team's shared file,
+    // in a directory they may not write either) is read, read-only.
+    perm(&e.db(), 0o444);
+    for args in [
+        vec!["db", "list"],
+        vec!["db", "show", "1"],
+        vec!["db", "export", "--csv"],
+    ] {
+        let out = as_user(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     for (mode, args) in [
         (0o000, vec!["db", "list"]),
         (0o000, vec!["db", "show", "1"]),
-        (0o444, vec!["db", "list"]),
         (0o444, vec!["db", "import", s(&f)]),
     ] {
         perm(&e.db(), mode);

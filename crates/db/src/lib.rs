@@ -44,9 +44,20 @@ pub enum OpenMode {
     /// Create the database (the file and its directory, or the tables in a
     /// PostgreSQL database) if there is none: commands that store something.
     Create,
-    /// Open only an existing database, creating nothing: commands that read
-    /// (a missing one is [`DbError::Missing`]).
+    /// Open only an existing database, creating nothing (a missing one is
+    /// [`DbError::Missing`]): commands that change stored runs (`db rm`).
     Existing,
+    /// [`OpenMode::Existing`] for commands that only read: an SQLite file
+    /// hwcal may not write (a team's shared file, a read-only mount) is
+    /// opened read-only instead of refused.
+    Read,
+}
+
+impl OpenMode {
+    /// Whether a missing database is created.
+    pub fn creates(self) -> bool {
+        self == OpenMode::Create
+    }
 }
 
 /// Errors from the database.
@@ -92,6 +103,16 @@ pub enum DbError {
     /// database is damaged or another program's, and is left alone.
     #[error("{path}: database schema version {found} is not one hwcal ever wrote (a damaged database, or another program's); left alone")]
     BadVersion { path: PathBuf, found: i64 },
+    /// The file is on a read-only file system and the command stores.
+    #[error("{path}: on a read-only file system (hwcal needs to write there to store runs)")]
+    ReadOnly { path: PathBuf },
+    /// SQLite finds the file damaged: nothing is written into it.
+    #[error("{path}: the database file is damaged ({why}); nothing was written to it (restore a copy, or give another --db)")]
+    Malformed { path: PathBuf, why: String },
+    /// A read-only database whose schema is older than this hwcal reads:
+    /// upgrading it needs write access.
+    #[error("{path}: database schema version {found} must be upgraded to {SCHEMA_VERSION} before this hwcal reads it, and hwcal may not write the file (run one hwcal command that stores with write access)")]
+    NeedsUpgrade { path: PathBuf, found: i64 },
     #[error("{path}: database schema version {found} is newer than this hwcal supports ({supported})")]
     TooNew {
         path: PathBuf,
@@ -535,7 +556,7 @@ pub fn push(from: &Location, to: &Location) -> Result<PushReport, DbError> {
             to.display()
         )));
     }
-    let src = Db::open_location(from, OpenMode::Existing)?;
+    let src = Db::open_location(from, OpenMode::Read)?;
     src.push_to(&mut Db::open_location(to, OpenMode::Create)?)
 }
 
@@ -593,9 +614,11 @@ impl std::str::FromStr for Selector {
             return Ok(Selector::Host(h.to_string()));
         }
         if let Some(m) = s.strip_prefix("machine:") {
-            if m.is_empty() || !m.chars().all(|c| c.is_ascii_hexdigit()) {
+            // A machine id is a SHA-256 (64 hex digits); a longer prefix
+            // matches nothing and would only make the pattern expensive.
+            if m.is_empty() || m.len() > 64 || !m.chars().all(|c| c.is_ascii_hexdigit()) {
                 return Err(format!(
-                    "'{s}': a machine id prefix is hex digits (see the machine column of `hwcal db list`)"
+                    "'{s}': a machine id prefix is 1 to 64 hex digits (see the machine column of `hwcal db list`)"
                 ));
             }
             return Ok(Selector::Machine(m.to_ascii_lowercase()));

@@ -116,7 +116,7 @@ impl Pg {
                 why: "its table `profiles` was not created by hwcal (no `hwcal_schema` table)".into(),
             });
         }
-        if mode == OpenMode::Existing && !has("hwcal_schema") {
+        if !mode.creates() && !has("hwcal_schema") {
             return Err(DbError::Missing { path: pg.location });
         }
         pg.migrate()?;

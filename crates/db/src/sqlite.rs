@@ -25,9 +25,47 @@ const OUR_TABLES: [&str; 2] = ["profiles", "sqlite_sequence"];
 /// How long a writer waits for another hwcal holding the database.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The text of an SQLite error without the code SQLite repeats.
+/// `path` for an SQLite `file:` URI: the characters URIs give a meaning
+/// (`%`, `?`, `#`) and every byte past ASCII percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'%' | b'?' | b'#' | 0x80.. => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(b as char),
+        }
+    }
+    out
+}
+
+/// The first line of a message, at most 200 characters: SQLite quotes
+/// whole statements in some errors (a `CREATE TABLE` over a dozen lines),
+/// and an error is one line.
+fn first_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("").trim();
+    match line.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+/// The text of an SQLite error without the code SQLite repeats, on one line.
 pub(crate) fn message(e: &rusqlite::Error) -> String {
+    first_line(&message_full(e))
+}
+
+fn message_full(e: &rusqlite::Error) -> String {
     match e {
+        // "disk I/O error" and "database or disk is full" say what, not why.
+        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull => {
+            "the disk is full (nothing was stored)".to_string()
+        }
+        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ReadOnly => {
+            "the database may not be written (a read-only file or file system)".to_string()
+        }
+        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseCorrupt => {
+            "the database file is damaged (SQLite reports it malformed)".to_string()
+        }
         rusqlite::Error::SqliteFailure(f, Some(msg)) => {
             if msg.is_empty() {
                 f.to_string()
@@ -105,13 +143,13 @@ impl Sqlite {
         }
         loop {
             match std::fs::symlink_metadata(&path) {
-                Ok(_) => return Sqlite::open_existing(&path),
+                Ok(_) => return Sqlite::open_existing(&path, mode),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    if mode == OpenMode::Existing {
+                    if !mode.creates() {
                         return Err(DbError::Missing { path });
                     }
                     if Sqlite::create_new(&path)? {
-                        return Sqlite::open_existing(&path);
+                        return Sqlite::open_existing(&path, mode);
                     }
                     // Another process created it first: open theirs.
                 }
@@ -200,8 +238,9 @@ impl Sqlite {
         }
     }
 
-    /// Open an existing file if, and only if, it is an hwcal database.
-    fn open_existing(path: &Path) -> Result<Sqlite, DbError> {
+    /// Open an existing file if, and only if, it is an hwcal database. In
+    /// [`OpenMode::Read`] a file hwcal may not write is opened read-only.
+    fn open_existing(path: &Path, mode: OpenMode) -> Result<Sqlite, DbError> {
         let p = path.to_path_buf();
         // A file we may not read is a permission problem; anything else
         // that fails to read it, unreadable (for the metadata and the header).
@@ -251,6 +290,14 @@ impl Sqlite {
         // a file it may read but not write is named as such, not left to
         // SQLite's "attempt to write a readonly database".
         if let Err(e) = std::fs::OpenOptions::new().read(true).write(true).open(path) {
+            let read_only = e.kind() == std::io::ErrorKind::PermissionDenied
+                || e.kind() == std::io::ErrorKind::ReadOnlyFilesystem;
+            if read_only && mode == OpenMode::Read {
+                return Sqlite::open_read_only(path);
+            }
+            if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem {
+                return Err(DbError::ReadOnly { path: p });
+            }
             if e.kind() == std::io::ErrorKind::PermissionDenied {
                 return Err(DbError::PermissionDenied { path: p, write: true });
             }
@@ -294,13 +341,84 @@ impl Sqlite {
                 return Err(DbError::NotOurs { path: db.path, why });
             }
         }
-        db.setup()?;
+        db.check_intact()?;
+        if let Err(e) = db.setup() {
+            // A reader needs none of what setting up writes (the WAL
+            // switch, a migration): a full disk or a directory where the
+            // WAL index cannot be made still lets it read.
+            return match mode {
+                OpenMode::Read => Sqlite::open_read_only(path).map_err(|_| e),
+                _ => Err(e),
+            };
+        }
         if app_id != APPLICATION_ID {
             db.conn
                 .execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
                 .map_err(db.err())?;
         }
         Ok(db)
+    }
+
+    /// Open `path`, already known to be an hwcal database header-wise,
+    /// without writing anything: no WAL switch, no migration, no application
+    /// id. A WAL file normally needs its `-shm` index written even to read;
+    /// where that cannot be (a read-only mount, a directory hwcal may not
+    /// write), the file is opened as immutable, which is right for a file
+    /// nobody can be writing on a read-only mount.
+    fn open_read_only(path: &Path) -> Result<Sqlite, DbError> {
+        let p = path.to_path_buf();
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let probe = |conn: &Connection| conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0));
+        let conn = match Connection::open_with_flags(path, flags) {
+            Ok(c) if probe(&c).is_ok() => c,
+            _ => {
+                let uri = format!("file:{}?immutable=1", uri_path(path));
+                Connection::open_with_flags(&uri, flags | rusqlite::OpenFlags::SQLITE_OPEN_URI)
+                    .map_err(|err| DbError::Sqlite { path: p.clone(), err })?
+            }
+        };
+        let db = Sqlite { conn, path: p };
+        db.conn.busy_timeout(BUSY_TIMEOUT).map_err(db.err())?;
+        let v = db.version()?;
+        if v < 0 {
+            return Err(DbError::BadVersion {
+                path: db.path,
+                found: v,
+            });
+        }
+        if v > SCHEMA_VERSION {
+            return Err(DbError::TooNew {
+                path: db.path,
+                found: v,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        if v < SCHEMA_VERSION {
+            return Err(DbError::NeedsUpgrade {
+                path: db.path,
+                found: v,
+            });
+        }
+        Ok(db)
+    }
+
+    /// Refuse to write into a file SQLite finds damaged: an insert into a
+    /// malformed b-tree can succeed and lose the row, or damage more. The
+    /// quick check reads every page once (milliseconds for a database of
+    /// hundreds of runs), which every command that stores pays once.
+    fn check_intact(&self) -> Result<(), DbError> {
+        let malformed = |why: String| DbError::Malformed {
+            path: self.path.clone(),
+            why,
+        };
+        match self
+            .conn
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0))
+        {
+            Ok(v) if v == "ok" => Ok(()),
+            Ok(v) => Err(malformed(first_line(&v))),
+            Err(e) => Err(malformed(first_line(&message(&e)))),
+        }
     }
 
     fn err(&self) -> impl Fn(rusqlite::Error) -> DbError + '_ {

@@ -236,7 +236,81 @@ pub fn parse_profile_unchecked(bytes: &[u8]) -> Result<Profile, String> {
         }
         None => return Err("not an hwcal profile: no schema_version".into()),
     }
-    serde_json::from_slice(bytes).map_err(|e| format!("not an hwcal profile: {e}"))
+    // serde refuses a repeated field of a struct, but a map (the raw
+    // curves by name) would silently keep the last of two equal keys: a
+    // file that says one thing twice is refused, whichever it is.
+    serde_json::from_slice::<unique_keys::UniqueKeys>(bytes)
+        .map_err(|e| format!("not an hwcal profile: {e}"))?;
+    let p: Profile = serde_json::from_slice(bytes).map_err(|e| format!("not an hwcal profile: {e}"))?;
+    if p.tool != "hwcal" {
+        let shown: String = p.tool.chars().take(40).flat_map(char::escape_default).collect();
+        return Err(format!(
+            "not an hwcal profile: its tool is \"{shown}\", not \"hwcal\""
+        ));
+    }
+    Ok(p)
+}
+
+/// A pass over a JSON document that fails on an object with the same key
+/// twice, at any depth, holding only the keys of the objects being read
+/// (no value tree).
+mod unique_keys {
+    use serde::de::{Deserialize, Deserializer, Error, MapAccess, SeqAccess, Visitor};
+    use std::collections::HashSet;
+
+    pub struct UniqueKeys;
+
+    impl<'de> Deserialize<'de> for UniqueKeys {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(UniqueKeys)
+        }
+    }
+
+    impl<'de> Visitor<'de> for UniqueKeys {
+        type Value = UniqueKeys;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+            Ok(UniqueKeys)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+            Ok(UniqueKeys)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+            Ok(UniqueKeys)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+            Ok(UniqueKeys)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+            Ok(UniqueKeys)
+        }
+        fn visit_unit<E>(self) -> Result<Self, E> {
+            Ok(UniqueKeys)
+        }
+        fn visit_none<E>(self) -> Result<Self, E> {
+            Ok(UniqueKeys)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+            while seq.next_element::<UniqueKeys>()?.is_some() {}
+            Ok(UniqueKeys)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+            let mut seen = HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if seen.contains(&key) {
+                    let shown: String = key.chars().take(40).flat_map(char::escape_default).collect();
+                    return Err(A::Error::custom(format_args!(
+                        "the key \"{shown}\" appears twice in one object (which was meant?)"
+                    )));
+                }
+                seen.insert(key);
+                map.next_value::<UniqueKeys>()?;
+            }
+            Ok(UniqueKeys)
+        }
+    }
 }
 
 /// Noise verdict attached to a measured figure.
@@ -1268,6 +1342,27 @@ mod tests {
         assert!(!s.contains("\"caches\""));
         let back: Profile = serde_json::from_str(&s).unwrap();
         assert_eq!(back, p);
+    }
+
+    #[test]
+    fn a_repeated_key_at_any_depth_and_another_tool_are_refused() {
+        let p = Profile::new("hwcal clock", 1);
+        let good = serde_json::to_string(&p).unwrap();
+        assert!(parse_profile_unchecked(good.as_bytes()).is_ok());
+        // A key repeated deep inside (a nested object), not only at the top.
+        let v = serde_json::json!({"a": [1, {"b": 2}]}).to_string();
+        let nested = v.replace("{\"b\":2}", "{\"b\":2,\"b\":3}");
+        let deep = good.replacen('{', &format!("{{\"extra\":{nested},"), 1);
+        let e = parse_profile_unchecked(deep.as_bytes()).unwrap_err();
+        assert!(e.contains("\"b\" appears twice"), "{e}");
+        let top = good.replacen('{', "{\"command\":\"x\",", 1);
+        assert!(parse_profile_unchecked(top.as_bytes())
+            .unwrap_err()
+            .contains("twice"));
+        let other = good.replace("\"tool\":\"hwcal\"", "\"tool\":\"nothwcal\"");
+        assert_ne!(other, good);
+        let e = parse_profile_unchecked(other.as_bytes()).unwrap_err();
+        assert!(e.contains("\"nothwcal\""), "{e}");
     }
 
     #[test]

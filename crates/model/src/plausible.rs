@@ -181,8 +181,39 @@ fn check(p: &mut Profile, fix: bool) -> Vec<String> {
     memory(&mut c, p);
     context_switch(&mut c, p);
     io(&mut c, p);
+    figures(&mut c, p);
     raw(&mut c, p);
     c.problems
+}
+
+/// Named figures (`figures[]`), each held to the bounds of its unit, as
+/// the typed sections are: 1e308 ns or a negative size is no measurement.
+fn figures(c: &mut Checker, p: &mut Profile) {
+    use crate::FigureUnit as U;
+    for f in &mut p.figures {
+        let bounds = match f.unit {
+            U::Ns => NS,
+            U::Us => US,
+            U::Cycles => CYCLES,
+            U::Mhz => MHZ,
+            U::Bytes => (0.0, BYTES as f64),
+            U::BytesPerSec => BPS,
+            U::Iops => IOPS,
+            U::Count => (0.0, RAW_ABS),
+            // A speed-up or a ratio: positive, and no machine is a
+            // million times another.
+            U::Factor => (0.0, 1e6),
+        };
+        let what = format!("figures[{}].value", f.id);
+        if f.value.is_some_and(|v| !v.is_finite()) {
+            c.problems.push(format!("{what} is not a finite number"));
+            if c.fix {
+                f.value = None;
+            }
+            continue;
+        }
+        c.opt(&what, &mut f.value, bounds);
+    }
 }
 
 /// The latest measuring time a profile may state: 2200-01-01 UTC. A later
@@ -433,6 +464,29 @@ mod tests {
             );
         }
         assert!(implausible(&Profile::new("hwcal info", 0)).is_empty());
+    }
+
+    #[test]
+    fn named_figures_are_held_to_their_units_bounds() {
+        use crate::{Direction, Figure, FigureUnit};
+        let mut p = crate::sample::full_profile(0);
+        let fig = |what: &str, v: f64, u: FigureUnit| Figure::new("x", what, what, v, u, Direction::Lower);
+        p.figures = vec![
+            fig("huge", 1e308, FigureUnit::Ns),
+            fig("negbytes", -4096.0, FigureUnit::Bytes),
+            fig("fine", 12.5, FigureUnit::Ns),
+            fig("ratio", 1.07, FigureUnit::Factor),
+        ];
+        let bad = implausible(&p);
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert!(
+            bad[0].contains("figures[x.huge]") && bad[1].contains("figures[x.negbytes]"),
+            "{bad:?}"
+        );
+        scrub(&mut p);
+        assert_eq!(p.figures[0].value, None);
+        assert_eq!(p.figures[1].value, None);
+        assert_eq!(p.figures[2].value, Some(12.5));
     }
 
     #[test]

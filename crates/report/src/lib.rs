@@ -5,6 +5,7 @@
 
 use hwcal_model::Profile;
 
+pub mod atomic;
 pub mod calibrator;
 pub mod compare;
 pub mod html;

@@ -96,12 +96,18 @@ pub fn cells(r: &Run) -> Vec<String> {
 }
 
 /// An RFC 4180 field: quoted (quotes doubled) where it holds a comma, a
-/// quote or a line break.
+/// quote or a line break. A text cell a spreadsheet would take for a
+/// formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return:
+/// a host name or command line anyone can set) gets a leading `'`, as
+/// OWASP's CSV-injection advice says; a number, negative ones included, is
+/// left as it is.
 fn csv_field(s: &str) -> String {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']) && s.parse::<f64>().is_err();
+    let s = if formula { format!("'{s}") } else { s.to_string() };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 
@@ -116,11 +122,26 @@ pub fn csv(runs: &[Run]) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// A Markdown table cell: pipes escaped, line breaks as spaces.
+/// A Markdown table cell: pipes escaped, line breaks as spaces, and the
+/// characters that start HTML, an entity, a link, emphasis or code shown
+/// as themselves (`&lt;`, a backslash escape): a host name or command line
+/// must not inject markup into a page that renders the table.
 fn md_cell(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            '\\' | '|' | '`' | '*' | '_' | '[' | ']' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The runs as a Markdown (GitHub) table; numbers right-aligned (a column
@@ -196,6 +217,37 @@ mod tests {
             b_row[COLUMNS.iter().position(|c| *c == "read_bw_gbs").unwrap()],
             ""
         );
+    }
+
+    #[test]
+    fn cells_a_spreadsheet_would_run_are_neutralised() {
+        for (cell, want) in [
+            ("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""),
+            ("+1+cmd", "'+1+cmd"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("-0.42", "-0.42"),
+            ("+5", "+5"),
+            ("vm-1", "vm-1"),
+            ("", ""),
+        ] {
+            assert_eq!(csv_field(cell), want, "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn markdown_cells_carry_no_markup() {
+        let cell = md_cell("<img src=x onerror=alert(1)> [a](javascript:x) *b* `c` &amp; a|b\nnext");
+        assert!(
+            !cell.contains('<') && !cell.contains('>') && !cell.contains('\n'),
+            "{cell}"
+        );
+        assert!(
+            cell.contains("&lt;img") && cell.contains("\\[a\\]") && cell.contains("\\*b\\*"),
+            "{cell}"
+        );
+        assert!(cell.contains("&amp;amp;") && cell.contains("a\\|b"), "{cell}");
     }
 
     #[test]

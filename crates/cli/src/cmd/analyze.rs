@@ -7,6 +7,9 @@ use crate::output::{check_dest, emit};
 use anyhow::Result;
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
+    // No output (--json, --gnuplot's files, --plot's) replaces the profile
+    // read, by any name: its raw curves may be the only copy.
+    crate::output::protect_input(&a.file);
     check_dest(a.json.as_deref())?;
     crate::output::Outputs::plots(&a.plots).check()?;
     let bytes = hwcal_report::read_profile_file(&a.file)
@@ -18,6 +21,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     // from the raw curves below, with a note, instead of refusing the file.
     // Raw data that fails it is refused as before: the analysis would
     // derive its figures from it.
+    crate::common::redact_profile(&mut p);
     let bad = hwcal_model::plausible::implausible(&p);
     if let Some(raw) = bad.iter().find(|b| b.starts_with("raw")) {
         return Err(anyhow::Error::new(UsageError(format!(

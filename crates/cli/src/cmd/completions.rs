@@ -98,7 +98,7 @@ fn write_pages(cmd: clap::Command, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     let path = dir.join(clap_mangen::Man::new(cmd.clone()).get_filename());
     let page = render(cmd.clone()).context("rendering a man page")?;
-    std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+    crate::output::write_file(&path, &page)?;
     written.push(path);
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         written.extend(write_pages(sub.clone(), dir)?);

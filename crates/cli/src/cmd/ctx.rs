@@ -130,7 +130,7 @@ pub fn run(a: CtxArgs) -> Result<()> {
     p.harness = Some(harness_info(plan.placement.cpu_of(0)));
     p.notes.extend(hwcal_analysis::ctx::notes(&cs));
     for n in &p.notes {
-        eprintln!("hwcal: note: {n}");
+        crate::say!("note: {n}");
     }
     p.context_switch = Some(cs);
     p.raw = raw;

@@ -4,7 +4,7 @@
 //! runs to a shared PostgreSQL database.
 
 use crate::cli::{DbArgs, DbCommand};
-use crate::common::{db_location, open_db, open_db_existing, open_db_if_exists, UsageError};
+use crate::common::{db_location, open_db, open_db_existing, open_db_if_exists, open_db_read, UsageError};
 use crate::output::{check_dest, write_output};
 use anyhow::{Context, Result};
 use hwcal_db::{Db, DbError, Origin};
@@ -79,7 +79,10 @@ fn import(files: &[PathBuf]) -> Result<()> {
     for file in files {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{}: {e}", file.display())));
         let bytes = hwcal_report::read_profile_file(file).map_err(bad)?;
-        profiles.push((file, hwcal_report::parse_profile(&bytes).map_err(bad)?));
+        let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        // A password in the recorded command line is not stored.
+        crate::common::redact_profile(&mut p);
+        profiles.push((file, p));
     }
     let mut db = open_db()?;
     // Every file is stored before a line is printed: a reader that stops
@@ -106,10 +109,10 @@ fn import(files: &[PathBuf]) -> Result<()> {
 fn table(sel: &[String], csv: bool) -> Result<()> {
     // No database: an empty table, unless runs were named.
     let db = match open_db_if_exists()? {
-        None if !sel.is_empty() => Some(open_db_existing()?),
+        None if !sel.is_empty() => Some(open_db_read()?),
         db => db,
     };
-    let mut rows = Vec::new();
+    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
     if let Some(db) = &db {
         let ids: Vec<i64> = match sel {
             [] => db.list()?.iter().map(|s| s.id).collect(),
@@ -117,11 +120,27 @@ fn table(sel: &[String], csv: bool) -> Result<()> {
         };
         for id in ids {
             let origin = db.summary(id).map_err(not_found)?.origin;
-            let profile = inert_profile(&get(db, id)?).into_owned();
-            rows.push(runs::Run { id, origin, profile });
+            match get(db, id) {
+                Ok(p) => rows.push(runs::Run {
+                    id,
+                    origin,
+                    profile: inert_profile(&p).into_owned(),
+                }),
+                // One damaged row does not keep the others out of the
+                // table; it is named, and the exit status says so.
+                Err(e) if sel.is_empty() => unreadable.push((id, format!("{e:#}"))),
+                Err(e) => return Err(e),
+            }
         }
     }
-    write_output("-", &(if csv { runs::csv } else { runs::markdown })(&rows))
+    write_output("-", &(if csv { runs::csv } else { runs::markdown })(&rows))?;
+    for (id, why) in &unreadable {
+        crate::say!("warning: run {id} left out: {why}");
+    }
+    match unreadable.len() {
+        0 => Ok(()),
+        n => anyhow::bail!("{n} stored run(s) are not readable profiles and were left out"),
+    }
 }
 
 /// `db push --to URL`: copy this database's runs (read only) to another;
@@ -130,7 +149,7 @@ fn push(to: &Path) -> Result<()> {
     let (from, to) = (db_location()?, hwcal_db::Location::of_path(to)?);
     let r = hwcal_db::push(&from, &to)?;
     for (id, why) in &r.unreadable {
-        eprintln!("hwcal: run {id} not pushed: {}", inert_line(why));
+        crate::say!("run {id} not pushed: {}", inert_line(why));
     }
     crate::outln!("pushed {} to {}: {r}", from.display(), to.display());
     match r.unreadable.len() {
@@ -172,8 +191,12 @@ fn not_found(e: DbError) -> anyhow::Error {
     }
 }
 
+/// A stored run. Its recorded command line is masked again on the way out:
+/// runs stored before hwcal masked passwords may hold one.
 pub fn get(db: &Db, id: i64) -> Result<Profile> {
-    db.get(id).map_err(not_found)
+    let mut p = db.get(id).map_err(not_found)?;
+    crate::common::redact_profile(&mut p);
+    Ok(p)
 }
 
 /// A run as typed: an id, `latest`, `host:NAME` (that host's latest run;
@@ -185,7 +208,7 @@ pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
 
 /// Open the database and resolve an id in it.
 fn open_with(id: &str) -> Result<(Db, i64)> {
-    let db = open_db_existing()?;
+    let db = open_db_read()?;
     let id = parse_id(&db, id)?;
     Ok((db, id))
 }

@@ -3,7 +3,7 @@
 
 use crate::cli::ReportArgs;
 use crate::cmd::db::{get, parse_id, run_label};
-use crate::common::{open_db_existing, UsageError};
+use crate::common::{open_db_read, UsageError};
 use crate::output::{check_out, write_output};
 use anyhow::Result;
 use hwcal_db::Db;
@@ -11,11 +11,12 @@ use hwcal_model::Profile;
 use hwcal_report::html::{compare_report, report};
 
 pub fn run(a: ReportArgs) -> Result<()> {
-    check_out("--html", Some(&a.html))?;
-    // The report must not overwrite a profile it reads.
     for s in a.ids.iter().filter(|s| std::path::Path::new(s).is_file()) {
-        crate::output::check_outputs(&[("--html", Some(&a.html)), ("profile", Some(s))])?;
+        crate::output::protect_input(std::path::Path::new(s));
     }
+    // The report must not overwrite a profile it reads (protected above,
+    // by identity: a hard link or another spelling is caught too).
+    check_out("--html", Some(&a.html))?;
     let mut db: Option<Db> = None;
     let mut runs: Vec<(String, Profile)> = Vec::new();
     let ids = if a.ids.is_empty() {
@@ -33,7 +34,7 @@ pub fn run(a: ReportArgs) -> Result<()> {
     };
     write_output(&a.html, html.as_bytes())?;
     if a.html != "-" {
-        eprintln!("hwcal: wrote {}", a.html);
+        crate::say!("wrote {}", a.html);
     }
     Ok(())
 }
@@ -45,7 +46,8 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
     if !is_id && std::path::Path::new(s).is_file() {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{s}: {e}")));
         let bytes = hwcal_report::read_profile_file(std::path::Path::new(s)).map_err(bad)?;
-        let p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
+        crate::common::redact_profile(&mut p);
         let p = hwcal_report::sanitize::inert_profile(&p).into_owned();
         return Ok((format!("{s} ({})", hwcal_report::compare::machine_label(&p)), p));
     }
@@ -55,7 +57,7 @@ fn resolve(db: &mut Option<Db>, s: &str) -> Result<(String, Profile)> {
         );
     }
     if db.is_none() {
-        *db = Some(open_db_existing()?);
+        *db = Some(open_db_read()?);
     }
     let db = db.as_ref().expect("opened above");
     let id = parse_id(db, s)?;

@@ -139,6 +139,7 @@ fn profiles(a: &ValidateArgs) -> Result<()> {
     }
     let mut ps = Vec::new();
     for f in &a.files {
+        crate::output::protect_input(f);
         let bad = |e: String| anyhow::Error::new(crate::common::UsageError(format!("{}: {e}", f.display())));
         let bytes = hwcal_report::read_profile_file(f).map_err(bad)?;
         let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;

@@ -8,6 +8,7 @@
 //! whole.
 
 use super::{is_site_file, marker, parse_marker, stale, RunFacts, Site, MARKER};
+use crate::atomic::{self, Protected};
 use crate::NamedFile;
 use hwcal_model::Profile;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,8 @@ pub enum PublishError {
     /// The directory cannot take a site (the user's to fix; nothing written).
     #[error("{0}")]
     Refused(String),
+    #[error("{0}")]
+    Write(#[from] atomic::WriteError),
     #[error("{what} {}: {source}", path.display())]
     Io {
         what: &'static str,
@@ -35,6 +38,9 @@ pub struct Published {
     pub machines: usize,
     pub runs: usize,
     pub index: PathBuf,
+    /// Stored runs left out because they could not be read (id, why): one
+    /// damaged row does not keep the others off the site.
+    pub skipped: Vec<(i64, String)>,
 }
 
 impl std::fmt::Display for Published {
@@ -48,7 +54,18 @@ impl std::fmt::Display for Published {
             self.runs,
             s(self.runs),
             self.index.display()
-        )
+        )?;
+        if !self.skipped.is_empty() {
+            let ids: Vec<String> = self.skipped.iter().map(|(id, _)| id.to_string()).collect();
+            write!(
+                f,
+                " ({} unreadable run{} left out: {})",
+                ids.len(),
+                s(ids.len()),
+                ids.join(", ")
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -64,6 +81,23 @@ pub fn check_dir(dir: &Path) -> Result<Vec<String>, PublishError> {
     }
     if !dir.is_dir() {
         return refuse("not a directory");
+    }
+    // The site's own subdirectories must be directories, not links: a
+    // `runs` link would make the build write into, and remove stale pages
+    // from, a directory hwcal never created.
+    for sub in ["machines", "runs"] {
+        if let Ok(md) = std::fs::symlink_metadata(dir.join(sub)) {
+            if !md.file_type().is_dir() {
+                return refuse(&format!(
+                    "{sub} is {}; hwcal writes a site only into directories it created",
+                    if md.file_type().is_symlink() {
+                        "a symbolic link"
+                    } else {
+                        "not a directory"
+                    }
+                ));
+            }
+        }
     }
     let io = |source| PublishError::Io {
         what: "reading",
@@ -85,14 +119,11 @@ pub fn check_dir(dir: &Path) -> Result<Vec<String>, PublishError> {
     }
 }
 
-fn write(dir: &Path, f: &NamedFile) -> Result<(), PublishError> {
+/// Each page replaces its earlier version whole (`atomic::write`): a build
+/// stopped by a full disk leaves the earlier pages readable.
+fn write(dir: &Path, f: &NamedFile, protected: &Protected) -> Result<(), PublishError> {
     debug_assert!(is_site_file(&f.name), "{}", f.name);
-    let path = dir.join(&f.name);
-    std::fs::write(&path, &f.bytes).map_err(|source| PublishError::Io {
-        what: "writing",
-        path,
-        source,
-    })
+    Ok(atomic::write(&dir.join(&f.name), &f.bytes, protected)?)
 }
 
 /// Calls `say` with a progress line at most once a second.
@@ -113,26 +144,33 @@ impl Ticker<'_> {
 
 /// Write the site of runs `ids` into `dir` (created if missing), each
 /// profile read by `load`; `say` gets a progress line at most once a
-/// second.
+/// second. No page replaces a `protected` file (the database). A run that
+/// cannot be read is left out and named in [`Published::skipped`].
 pub fn publish(
     dir: &Path,
     ids: &[i64],
     mut load: impl FnMut(i64) -> Result<Profile, String>,
     say: &mut dyn FnMut(&str),
     generated_unix: u64,
+    protected: &Protected,
 ) -> Result<Published, PublishError> {
     let earlier = check_dir(dir)?;
-    let mut load = |id| load(id).map_err(|msg| PublishError::Load { id, msg });
     let mut ticker = Ticker {
         say,
         total: ids.len(),
         last: Instant::now(),
     };
     let mut facts = Vec::with_capacity(ids.len());
+    let mut skipped = Vec::new();
     for (i, &id) in ids.iter().enumerate() {
         ticker.tick("reading runs", i);
-        facts.push(RunFacts::of(id, &load(id)?));
+        match load(id) {
+            Ok(p) => facts.push(RunFacts::of(id, &p)),
+            Err(msg) => skipped.push((id, msg)),
+        }
     }
+    let readable = facts.len();
+    let mut load = |id| load(id).map_err(|msg| PublishError::Load { id, msg });
     let site = Site::new(facts, generated_unix);
     let names = site.file_names();
     for sub in ["machines", "runs"] {
@@ -145,10 +183,10 @@ pub fn publish(
     }
     let mut all = earlier.clone();
     all.extend(names.iter().filter(|n| !earlier.contains(n)).cloned());
-    write(dir, &marker(&all))?;
+    write(dir, &marker(&all), protected)?;
     for (i, id) in site.run_ids().into_iter().enumerate() {
         ticker.tick("writing run reports", i);
-        write(dir, &site.run_page(id, &load(id)?))?;
+        write(dir, &site.run_page(id, &load(id)?), protected)?;
     }
     for name in stale(&earlier, &names) {
         let path = dir.join(&name);
@@ -166,12 +204,13 @@ pub fn publish(
     // The index, the comparison, the machine pages, and last the marker
     // with the new list.
     for f in site.pages() {
-        write(dir, &f)?;
+        write(dir, &f, protected)?;
     }
     Ok(Published {
         machines: site.machines.len(),
-        runs: ids.len(),
+        runs: readable,
         index: dir.join("index.html"),
+        skipped,
     })
 }
 
@@ -181,7 +220,14 @@ mod tests {
     use hwcal_model::sample::full_profile;
 
     fn run(dir: &Path, ids: &[i64]) -> Result<Published, PublishError> {
-        publish(dir, ids, |id| Ok(full_profile(id as u32)), &mut |_| {}, 0)
+        publish(
+            dir,
+            ids,
+            |id| Ok(full_profile(id as u32)),
+            &mut |_| {},
+            0,
+            &Protected::default(),
+        )
     }
 
     #[test]
@@ -252,11 +298,82 @@ mod tests {
             },
             &mut |_| {},
             0,
+            &Protected::default(),
         )
         .unwrap_err();
         assert_eq!(e.to_string(), "reading run 1: gone");
         // Still a site: the next build goes ahead.
         assert!(check_dir(&dir).unwrap().contains(&"runs/2.html".to_string()));
         run(&dir, &[1, 2]).unwrap();
+    }
+
+    #[test]
+    fn an_unreadable_run_is_left_out_not_fatal() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let load = |id: i64| match id {
+            2 => Err("not a readable profile".to_string()),
+            _ => Ok(full_profile(id as u32)),
+        };
+        let done = publish(&dir, &[1, 2, 3], load, &mut |_| {}, 0, &Protected::default()).unwrap();
+        assert_eq!(done.runs, 2);
+        assert_eq!(done.skipped, vec![(2, "not a readable profile".to_string())]);
+        assert!(
+            done.to_string().contains("1 unreadable run left out: 2"),
+            "{done}"
+        );
+        assert!(dir.join("runs/1.html").is_file() && !dir.join("runs/2.html").exists());
+    }
+
+    #[test]
+    fn a_linked_subdirectory_is_refused_and_its_target_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        run(&dir, &[1, 2]).unwrap();
+        // Someone swaps `runs` for a link to a directory of their own.
+        let theirs = tmp.path().join("theirs");
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::write(theirs.join("2.html"), "theirs").unwrap();
+        std::fs::remove_dir_all(dir.join("runs")).unwrap();
+        std::os::unix::fs::symlink(&theirs, dir.join("runs")).unwrap();
+        let e = run(&dir, &[1]).unwrap_err();
+        assert!(matches!(e, PublishError::Refused(_)), "{e}");
+        assert!(e.to_string().contains("runs is a symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(theirs.join("2.html")).unwrap(), "theirs");
+        assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 1);
+        // A page replaced by a link is not written through.
+        std::fs::remove_file(dir.join("runs")).unwrap();
+        run(&dir, &[1]).unwrap();
+        std::fs::remove_file(dir.join("index.html")).unwrap();
+        let target = tmp.path().join("target.html");
+        std::fs::write(&target, "precious").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join("index.html")).unwrap();
+        assert!(run(&dir, &[1]).is_err());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+    }
+
+    #[test]
+    fn the_database_is_never_a_page() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        run(&dir, &[1]).unwrap();
+        // The database hard-linked into the site under a page's name.
+        let db = tmp.path().join("hwcal.db");
+        std::fs::write(&db, "precious").unwrap();
+        std::fs::remove_file(dir.join("compare.html")).unwrap();
+        std::fs::hard_link(&db, dir.join("compare.html")).unwrap();
+        let mut prot = Protected::default();
+        prot.add(&db, "the results database");
+        let e = publish(
+            &dir,
+            &[1],
+            |id| Ok(full_profile(id as u32)),
+            &mut |_| {},
+            0,
+            &prot,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("the results database"), "{e}");
+        assert_eq!(std::fs::read_to_string(&db).unwrap(), "precious");
     }
 }

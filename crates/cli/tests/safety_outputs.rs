@@ -1,0 +1,506 @@
+//! The second safety sweep (issue 26): outputs that replace a file whole or
+//! not at all and never through a link, a database read without write
+//! access and never written when damaged, a closed or full stdout/stderr
+//! that is no panic, exports safe to open, and a password that reaches no
+//! output of any format.
+//!
+//! Tests that need root (a small or read-only tmpfs) skip with a message
+//! elsewhere.
+
+mod common;
+
+use common::{s, Env};
+use hwcal_model::sample::full_profile;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// A tmpfs of `kib` KiB at `dir`, unmounted when dropped; `None` (with a
+/// message) where this test may not mount one.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, kib: u32, test: &str) -> Option<Tmpfs> {
+        if !is_root() {
+            eprintln!("{test}: skipped: mounting a tmpfs needs root");
+            return None;
+        }
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "tmpfs", s(dir)])
+            .status()
+            .is_ok_and(|st| st.success());
+        if !ok {
+            eprintln!("{test}: skipped: cannot mount a tmpfs here");
+            return None;
+        }
+        Some(Tmpfs(dir.to_path_buf()))
+    }
+    fn remount_read_only(&self) -> bool {
+        std::process::Command::new("mount")
+            .args(["-o", "remount,ro", s(&self.0)])
+            .status()
+            .is_ok_and(|st| st.success())
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+fn out(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Names in `dir` that an interrupted write could leave behind.
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".hwcal-"))
+        .collect()
+}
+
+#[test]
+fn a_full_disk_leaves_the_earlier_output_whole() {
+    let e = Env::new();
+    e.import(0);
+    let Some(fs) = Tmpfs::mount(
+        &e.path("small"),
+        64,
+        "a_full_disk_leaves_the_earlier_output_whole",
+    ) else {
+        return;
+    };
+    let keep = fs.0.join("keep.html");
+    std::fs::write(&keep, "the good report").unwrap();
+    // Fill the file system but a few KiB: the report does not fit.
+    let fill = vec![0u8; 40 * 1024];
+    std::fs::write(fs.0.join("filler"), fill).unwrap();
+    let o = e
+        .hwcal()
+        .args(["report", "1", "--html", s(&keep)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("keep.html"),
+        "{}",
+        out(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&keep).unwrap(), "the good report");
+    assert!(temporaries(&fs.0).is_empty(), "{:?}", temporaries(&fs.0));
+    // The same for a profile: `analyze --json` over a good one.
+    let p = e.profile_file(1);
+    let o = e
+        .hwcal()
+        .args(["analyze", s(&p), "--json", s(&keep)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    assert_eq!(std::fs::read_to_string(&keep).unwrap(), "the good report");
+    assert!(temporaries(&fs.0).is_empty());
+}
+
+#[test]
+fn an_output_never_replaces_the_database_or_an_input() {
+    let e = Env::new();
+    e.import(0);
+    let before = std::fs::read(e.db()).unwrap();
+    // The database under another name (a hard link).
+    let alias = e.path("x.json");
+    std::fs::hard_link(e.db(), &alias).unwrap();
+    let p = e.profile_file(1);
+    let o = e
+        .hwcal()
+        .args(["analyze", s(&p), "--json", s(&alias)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("the results database"),
+        "{}",
+        out(&o)
+    );
+    assert_eq!(std::fs::read(e.db()).unwrap(), before);
+    let o = e
+        .hwcal()
+        .args(["report", "1", "--html", s(&alias)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert_eq!(std::fs::read(e.db()).unwrap(), before);
+    // The profile read, by its own name and as one of --gnuplot's files.
+    let o = e
+        .hwcal()
+        .args(["analyze", s(&p), "--json", s(&p)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    let input = e.path("g.cache-miss-latency.data");
+    std::fs::copy(&p, &input).unwrap();
+    let kept = std::fs::read(&input).unwrap();
+    let prefix = e.path("g");
+    let o = e
+        .hwcal()
+        .args(["analyze", s(&input), "--gnuplot", s(&prefix)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("an input"),
+        "{}",
+        out(&o)
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), kept);
+}
+
+#[test]
+fn outputs_do_not_follow_or_replace_links() {
+    let e = Env::new();
+    e.import(0);
+    let p = e.profile_file(1);
+    let target = e.path("precious.txt");
+    std::fs::write(&target, "precious").unwrap();
+    let link = e.path("out.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let dangling = e.path("dangling.json");
+    let nowhere = e.path("nowhere.json");
+    std::os::unix::fs::symlink(&nowhere, &dangling).unwrap();
+    for dest in [&link, &dangling] {
+        for args in [
+            vec!["analyze", s(&p), "--json", s(dest)],
+            vec!["report", "1", "--html", s(dest)],
+            vec!["db", "export", "1", "--json", s(dest)],
+        ] {
+            let o = e.hwcal().args(&args).output().unwrap();
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", out(&o));
+            assert!(
+                String::from_utf8_lossy(&o.stderr).contains("symbolic link"),
+                "{}",
+                out(&o)
+            );
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+    assert!(!nowhere.exists());
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    // A site whose `runs` is a link into a directory hwcal did not create.
+    let site = e.path("site");
+    e.hwcal().args(["db", "site", s(&site)]).assert().success();
+    let theirs = e.path("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("1.html"), "theirs").unwrap();
+    std::fs::remove_dir_all(site.join("runs")).unwrap();
+    std::os::unix::fs::symlink(&theirs, site.join("runs")).unwrap();
+    let o = e.hwcal().args(["db", "site", s(&site)]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert_eq!(std::fs::read_to_string(theirs.join("1.html")).unwrap(), "theirs");
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 1);
+}
+
+/// Overwrite a page in the middle of an SQLite file with garbage.
+fn damage(db: &Path) {
+    use std::io::{Seek, SeekFrom, Write};
+    let len = std::fs::metadata(db).unwrap().len();
+    assert!(len >= 3 * 4096, "{len}");
+    let mut f = std::fs::OpenOptions::new().write(true).open(db).unwrap();
+    f.seek(SeekFrom::Start(4096)).unwrap();
+    f.write_all(&[0xA5; 4096]).unwrap();
+}
+
+#[test]
+fn a_damaged_database_is_not_written() {
+    let e = Env::new();
+    for v in 0..4 {
+        e.import(v);
+    }
+    damage(&e.db());
+    let damaged = std::fs::read(e.db()).unwrap();
+    let p = e.profile_file(9);
+    let o = e.hwcal().args(["db", "import", s(&p)]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("damaged"), "{}", out(&o));
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert_eq!(std::fs::read(e.db()).unwrap(), damaged, "nothing written");
+}
+
+#[test]
+fn a_database_on_a_read_only_mount_is_read_and_not_written() {
+    let e = Env::new();
+    let Some(fs) = Tmpfs::mount(
+        &e.path("ro"),
+        8192,
+        "a_database_on_a_read_only_mount_is_read_and_not_written",
+    ) else {
+        return;
+    };
+    let db = fs.0.join("hwcal.db");
+    let with_db = |args: &[&str]| e.hwcal().arg("--db").arg(&db).args(args).output().unwrap();
+    for v in 0..2 {
+        let p = e.profile_file(v);
+        assert!(with_db(&["db", "import", s(&p)]).status.success());
+    }
+    assert!(fs.remount_read_only(), "remount read-only");
+    for args in [
+        vec!["db", "list"],
+        vec!["db", "show", "1"],
+        vec!["db", "compare", "1", "2"],
+        vec!["db", "export", "--csv"],
+        vec!["report", "2", "--html", "-"],
+    ] {
+        let o = with_db(&args);
+        assert!(o.status.success(), "{args:?}: {}", out(&o));
+    }
+    let p = e.profile_file(5);
+    let o = with_db(&["db", "import", s(&p)]);
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("read-only file system"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn a_mistyped_db_path_is_an_error_not_an_empty_database() {
+    let e = Env::new();
+    let missing = e.path("typo/hwcal.db");
+    for args in [
+        vec!["db", "list"],
+        vec!["db", "list", "--json"],
+        vec!["db", "export", "--csv"],
+    ] {
+        let o = e.hwcal().arg("--db").arg(&missing).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", out(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("no database there"),
+            "{}",
+            out(&o)
+        );
+    }
+    assert!(!e.path("typo").exists());
+    // The default location before the first run is simply empty.
+    e.hwcal().args(["db", "list"]).assert().success();
+}
+
+/// Run `args` with stdout or stderr on `/dev/full`.
+fn to_full(e: &Env, args: &[&str], stdout: bool) -> Output {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let mut c = process(e);
+    c.args(args);
+    if stdout {
+        c.stdout(full());
+    } else {
+        c.stderr(full());
+    }
+    c.output().unwrap()
+}
+
+/// The binary as a plain process (its streams can be redirected), in `e`.
+fn process(e: &Env) -> std::process::Command {
+    let mut c = common::hwcal_process();
+    c.env("HWCAL_DB", e.db())
+        .env("HOME", e.dir.path())
+        .env("XDG_DATA_HOME", e.dir.path().join("xdg"));
+    c
+}
+
+#[test]
+fn a_full_stdout_or_stderr_is_a_failure_or_lost_never_a_panic() {
+    let e = Env::new();
+    e.import(0);
+    // The report is written; its "wrote" line is lost, not a panic.
+    let html = e.path("r.html");
+    let o = to_full(&e, &["report", "1", "--html", s(&html)], false);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(html.is_file());
+    // Help and version that cannot be written are a failure.
+    for args in [vec!["--help"], vec!["--version"], vec!["db", "--help"]] {
+        let o = to_full(&e, &args, true);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", out(&o));
+    }
+    // A listing that cannot be written is a failure, not a panic.
+    let o = to_full(&e, &["db", "list"], true);
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    // Both streams full: still no panic (101).
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let o = process(&e)
+        .args(["db", "show", "99"])
+        .stdout(full())
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn exports_are_safe_to_open() {
+    let e = Env::new();
+    let mut p = full_profile(0);
+    p.machine.as_mut().unwrap().hostname = "=HYPERLINK(\"http://evil\")".into();
+    p.command = "hwcal run <script>alert(1)</script> @SUM(A1)".into();
+    let f = e.path("evil.json");
+    std::fs::write(&f, serde_json::to_vec(&p).unwrap()).unwrap();
+    e.hwcal().args(["db", "import", s(&f)]).assert().success();
+    let csv = common::stdout_of(e.hwcal().args(["db", "export", "--csv"]));
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.contains(",\"'=HYPERLINK(\"\"http://evil\"\")\","), "{row}");
+    assert!(
+        !row.split(',').any(|c| c.starts_with('=') || c.starts_with('@')),
+        "{row}"
+    );
+    let md = common::stdout_of(e.hwcal().args(["db", "export", "--markdown"]));
+    assert!(!md.contains("<script") && md.contains("&lt;script&gt;"), "{md}");
+}
+
+#[test]
+fn one_unreadable_run_does_not_hide_the_others() {
+    let e = Env::new();
+    for v in 0..3 {
+        e.import(v);
+    }
+    {
+        let c = rusqlite::Connection::open(e.db()).unwrap();
+        c.execute(
+            "UPDATE profiles SET profile_json = '{\"not\": 1}' WHERE id = 2",
+            [],
+        )
+        .unwrap();
+    }
+    let o = e.hwcal().args(["db", "export", "--csv"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let csv = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(csv.lines().count(), 3, "header and two runs: {csv}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("run 2 left out"),
+        "{}",
+        out(&o)
+    );
+    let site = e.path("site");
+    let o = e.hwcal().args(["db", "site", s(&site)]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    assert!(site.join("runs/1.html").is_file() && site.join("runs/3.html").is_file());
+    assert!(!site.join("runs/2.html").exists());
+}
+
+#[test]
+fn control_characters_in_paths_are_shown_escaped() {
+    let e = Env::new();
+    e.import(0);
+    let name = e.path("a\x1b[31mred\x07.html");
+    let o = e
+        .hwcal()
+        .args(["report", "1", "--html"])
+        .arg(&name)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", out(&o));
+    assert!(name.is_file());
+    assert!(
+        !o.stderr.contains(&0x1b) && !o.stderr.contains(&0x07),
+        "{}",
+        out(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("\\x1b"),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn a_long_machine_prefix_is_one_usage_line() {
+    let e = Env::new();
+    e.import(0);
+    let sel = format!("machine:{}", "a".repeat(5000));
+    let o = e.hwcal().args(["db", "show", &sel]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).lines().count(),
+        1,
+        "{}",
+        out(&o)
+    );
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()) {
+        let p = entry.path();
+        if p.is_dir() {
+            all.extend(files_under(&p));
+        } else {
+            all.push(p);
+        }
+    }
+    all
+}
+
+#[test]
+fn a_stored_password_reaches_no_output_of_any_format() {
+    const PW: &str = "S3cretPW";
+    let e = Env::new();
+    // A profile written before hwcal masked passwords (or by hand).
+    let mut p = full_profile(0);
+    p.command = format!("hwcal run --db postgres://u:{PW}@db.example/x --to=postgresql://v:{PW}@h/y");
+    let f = e.path("old.json");
+    std::fs::write(&f, serde_json::to_vec(&p).unwrap()).unwrap();
+    e.hwcal().args(["db", "import", s(&f)]).assert().success();
+    e.import(1);
+    let site = e.path("site");
+    let html = e.path("r.html");
+    let json = e.path("a.json");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["db", "list"],
+        vec!["db", "list", "--json"],
+        vec!["db", "show", "1"],
+        vec!["db", "show", "1", "--json"],
+        vec!["db", "compare", "1", "2"],
+        vec!["db", "compare", "1", "2", "--json"],
+        vec!["db", "export", "1"],
+        vec!["db", "export", "--csv"],
+        vec!["db", "export", "--markdown"],
+        vec!["report", "1", "--html", s(&html)],
+        vec!["report", "1", "2", "--html", "-"],
+        vec!["report", s(&f), "--html", "-"],
+        vec!["analyze", s(&f)],
+        vec!["analyze", s(&f), "--json", s(&json)],
+        vec!["db", "site", s(&site)],
+        // An error line that quotes a URL.
+        vec!["--db", "postgres://u:S3cretPW@127.0.0.1:1/x", "db", "list"],
+    ];
+    for args in runs {
+        let o = e.hwcal().args(&args).output().unwrap();
+        let all = [o.stdout.as_slice(), o.stderr.as_slice()].concat();
+        assert!(
+            !String::from_utf8_lossy(&all).contains(PW),
+            "{args:?}: {}",
+            out(&o)
+        );
+    }
+    let mut files = files_under(&site);
+    files.extend([html, json, e.db()]);
+    for file in files {
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(PW),
+            "{}",
+            file.display()
+        );
+    }
+}
