@@ -103,6 +103,9 @@ pub enum DbError {
     /// database is damaged or another program's, and is left alone.
     #[error("{path}: database schema version {found} is not one hwcal ever wrote (a damaged database, or another program's); left alone")]
     BadVersion { path: PathBuf, found: i64 },
+    /// A migration step failed on a file that claims an older schema.
+    #[error("{path}: cannot upgrade the database from schema version {from} ({why}); the file does not match the version it states (changed by another program?) and was left as it was")]
+    Migration { path: PathBuf, from: i64, why: String },
     /// The file is on a read-only file system and the command stores.
     #[error("{path}: on a read-only file system (hwcal needs to write there to store runs)")]
     ReadOnly { path: PathBuf },

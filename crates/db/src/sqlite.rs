@@ -489,9 +489,13 @@ impl Sqlite {
                 }
                 tx.execute_batch(&format!("PRAGMA user_version = {}", v + 1))
             };
-            step().map_err(|err| DbError::Sqlite {
+            // A step that fails on a file hwcal wrote (`duplicate column
+            // name`) means someone changed the file or its version: said as
+            // such, in one line.
+            step().map_err(|err| DbError::Migration {
                 path: self.path.clone(),
-                err,
+                from: v,
+                why: message(&err),
             })?;
             tx.commit().map_err(|err| DbError::Sqlite {
                 path: self.path.clone(),
