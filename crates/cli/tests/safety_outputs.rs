@@ -117,6 +117,41 @@ fn a_full_disk_leaves_the_earlier_output_whole() {
 }
 
 #[test]
+fn a_database_on_a_full_disk_is_read_and_says_why_it_cannot_store() {
+    let e = Env::new();
+    let test = "a_database_on_a_full_disk_is_read_and_says_why_it_cannot_store";
+    let Some(fs) = Tmpfs::mount(&e.path("full"), 2048, test) else {
+        return;
+    };
+    let db = fs.0.join("hwcal.db");
+    let with_db = |args: &[&str]| e.hwcal().arg("--db").arg(&db).args(args).output().unwrap();
+    let p = e.profile_file(0);
+    assert!(with_db(&["db", "import", s(&p)]).status.success());
+    // Fill the file system to the last block.
+    let mut n = 0;
+    while std::fs::write(fs.0.join(format!("fill{n}")), vec![0u8; 64 * 1024]).is_ok() {
+        n += 1;
+    }
+    let _ = std::fs::write(fs.0.join("last"), vec![0u8; 4096]);
+    let before = std::fs::read(&db).unwrap();
+    let q = e.profile_file(1);
+    let o = with_db(&["db", "import", s(&q)]);
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("full"), "{err}");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    for args in [
+        vec!["db", "list"],
+        vec!["db", "show", "1"],
+        vec!["report", "1", "--html", "-"],
+    ] {
+        let o = with_db(&args);
+        assert!(o.status.success(), "{args:?}: {}", out(&o));
+    }
+}
+
+#[test]
 fn an_output_never_replaces_the_database_or_an_input() {
     let e = Env::new();
     e.import(0);

@@ -49,6 +49,12 @@ fn first_line(s: &str) -> String {
     }
 }
 
+/// Whether SQLite says the file itself is damaged or no database.
+fn corrupt(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase))
+}
+
 /// The text of an SQLite error without the code SQLite repeats, on one line.
 pub(crate) fn message(e: &rusqlite::Error) -> String {
     first_line(&message_full(e))
@@ -59,6 +65,9 @@ fn message_full(e: &rusqlite::Error) -> String {
         // "disk I/O error" and "database or disk is full" say what, not why.
         rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull => {
             "the disk is full (nothing was stored)".to_string()
+        }
+        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::SystemIoFailure => {
+            "disk I/O error (a full or failing disk?)".to_string()
         }
         rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ReadOnly => {
             "the database may not be written (a read-only file or file system)".to_string()
@@ -341,7 +350,10 @@ impl Sqlite {
                 return Err(DbError::NotOurs { path: db.path, why });
             }
         }
-        db.check_intact()?;
+        // A reader writes nothing, so it need not pay for the check.
+        if mode != OpenMode::Read {
+            db.check_intact()?;
+        }
         if let Err(e) = db.setup() {
             // A reader needs none of what setting up writes (the WAL
             // switch, a migration): a full disk or a directory where the
@@ -417,7 +429,12 @@ impl Sqlite {
         {
             Ok(v) if v == "ok" => Ok(()),
             Ok(v) => Err(malformed(first_line(&v))),
-            Err(e) => Err(malformed(first_line(&message(&e)))),
+            Err(e) if corrupt(&e) => Err(malformed(message(&e))),
+            // Not a verdict on the file (a full disk, a lock): said as is.
+            Err(err) => Err(DbError::Sqlite {
+                path: self.path.clone(),
+                err,
+            }),
         }
     }
 

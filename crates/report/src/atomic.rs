@@ -36,8 +36,10 @@ pub enum WriteError {
     #[error("{}: is {kind}, not a file", path.display())]
     NotAFile { path: PathBuf, kind: &'static str },
     /// The file system refused (full, read-only, no permission).
-    #[error("writing {}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    /// (The error is shown in the message, not chained as a source, so
+    /// `{:#}` does not print it twice.)
+    #[error("writing {}: {err}", path.display())]
+    Io { path: PathBuf, err: std::io::Error },
 }
 
 impl WriteError {
@@ -93,10 +95,10 @@ pub fn check(path: &Path, protected: &Protected) -> Result<(), WriteError> {
     let md = match std::fs::symlink_metadata(path) {
         Ok(md) => md,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
+        Err(err) => {
             return Err(WriteError::Io {
                 path: path.to_path_buf(),
-                source,
+                err,
             })
         }
     };
@@ -137,9 +139,9 @@ fn temp_name(path: &Path) -> PathBuf {
 /// usual `0666` less the umask.
 pub fn write(path: &Path, bytes: &[u8], protected: &Protected) -> Result<(), WriteError> {
     check(path, protected)?;
-    let io = |source| WriteError::Io {
+    let io = |err| WriteError::Io {
         path: path.to_path_buf(),
-        source,
+        err,
     };
     let existing = std::fs::metadata(path).ok();
     // A device or FIFO cannot be replaced by a rename (and `/dev/null`

@@ -20,9 +20,10 @@ pub enum PublishError {
     /// The directory cannot take a site (the user's to fix; nothing written).
     #[error("{0}")]
     Refused(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Write(#[from] atomic::WriteError),
-    #[error("{what} {}: {source}", path.display())]
+    /// (The I/O error follows as the source: `{:#}` prints it once.)
+    #[error("{what} {}", path.display())]
     Io {
         what: &'static str,
         path: PathBuf,
