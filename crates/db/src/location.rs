@@ -1,6 +1,7 @@
-//! Where the database is: a file path (SQLite) or a `postgres://` URL, from
-//! `--db`, `$HWCAL_DB` or the XDG data directory; and the URL as messages
-//! show it (without its password).
+//! Where the database is: a file path (SQLite), a `postgres://` URL or
+//! libpq's `key=value` connection string, from `--db`, `$HWCAL_DB` or the
+//! XDG data directory; and the URL as messages show it (without its
+//! password).
 
 use crate::DbError;
 use std::path::{Path, PathBuf};
@@ -10,13 +11,16 @@ use std::path::{Path, PathBuf};
 pub enum Location {
     /// An SQLite file.
     File(PathBuf),
-    /// A PostgreSQL connection URL (`postgres://` or `postgresql://`).
+    /// A PostgreSQL connection URL (`postgres://` or `postgresql://`), or
+    /// libpq's `key=value` connection string (`host=h user=u dbname=d`).
     Postgres(String),
 }
 
 impl Location {
     /// A location as given (`--db`, `HWCAL_DB`): a URL of a supported
-    /// scheme, else a file path. Other schemes are refused.
+    /// scheme, a libpq connection string, else a file path. Other schemes,
+    /// and text that starts like a connection string but is not one the
+    /// driver reads, are refused (see [`check_location`]).
     pub fn of_path(path: &Path) -> Result<Location, DbError> {
         if path.as_os_str().is_empty() {
             return Err(DbError::EmptyPath);
@@ -25,6 +29,7 @@ impl Location {
             return Ok(Location::File(path.to_path_buf()));
         };
         match url_scheme(s).map(str::to_ascii_lowercase).as_deref() {
+            None if is_connection_string(s)? => Ok(Location::Postgres(s.to_string())),
             None => Ok(Location::File(path.to_path_buf())),
             Some("postgres" | "postgresql") => Ok(Location::Postgres(s.to_string())),
             Some(_) => {
@@ -55,11 +60,13 @@ pub fn url_scheme(location: &str) -> Option<&str> {
     ok.then_some(scheme)
 }
 
-/// Check a `--db` location: a file path, or a URL of a supported scheme
-/// (`postgres://`, `postgresql://`).
+/// Check a `--db` location: a file path, a URL of a supported scheme
+/// (`postgres://`, `postgresql://`), or libpq's `key=value` connection
+/// string. Text that starts like a connection string but does not parse
+/// ([`DbError::BadUrl`]) is refused rather than taken for a file name.
 pub fn check_location(location: &str) -> Result<(), DbError> {
     match url_scheme(location) {
-        None => Ok(()),
+        None => is_connection_string(location).map(|_| ()),
         Some(s) if s.eq_ignore_ascii_case("postgres") || s.eq_ignore_ascii_case("postgresql") => Ok(()),
         Some(scheme) => Err(DbError::UnsupportedScheme(
             location.to_string(),
@@ -75,11 +82,28 @@ pub fn check_location(location: &str) -> Result<(), DbError> {
 /// the credentials run to the first `@` anywhere in the URL (a `/` or `?`
 /// inside a password does not end them), the user to the first `:` in
 /// them, and a parameter is a password when its key, percent-decoded, is
-/// `password` (`pass%77ord=` too). A string without a scheme is taken as
-/// libpq's `key=value` form, whose `password=` value is masked.
+/// `password` (`pass%77ord=` too). A string that does not start with a
+/// scheme is taken as libpq's `key=value` form, whose `password=` value is
+/// masked (quoted, or with `\`-escaped spaces, as the driver reads it);
+/// a URL inside such text (`--db=postgres://...`) is then masked too.
 pub fn redact(url: &str) -> String {
+    if url_scheme(url).is_some() {
+        return redact_url(url);
+    }
+    // Key-value first: a `://` inside a password value must not make the
+    // text before it a "scheme" and leave the rest of the password shown.
+    let s = redact_key_values(url);
+    if s.contains("://") {
+        redact_url(&s)
+    } else {
+        s
+    }
+}
+
+/// [`redact`] of a string cut as a URL at its first `://`.
+fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return redact_key_values(url);
+        return url.to_string();
     };
     let (creds, after) = match rest.find('@') {
         Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
@@ -99,59 +123,179 @@ pub fn redact(url: &str) -> String {
     format!("{scheme}://{creds}{after}")
 }
 
-/// A URL's query with every parameter whose decoded key is `password`
-/// masked.
+/// A URL's query with every parameter whose decoded key ends in `password`
+/// masked (`password`, and libpq's `sslpassword`, the client key's).
 fn redact_query(query: &str) -> String {
     query
         .split('&')
         .map(|kv| match kv.split_once('=') {
-            Some((k, _)) if percent_decode(k).eq_ignore_ascii_case("password") => format!("{k}=***"),
+            Some((k, _)) if percent_decode(k).to_ascii_lowercase().ends_with("password") => {
+                format!("{k}=***")
+            }
             _ => kv.to_string(),
         })
         .collect::<Vec<String>>()
         .join("&")
 }
 
-/// libpq's `key=value …` connection string with its `password=` value
-/// masked (quoted or not); any other text unchanged.
+/// libpq's `key=value …` connection string with the value of every key
+/// ending in `password` masked (`sslpassword=` is a secret too); any other
+/// text unchanged. A value ends where the driver's parser ends it: a quoted
+/// one at its closing quote (`\'` escapes one), a plain one at whitespace
+/// that is not `\`-escaped. Words after a plain value up to the next
+/// `key=` are masked as well: in a string the driver refuses
+/// (`password=two words`) they are most likely the rest of the password.
 fn redact_key_values(s: &str) -> String {
     let lower = s.to_ascii_lowercase();
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
     while let Some(found) = lower[i..].find("password") {
         let key_start = i + found;
-        let mut j = key_start + "password".len();
-        // Spaces may stand around the `=`.
-        while s[j..].starts_with(' ') {
-            j += 1;
-        }
-        let at_word = key_start == 0 || !lower.as_bytes()[key_start - 1].is_ascii_alphanumeric();
-        if !at_word || !s[j..].starts_with('=') {
-            out.push_str(&s[i..j]);
-            i = j;
+        let key_end = key_start + "password".len();
+        let eq = skip_space(s, key_end);
+        if !s[eq..].starts_with('=') {
+            out.push_str(&s[i..key_end]);
+            i = key_end;
             continue;
         }
-        j += 1;
-        while s[j..].starts_with(' ') {
-            j += 1;
-        }
-        let end = if s[j..].starts_with('\'') {
-            // A quoted value runs to the closing quote (\' escapes one).
-            let b = s.as_bytes();
-            let mut k = j + 1;
-            while k < b.len() && b[k] != b'\'' {
-                k += if b[k] == b'\\' { 2 } else { 1 };
-            }
-            (k + 1).min(s.len())
-        } else {
-            s[j..].find(char::is_whitespace).map_or(s.len(), |e| j + e)
-        };
-        out.push_str(&s[i..j]);
+        // The driver skips whitespace on both sides of the `=`.
+        let value = skip_space(s, eq + 1);
+        out.push_str(&s[i..value]);
         out.push_str("***");
-        i = end;
+        i = value_end(s, value);
     }
     out.push_str(&s[i..]);
     out
+}
+
+/// The first byte at or after `i` that is not whitespace (or the end).
+fn skip_space(s: &str, i: usize) -> usize {
+    s[i..]
+        .find(|c: char| !c.is_whitespace())
+        .map_or(s.len(), |k| i + k)
+}
+
+/// Where the `key=value` value starting at `start` ends, for masking.
+fn value_end(s: &str, start: usize) -> usize {
+    let b = s.as_bytes();
+    if b.get(start) == Some(&b'\'') {
+        let mut k = start + 1;
+        while k < b.len() && b[k] != b'\'' {
+            k += if b[k] == b'\\' { 2 } else { 1 };
+        }
+        // Past the closing quote; an unterminated value runs to the end.
+        return (k + 1).min(b.len());
+    }
+    let mut k = start;
+    loop {
+        // One word: up to whitespace that is not escaped.
+        let mut chars = s[k..].char_indices();
+        k = loop {
+            match chars.next() {
+                None => break s.len(),
+                Some((_, '\\')) => {
+                    chars.next();
+                }
+                Some((o, c)) if c.is_whitespace() => break k + o,
+                Some(_) => {}
+            }
+        };
+        let next = skip_space(s, k);
+        if next == s.len() || starts_with_key(&s[next..]) {
+            return k;
+        }
+        k = next;
+    }
+}
+
+/// Whether `s` starts with `key =` (a keyword as the driver's parser reads
+/// one: characters other than whitespace and `=`).
+fn starts_with_key(s: &str) -> bool {
+    let key = s.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(s.len());
+    key > 0 && s[skip_space(s, key)..].starts_with('=')
+}
+
+/// The keywords of libpq's connection strings (PostgreSQL 17's list, not
+/// only those the driver reads). A location whose first word is one of
+/// them, followed by `=`, is meant as a connection string.
+const LIBPQ_KEYWORDS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "passfile",
+    "require_auth",
+    "channel_binding",
+    "connect_timeout",
+    "client_encoding",
+    "options",
+    "application_name",
+    "fallback_application_name",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+    "replication",
+    "gssencmode",
+    "sslmode",
+    "sslnegotiation",
+    "sslcompression",
+    "sslcert",
+    "sslkey",
+    "sslpassword",
+    "sslcertmode",
+    "sslrootcert",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "requirepeer",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+    "krbsrvname",
+    "gsslib",
+    "gssdelegation",
+    "service",
+    "target_session_attrs",
+    "load_balance_hosts",
+];
+
+/// Whether a location without a URL scheme is libpq's `key=value`
+/// connection string (`host=db1 user=u password=... dbname=fleet`) rather
+/// than a file path. One the driver reads is PostgreSQL. One that starts
+/// like a connection string (its first word a libpq keyword followed by
+/// `=`, or any `word=` followed by more words) but does not parse is
+/// refused: taken for a file path it would create a file named after the
+/// password. A file whose name looks like that is given as `./NAME`.
+fn is_connection_string(s: &str) -> Result<bool, DbError> {
+    let t = s.trim_start();
+    // The parser stops, content, at text that does not start with a
+    // keyword (`=x` parses as no parameters at all): a connection string
+    // must start with `key=`.
+    if !starts_with_key(t) {
+        return Ok(false);
+    }
+    if s.parse::<tokio_postgres::Config>().is_ok() {
+        return Ok(true);
+    }
+    let key = &t[..t.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(t.len())];
+    let starts_like_one = key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && (LIBPQ_KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(key))
+            || t.trim_end().contains(char::is_whitespace));
+    if !starts_like_one {
+        return Ok(false);
+    }
+    // The parser's own message is left out: it can quote a piece of a
+    // mistyped password ("expected `=` but got ...").
+    Err(DbError::BadUrl {
+        location: redact(s),
+        why: "a `key=value` connection string the driver does not read (keywords are lower case: \
+              host, port, user, password, dbname, ...; a value with spaces goes in single quotes); \
+              for a file of that name write ./NAME"
+            .into(),
+    })
 }
 
 /// `%XX` escapes decoded (invalid ones kept as they are), as text.
@@ -252,7 +396,51 @@ mod tests {
                 "host=h password = 'se cret' dbname=x",
                 "host=h password = *** dbname=x",
             ),
-            ("host=h mypassword=1", "host=h mypassword=1"),
+            // Any key ending in `password` is a secret (libpq's
+            // `sslpassword` unlocks the client key); over-masking is harmless.
+            ("host=h mypassword=1", "host=h mypassword=***"),
+            ("sslpassword=secret host=h", "sslpassword=*** host=h"),
+            (
+                "postgres://h/db?sslpassword=secret",
+                "postgres://h/db?sslpassword=***",
+            ),
+            // A whole connection string, as `--db` takes it.
+            (
+                "host=127.0.0.1 port=5432 user=u password=secret dbname=d",
+                "host=127.0.0.1 port=5432 user=u password=*** dbname=d",
+            ),
+            ("password=secret", "password=***"),
+            ("password=", "password=***"),
+            // Whitespace of any kind around the `=`, as the driver skips it.
+            ("host=h\tpassword\t=\tsecret", "host=h\tpassword\t=\t***"),
+            // A `\`-escaped space does not end a plain value; nor does a
+            // quote escaped inside a quoted one.
+            (
+                "host=h password=x\\ secret dbname=d",
+                "host=h password=*** dbname=d",
+            ),
+            ("password='a\\'secret' host=h", "password=*** host=h"),
+            ("password='unterminated secret", "password=***"),
+            // After `password=` with nothing but spaces, the driver takes
+            // the next word as the value.
+            ("password= secret", "password= ***"),
+            // `://` in a password does not make the text a URL.
+            (
+                "host=h password=ab://secret dbname=d",
+                "host=h password=*** dbname=d",
+            ),
+            (
+                "host=h password=ab://u:secret@h dbname=d",
+                "host=h password=*** dbname=d",
+            ),
+            // An unquoted password with spaces (a string the driver
+            // refuses): the stray words up to the next key are masked too.
+            (
+                "host=h password=my secret words dbname=d",
+                "host=h password=*** dbname=d",
+            ),
+            ("host=h PASSWORD=secret", "host=h PASSWORD=***"),
+            ("héllo password=sécret", "héllo password=***"),
         ] {
             assert_eq!(redact(url), shown, "{url}");
             assert!(!redact(url).contains("secret"));
@@ -283,5 +471,62 @@ mod tests {
             default_location(Some(Path::new(""))),
             Err(DbError::EmptyPath)
         ));
+    }
+
+    /// libpq's `key=value` connection string is PostgreSQL (the driver reads
+    /// it), never a file named after its password.
+    #[test]
+    fn connection_strings_are_postgres_not_files() {
+        let of = |s: &str| Location::of_path(Path::new(s));
+        for s in [
+            "host=127.0.0.1 port=5432 user=u password=secret dbname=d",
+            "dbname=d",
+            "  host = /run/postgresql   dbname = 'my db' ",
+            "host=h password='se cret' connect_timeout=5",
+        ] {
+            assert_eq!(of(s).unwrap(), Location::Postgres(s.to_string()), "{s}");
+            check_location(s).unwrap();
+            assert!(!of(s).unwrap().display().contains("secret"), "{s}");
+            assert!(!of(s).unwrap().display().contains("se cret"), "{s}");
+        }
+        assert_eq!(
+            of("host=h user=u password=secret dbname=d").unwrap().display(),
+            "host=h user=u password=*** dbname=d"
+        );
+        // Starts like a connection string but the driver does not read it:
+        // refused as a usage error, never a file (whose name would hold the
+        // password), and the message does not show the password.
+        for s in [
+            "host=h PASSWORD=secret",
+            "host=h password=two secret",
+            "Host=h",
+            "service=fleet",
+            "host=h sslpassword=secret",
+            "user=u password='unterminated secret",
+            "results=1 copy.db",
+        ] {
+            let e = of(s).unwrap_err();
+            assert!(matches!(e, DbError::BadUrl { .. }) && e.is_usage(), "{s}: {e}");
+            assert!(!e.to_string().contains("secret"), "{s}: {e}");
+            assert!(!e.to_string().contains('\n'), "{s}: {e}");
+            assert!(matches!(check_location(s), Err(DbError::BadUrl { .. })), "{s}");
+            let e = crate::Db::open(s).err().expect(s);
+            assert!(matches!(e, DbError::BadUrl { .. }), "{s}: {e}");
+            assert!(!Path::new(s).exists(), "{s}: a file was created");
+        }
+        // Still files: no `key=` start, a name with `=` but no libpq keyword
+        // and no spaces, or `./` in front of anything.
+        for s in [
+            "a/b.db",
+            "run=1.db",
+            "./host=h dbname=d",
+            "my results.db",
+            "/tmp/x=1 y.db",
+            " ",
+            "=x",
+        ] {
+            assert_eq!(of(s).unwrap(), Location::File(s.into()), "{s}");
+            check_location(s).unwrap();
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The PostgreSQL store: a database shared by a fleet (`--db
-//! postgres://USER:PASSWORD@HOST:PORT/DBNAME`), through the `postgres`
-//! crate's synchronous client without TLS.
+//! postgres://USER:PASSWORD@HOST:PORT/DBNAME`, or libpq's `host=... dbname=...`
+//! form), through `tokio-postgres` without TLS.
 //!
 //! The same table and the same migration steps as the SQLite store, in
 //! PostgreSQL's dialect (BIGINT identity ids, DOUBLE PRECISION figures; the
@@ -10,21 +10,66 @@
 //! store a run twice, runs under a transaction-scoped advisory lock, so
 //! several hwcal processes (a Slurm job array finishing at once) migrate
 //! once and store each run once.
+//!
+//! Every exchange with the server has a time limit on the client's side. A
+//! server that accepts the connection and then says nothing (its postmaster
+//! or the backend stopped, a host frozen behind a live TCP stack) would
+//! otherwise hang `db list` or `db push` for ever: the kernel still
+//! acknowledges the TCP traffic, so neither TCP keepalives nor
+//! `tcp_user_timeout` notice, and a server-side `statement_timeout` is never
+//! run by a stopped server. The driver's own `connect_timeout` bounds only
+//! the socket's connect, not the startup and authentication that follow it.
+//! So the store drives the async client on its own one-thread runtime, each
+//! call under `tokio::time::timeout`:
+//!
+//! * connecting (TCP or unix socket, startup, authentication):
+//!   [`CONNECT_TIMEOUT`], or the URL's `connect_timeout=` (seconds, as in
+//!   libpq: per host tried);
+//! * each statement afterwards (one request and its whole answer):
+//!   [`STATEMENT_TIMEOUT`].
+//!
+//! [`TIMEOUT_ENV`] (`HWCAL_PG_TIMEOUT_S`, whole seconds) replaces both
+//! defaults, for a slow network or for tests that stop a server on purpose;
+//! a URL's `connect_timeout=` still decides the connecting limit. A limit
+//! that runs out is one error line (`URL: no answer from the server within
+//! 30 s (listing the runs; ...)`), never a hang; the connection is then
+//! given up (an answer may still arrive, to the wrong question), so later
+//! calls on the same store fail at once. A statement that legitimately runs
+//! longer (waiting for another process's migration lock on a large
+//! database) meets the same limit: raise it with the variable.
 
 use crate::{DbError, Filter, OpenMode, Row, Store, Summary, SCHEMA_VERSION};
 use hwcal_model::Profile;
-use postgres::{Client, NoTls};
-use std::cell::RefCell;
+use std::cell::OnceCell;
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+use tokio::time::error::Elapsed;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Config, NoTls, Transaction};
 
 /// The advisory lock every migration takes ("HWCa", as SQLite's
 /// application id).
 const MIGRATION_LOCK: i64 = 0x4857_4361;
 
-/// How long a connection attempt waits when the URL does not say
-/// (`connect_timeout=`): a server that does not answer is an error, not a hang.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long connecting may take (socket connect, startup and
+/// authentication together) when neither the URL (`connect_timeout=`) nor
+/// [`TIMEOUT_ENV`] says: a server that does not answer is an error, not a
+/// hang.
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long one statement may wait for the server's whole answer once
+/// connected, unless [`TIMEOUT_ENV`] says otherwise. hwcal's statements are
+/// small (one run, or the summary columns of all runs), so a server that
+/// is silent this long is taken as gone.
+pub(crate) const STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Environment variable that replaces both limits above (whole seconds
+/// above 0): for a slow network, or for tests that stop a server on
+/// purpose and do not want to wait 30 s. A URL's `connect_timeout=` still
+/// sets the connecting limit.
+pub(crate) const TIMEOUT_ENV: &str = "HWCAL_PG_TIMEOUT_S";
 
 /// The migrations, step for step those of the SQLite store.
 const MIGRATIONS: [&str; 3] = [
@@ -56,18 +101,46 @@ const MIGRATIONS: [&str; 3] = [
      CREATE INDEX profiles_run_key ON profiles(run_key);",
 ];
 
-/// An open PostgreSQL store. The client needs `&mut` for every query while
-/// the store's reads take `&self`: a `RefCell` (one thread uses a `Db`).
+/// An open PostgreSQL store.
 pub(crate) struct Pg {
-    client: RefCell<Client>,
+    /// Declared before `link`, so dropped first: with the client gone the
+    /// connection task can say goodbye to the server when `link` drops.
+    client: Client,
+    /// The runtime and the limits every call goes through; a separate field
+    /// from `client` so a transaction (borrowing `client` mutably) can be
+    /// driven through it.
+    link: Link,
     /// The URL without its password.
     location: PathBuf,
+}
+
+/// How the store talks to the server: the runtime that drives the
+/// connection, and the limit on each exchange.
+struct Link {
+    /// One thread, the caller's: the connection task runs only while a call
+    /// waits in `block_on`, as the sync client did. Taken when dropped (see
+    /// `Drop`); present until then.
+    rt: Option<tokio::runtime::Runtime>,
+    /// The connection task, once connected.
+    task: Option<tokio::task::JoinHandle<()>>,
+    /// The URL without its password, for messages.
+    location: String,
+    /// How long one statement may wait for its answer.
+    limit: Duration,
+    /// Set when an exchange went unanswered: what the message said. The
+    /// connection's state is then unknown (a late answer would be taken for
+    /// the next question's), so it is not used again.
+    gave_up: OnceCell<String>,
+    /// Why the connection task ended, when it ended with an error (the
+    /// server shut down, a FATAL message): a query then only learns
+    /// "connection closed", and this says why.
+    ended: Arc<Mutex<Option<String>>>,
 }
 
 /// What went wrong, in one line: the server's own message for an error it
 /// sent (wrong password, no such database), else the client's error and its
 /// causes ("error connecting to server: Connection refused (os error 111)").
-fn describe(e: &postgres::Error) -> String {
+fn describe(e: &tokio_postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return db.message().to_string();
     }
@@ -81,18 +154,132 @@ fn describe(e: &postgres::Error) -> String {
     s
 }
 
+/// The message of a limit that ran out while `doing`, and how to change it.
+fn no_answer(limit: Duration, doing: &str, set_by: &str) -> String {
+    format!(
+        "no answer from the server within {} s ({doing}; {set_by} sets this limit)",
+        limit.as_secs()
+    )
+}
+
+/// [`TIMEOUT_ENV`] as a duration: `None` when unset or empty, an error
+/// message when it is not a whole number of seconds above 0 (a typo must not
+/// quietly leave the default, or worse, no limit).
+fn limit_from_env() -> Result<Option<Duration>, String> {
+    parse_limit(std::env::var_os(TIMEOUT_ENV))
+}
+
+/// [`limit_from_env`] of the variable's value.
+fn parse_limit(v: Option<std::ffi::OsString>) -> Result<Option<Duration>, String> {
+    let Some(v) = v.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    match v.to_str().and_then(|s| s.trim().parse::<u64>().ok()) {
+        Some(n) if n > 0 => Ok(Some(Duration::from_secs(n))),
+        _ => Err(format!(
+            "{TIMEOUT_ENV}={}: not a whole number of seconds above 0",
+            v.to_string_lossy()
+        )),
+    }
+}
+
+impl Link {
+    fn error(&self, what: String) -> DbError {
+        DbError::Postgres {
+            location: self.location.clone(),
+            what,
+        }
+    }
+
+    /// Run one exchange with the server (`doing` names it for a message),
+    /// waiting at most the statement limit for its answer.
+    fn run<T>(
+        &self,
+        doing: &str,
+        exchange: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T, DbError> {
+        if let Some(m) = self.gave_up.get() {
+            return Err(self.error(format!("the server stopped answering earlier: {m}")));
+        }
+        let limit = self.limit;
+        match self.block_on(limit, exchange) {
+            Ok(r) => r.map_err(|e| self.error(self.describe(&e))),
+            Err(_elapsed) => {
+                let m = no_answer(limit, doing, TIMEOUT_ENV);
+                let _ = self.gave_up.set(m.clone());
+                Err(self.error(m))
+            }
+        }
+    }
+
+    /// Drive `f` on the runtime for at most `limit`: `Err` when it ran out.
+    fn block_on<T>(&self, limit: Duration, f: impl Future<Output = T>) -> Result<T, Elapsed> {
+        let rt = self.rt.as_ref().expect("the runtime lives as long as the link");
+        // The timer is made inside the runtime (it needs its clock).
+        rt.block_on(async { tokio::time::timeout(limit, f).await })
+    }
+
+    /// [`describe`], with the reason the connection ended where the client
+    /// only says it is closed.
+    fn describe(&self, e: &tokio_postgres::Error) -> String {
+        let d = describe(e);
+        if e.is_closed() {
+            let ended = self.ended.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(why) = ended.as_deref() {
+                return format!("{d}: {why}");
+            }
+        }
+        d
+    }
+}
+
+/// How long dropping a store waits for the connection task to send the
+/// server its goodbye (Terminate) and close the socket. Only local work
+/// (the kernel takes the bytes even from a stopped server), so short.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        let Some(rt) = self.rt.take() else { return };
+        // Not after a limit ran out: that connection is not talked to again.
+        if let (Some(task), None) = (self.task.take(), self.gave_up.get()) {
+            let _ = rt.block_on(async { tokio::time::timeout(CLOSE_TIMEOUT, task).await });
+        }
+        // Dropping a runtime waits for its blocking threads, and a host
+        // name lookup (getaddrinfo, on such a thread) for a connection
+        // that ran out of time may still be stuck: do not wait for it.
+        rt.shutdown_background();
+    }
+}
+
 impl Pg {
     /// Connect and migrate. In [`OpenMode::Existing`] a database without
     /// hwcal's tables is [`DbError::Missing`] and nothing is created.
     pub fn open(url: &str, mode: OpenMode) -> Result<Pg, DbError> {
         let location = crate::redact(url);
-        let mut config: postgres::Config = url.parse().map_err(|e: postgres::Error| DbError::BadUrl {
+        let fail = |what: String| DbError::Postgres {
+            location: location.clone(),
+            what,
+        };
+        let mut config: Config = url.parse().map_err(|e: tokio_postgres::Error| DbError::BadUrl {
             location: location.clone(),
             why: describe(&e),
         })?;
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
-        }
+        let from_env = limit_from_env().map_err(fail)?;
+        // The URL's connect_timeout= is libpq's: the whole attempt on one
+        // host. The driver applies it to the socket's connect only; the
+        // bound below covers startup and authentication as well.
+        let (per_host, set_by) = match config.get_connect_timeout() {
+            Some(t) => (*t, "connect_timeout= in the URL".to_string()),
+            None => {
+                let t = from_env.unwrap_or(CONNECT_TIMEOUT);
+                config.connect_timeout(t);
+                (t, format!("connect_timeout= in the URL or {TIMEOUT_ENV}"))
+            }
+        };
+        // The driver tries the hosts of a multi-host URL one after another.
+        let hosts = u32::try_from(config.get_hosts().len().max(1)).unwrap_or(u32::MAX);
+        let connect_limit = per_host.saturating_mul(hosts);
         // libpq's variable, so a password need not be on the command line.
         if config.get_password().is_none() {
             if let Some(pw) = std::env::var_os("PGPASSWORD").filter(|p| !p.is_empty()) {
@@ -100,12 +287,42 @@ impl Pg {
             }
         }
         config.application_name("hwcal");
-        let client = config.connect(NoTls).map_err(|e| DbError::Postgres {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| fail(format!("cannot start the PostgreSQL client: {e}")))?;
+        let mut link = Link {
+            rt: Some(rt),
+            task: None,
             location: location.clone(),
-            what: describe(&e),
-        })?;
-        let pg = Pg {
-            client: RefCell::new(client),
+            limit: from_env.unwrap_or(STATEMENT_TIMEOUT),
+            gave_up: OnceCell::new(),
+            ended: Arc::new(Mutex::new(None)),
+        };
+        let (client, connection) = match link.block_on(connect_limit, config.connect(NoTls)) {
+            Ok(r) => r.map_err(|e| fail(describe(&e)))?,
+            Err(_elapsed) => {
+                return Err(fail(no_answer(
+                    connect_limit,
+                    "connecting: startup and authentication",
+                    &set_by,
+                )))
+            }
+        };
+        let slot = Arc::clone(&link.ended);
+        // The connection task reads and writes the socket; it makes progress
+        // whenever a call blocks on the runtime.
+        let task = link.rt.as_ref().map(|rt| {
+            rt.spawn(async move {
+                if let Err(e) = connection.await {
+                    *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(describe(&e));
+                }
+            })
+        });
+        link.task = task;
+        let mut pg = Pg {
+            client,
+            link,
             location: PathBuf::from(location),
         };
         let tables = pg.tables()?;
@@ -123,49 +340,51 @@ impl Pg {
         Ok(pg)
     }
 
-    fn err(&self) -> impl Fn(postgres::Error) -> DbError + '_ {
-        |e| DbError::Postgres {
-            location: self.location.display().to_string(),
-            what: describe(&e),
-        }
-    }
-
     /// hwcal's tables present in the connection's schema.
     fn tables(&self) -> Result<Vec<String>, DbError> {
-        let rows = self
-            .client
-            .borrow_mut()
-            .query(
+        let rows = self.link.run(
+            "looking for hwcal's tables",
+            self.client.query(
                 "SELECT table_name::text FROM information_schema.tables
                  WHERE table_schema = current_schema() AND table_name IN ('profiles', 'hwcal_schema')",
                 &[],
-            )
-            .map_err(self.err())?;
+            ),
+        )?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
     /// Apply the missing migrations, each step in its own transaction under
     /// the migration lock (the version is read inside it).
-    fn migrate(&self) -> Result<(), DbError> {
-        let mut client = self.client.borrow_mut();
+    fn migrate(&mut self) -> Result<(), DbError> {
+        let link = &self.link;
         loop {
-            let mut tx = client.transaction().map_err(self.err())?;
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-                .map_err(self.err())?;
-            tx.batch_execute("CREATE TABLE IF NOT EXISTS hwcal_schema (version BIGINT NOT NULL)")
-                .map_err(self.err())?;
-            let v: Option<i64> = tx
-                .query_opt("SELECT version FROM hwcal_schema", &[])
-                .map_err(self.err())?
+            let tx = link.run("beginning a transaction", self.client.transaction())?;
+            link.run(
+                "waiting for the migration lock",
+                tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]),
+            )?;
+            link.run(
+                "creating the schema version's table",
+                tx.batch_execute("CREATE TABLE IF NOT EXISTS hwcal_schema (version BIGINT NOT NULL)"),
+            )?;
+            let v: Option<i64> = link
+                .run(
+                    "reading the schema version",
+                    tx.query_opt("SELECT version FROM hwcal_schema", &[]),
+                )?
                 .map(|r| r.get(0));
             let v = match v {
                 Some(v) => v,
                 None => {
-                    tx.execute("INSERT INTO hwcal_schema (version) VALUES (0)", &[])
-                        .map_err(self.err())?;
+                    link.run(
+                        "recording the schema version",
+                        tx.execute("INSERT INTO hwcal_schema (version) VALUES (0)", &[]),
+                    )?;
                     0
                 }
             };
+            // Refused before it indexes the migration list (a negative
+            // version would panic there); the transaction rolls back.
             if v < 0 {
                 return Err(DbError::BadVersion {
                     path: self.location.clone(),
@@ -180,46 +399,56 @@ impl Pg {
                 });
             }
             if v == SCHEMA_VERSION {
-                tx.commit().map_err(self.err())?;
+                link.run("committing", tx.commit())?;
                 return Ok(());
             }
-            tx.batch_execute(MIGRATIONS[v as usize]).map_err(self.err())?;
+            let doing = format!("migrating to schema version {}", v + 1);
+            link.run(&doing, tx.batch_execute(MIGRATIONS[v as usize]))?;
             if v + 1 >= 2 {
-                backfill(&mut tx, v + 1).map_err(self.err())?;
+                backfill(link, &tx, v + 1)?;
             }
-            tx.execute("UPDATE hwcal_schema SET version = $1", &[&(v + 1)])
-                .map_err(self.err())?;
-            tx.commit().map_err(self.err())?;
+            link.run(
+                &doing,
+                tx.execute("UPDATE hwcal_schema SET version = $1", &[&(v + 1)]),
+            )?;
+            link.run("committing", tx.commit())?;
         }
     }
 }
 
 /// Fill the columns migration `to` added of rows stored before it (a
 /// database migrated by an older hwcal), as the SQLite store does.
-fn backfill(tx: &mut postgres::Transaction<'_>, to: i64) -> Result<(), postgres::Error> {
-    let rows = tx.query("SELECT id, profile_json FROM profiles", &[])?;
+fn backfill(link: &Link, tx: &Transaction<'_>, to: i64) -> Result<(), DbError> {
+    let doing = "back-filling the new columns";
+    let rows = link.run(doing, tx.query("SELECT id, profile_json FROM profiles", &[]))?;
     for r in rows {
         let (id, json): (i64, String) = (r.get(0), r.get(1));
         let p = serde_json::from_str::<Profile>(&json).ok();
         if to == 3 {
             let c = p.as_ref().map(crate::Columns::of).unwrap_or_default();
-            tx.execute(
-                "UPDATE profiles SET machine_id = $2, core = $3, product = $4, run_key = $5 WHERE id = $1",
-                &[&id, &c.machine_id, &c.core, &c.product, &crate::run_key(&json)],
+            link.run(
+                doing,
+                tx.execute(
+                    "UPDATE profiles SET machine_id = $2, core = $3, product = $4, run_key = $5 WHERE id = $1",
+                    &[&id, &c.machine_id, &c.core, &c.product, &crate::run_key(&json)],
+                ),
             )?;
         } else if let Some(p) = p {
             let c = crate::Columns::of(&p);
-            tx.execute(
-                "UPDATE profiles SET schema_version = $2, sections = $3, l1_latency_ns = $4,
-                    read_bytes_per_sec = $5, ctx_us = $6 WHERE id = $1",
-                &[
-                    &id,
-                    &i64::from(p.schema_version),
-                    &c.sections,
-                    &c.l1_latency_ns,
-                    &c.read_bytes_per_sec,
-                    &c.ctx_us,
-                ],
+            link.run(
+                doing,
+                tx.execute(
+                    "UPDATE profiles SET schema_version = $2, sections = $3, l1_latency_ns = $4,
+                        read_bytes_per_sec = $5, ctx_us = $6 WHERE id = $1",
+                    &[
+                        &id,
+                        &i64::from(p.schema_version),
+                        &c.sections,
+                        &c.l1_latency_ns,
+                        &c.read_bytes_per_sec,
+                        &c.ctx_us,
+                    ],
+                ),
             )?;
         }
     }
@@ -238,10 +467,8 @@ fn condition(f: Filter<'_>) -> (&'static str, Option<String>) {
 }
 
 /// The parameters of a condition.
-fn args(arg: &Option<String>) -> Vec<&(dyn postgres::types::ToSql + Sync)> {
-    arg.iter()
-        .map(|a| a as &(dyn postgres::types::ToSql + Sync))
-        .collect()
+fn args(arg: &Option<String>) -> Vec<&(dyn ToSql + Sync)> {
+    arg.iter().map(|a| a as &(dyn ToSql + Sync)).collect()
 }
 
 fn now_unix() -> i64 {
@@ -256,11 +483,10 @@ impl Store for Pg {
     }
 
     fn schema_version(&self) -> Result<i64, DbError> {
-        let r = self
-            .client
-            .borrow_mut()
-            .query_one("SELECT version FROM hwcal_schema", &[])
-            .map_err(self.err())?;
+        let r = self.link.run(
+            "reading the schema version",
+            self.client.query_one("SELECT version FROM hwcal_schema", &[]),
+        )?;
         Ok(r.get(0))
     }
 
@@ -270,81 +496,79 @@ impl Store for Pg {
         if_absent: bool,
         before_commit: &mut dyn FnMut(),
     ) -> Result<(i64, bool), DbError> {
-        let err = |e: postgres::Error| DbError::Postgres {
-            location: self.location.display().to_string(),
-            what: describe(&e),
-        };
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(err)?;
+        let link = &self.link;
+        let tx = link.run("beginning a transaction", self.client.transaction())?;
         if if_absent {
             // One lock per run key (its first 60 bits): two pushes of the
             // same run wait for each other, so it is stored once.
             let lock = i64::from_str_radix(row.run_key.get(..15).unwrap_or("0"), 16).unwrap_or(0);
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])
-                .map_err(err)?;
-            let have: Option<i64> = tx
-                .query_one("SELECT min(id) FROM profiles WHERE run_key = $1", &[&row.run_key])
-                .map_err(err)?
+            link.run(
+                "waiting for the run's lock",
+                tx.execute("SELECT pg_advisory_xact_lock($1)", &[&lock]),
+            )?;
+            let have: Option<i64> = link
+                .run(
+                    "looking for the run",
+                    tx.query_one("SELECT min(id) FROM profiles WHERE run_key = $1", &[&row.run_key]),
+                )?
                 .get(0);
             if let Some(id) = have {
                 return Ok((id, false));
             }
         }
         let c = &row.c;
-        let id: i64 = tx
-            .query_one(
-                "INSERT INTO profiles (created_unix, hostname, cpu_model, command, core_mhz,
-                    memory_latency_ns, profile_json, origin, stored_unix, schema_version, sections,
-                    l1_latency_ns, read_bytes_per_sec, ctx_us, machine_id, core, product, run_key)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-                 RETURNING id",
-                &[
-                    &row.created_unix,
-                    &c.hostname,
-                    &c.cpu_model,
-                    &row.command,
-                    &c.core_mhz,
-                    &c.memory_latency_ns,
-                    &row.json,
-                    &row.origin,
-                    &now_unix(),
-                    &row.schema_version,
-                    &c.sections,
-                    &c.l1_latency_ns,
-                    &c.read_bytes_per_sec,
-                    &c.ctx_us,
-                    &c.machine_id,
-                    &c.core,
-                    &c.product,
-                    &row.run_key,
-                ],
-            )
-            .map_err(err)?
+        let id: i64 = link
+            .run(
+                "storing the run",
+                tx.query_one(
+                    "INSERT INTO profiles (created_unix, hostname, cpu_model, command, core_mhz,
+                        memory_latency_ns, profile_json, origin, stored_unix, schema_version, sections,
+                        l1_latency_ns, read_bytes_per_sec, ctx_us, machine_id, core, product, run_key)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+                     RETURNING id",
+                    &[
+                        &row.created_unix,
+                        &c.hostname,
+                        &c.cpu_model,
+                        &row.command,
+                        &c.core_mhz,
+                        &c.memory_latency_ns,
+                        &row.json,
+                        &row.origin,
+                        &now_unix(),
+                        &row.schema_version,
+                        &c.sections,
+                        &c.l1_latency_ns,
+                        &c.read_bytes_per_sec,
+                        &c.ctx_us,
+                        &c.machine_id,
+                        &c.core,
+                        &c.product,
+                        &row.run_key,
+                    ],
+                ),
+            )?
             .get(0);
         before_commit();
-        tx.commit().map_err(err)?;
+        link.run("committing", tx.commit())?;
         Ok((id, true))
     }
 
     fn summaries(&self, id: Option<i64>) -> Result<Vec<Summary>, DbError> {
         let filter = if id.is_some() { "WHERE id = $1" } else { "" };
-        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = match &id {
+        let params: Vec<&(dyn ToSql + Sync)> = match &id {
             Some(i) => vec![i],
             None => vec![],
         };
+        let sql = format!(
+            "SELECT id, created_unix, stored_unix, origin, hostname, machine_id, core, product,
+                cpu_model, command, core_mhz, l1_latency_ns, memory_latency_ns,
+                read_bytes_per_sec, ctx_us, sections
+             FROM profiles {filter} ORDER BY id"
+        );
         let rows = self
-            .client
-            .borrow_mut()
-            .query(
-                &format!(
-                    "SELECT id, created_unix, stored_unix, origin, hostname, machine_id, core, product,
-                        cpu_model, command, core_mhz, l1_latency_ns, memory_latency_ns,
-                        read_bytes_per_sec, ctx_us, sections
-                     FROM profiles {filter} ORDER BY id"
-                ),
-                &params,
-            )
-            .map_err(self.err())?;
+            .link
+            .run("listing the runs", self.client.query(&sql, &params))?;
         Ok(rows
             .iter()
             .map(|r| Summary {
@@ -369,66 +593,88 @@ impl Store for Pg {
     }
 
     fn json(&self, id: i64) -> Result<Option<String>, DbError> {
-        let r = self
-            .client
-            .borrow_mut()
-            .query_opt("SELECT profile_json FROM profiles WHERE id = $1", &[&id])
-            .map_err(self.err())?;
+        let r = self.link.run(
+            &format!("reading run {id}"),
+            self.client
+                .query_opt("SELECT profile_json FROM profiles WHERE id = $1", &[&id]),
+        )?;
         Ok(r.map(|r| r.get(0)))
     }
 
     fn latest_id(&self, f: Filter<'_>) -> Result<Option<i64>, DbError> {
         let (cond, arg) = condition(f);
-        let r = self
-            .client
-            .borrow_mut()
-            .query_one(&format!("SELECT max(id) FROM profiles WHERE {cond}"), &args(&arg))
-            .map_err(self.err())?;
+        let sql = format!("SELECT max(id) FROM profiles WHERE {cond}");
+        let r = self.link.run(
+            "looking for the newest run",
+            self.client.query_one(&sql, &args(&arg)),
+        )?;
         Ok(r.get(0))
     }
 
     fn machine_ids(&self, f: Filter<'_>) -> Result<Vec<String>, DbError> {
         let (cond, arg) = condition(f);
+        let sql = format!(
+            "SELECT DISTINCT machine_id FROM profiles
+             WHERE machine_id IS NOT NULL AND {cond} ORDER BY machine_id"
+        );
         let rows = self
-            .client
-            .borrow_mut()
-            .query(
-                &format!(
-                    "SELECT DISTINCT machine_id FROM profiles
-                     WHERE machine_id IS NOT NULL AND {cond} ORDER BY machine_id"
-                ),
-                &args(&arg),
-            )
-            .map_err(self.err())?;
+            .link
+            .run("listing the machine ids", self.client.query(&sql, &args(&arg)))?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
     fn id_with_key(&self, run_key: &str) -> Result<Option<i64>, DbError> {
-        let r = self
-            .client
-            .borrow_mut()
-            .query_one("SELECT min(id) FROM profiles WHERE run_key = $1", &[&run_key])
-            .map_err(self.err())?;
+        let r = self.link.run(
+            "looking for the run",
+            self.client
+                .query_one("SELECT min(id) FROM profiles WHERE run_key = $1", &[&run_key]),
+        )?;
         Ok(r.get(0))
     }
 
     fn delete(&mut self, ids: &[i64]) -> Result<Option<i64>, DbError> {
-        let err = |e: postgres::Error| DbError::Postgres {
-            location: self.location.display().to_string(),
-            what: describe(&e),
-        };
-        let mut client = self.client.borrow_mut();
-        let mut tx = client.transaction().map_err(err)?;
+        let link = &self.link;
+        let tx = link.run("beginning a transaction", self.client.transaction())?;
         for id in ids {
-            if tx
-                .execute("DELETE FROM profiles WHERE id = $1", &[id])
-                .map_err(err)?
-                == 0
-            {
+            let n = link.run(
+                &format!("deleting run {id}"),
+                tx.execute("DELETE FROM profiles WHERE id = $1", &[id]),
+            )?;
+            if n == 0 {
                 return Ok(Some(*id)); // dropped: rolled back
             }
         }
-        tx.commit().map_err(err)?;
+        link.run("committing", tx.commit())?;
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timeout_variable_is_whole_seconds_above_zero() {
+        let p = |v: Option<&str>| parse_limit(v.map(Into::into));
+        assert_eq!(p(None), Ok(None));
+        assert_eq!(p(Some("")), Ok(None));
+        assert_eq!(p(Some("2")), Ok(Some(Duration::from_secs(2))));
+        assert_eq!(p(Some(" 120 ")), Ok(Some(Duration::from_secs(120))));
+        for bad in ["0", "-1", "1.5", "10s", "x"] {
+            let e = p(Some(bad)).unwrap_err();
+            assert_eq!(
+                e,
+                format!("HWCAL_PG_TIMEOUT_S={bad}: not a whole number of seconds above 0")
+            );
+        }
+    }
+
+    #[test]
+    fn a_limit_that_runs_out_says_which_and_how_to_change_it() {
+        assert_eq!(
+            no_answer(STATEMENT_TIMEOUT, "listing the runs", TIMEOUT_ENV),
+            "no answer from the server within 30 s (listing the runs; HWCAL_PG_TIMEOUT_S sets this limit)"
+        );
+        assert_eq!(CONNECT_TIMEOUT, Duration::from_secs(10));
     }
 }

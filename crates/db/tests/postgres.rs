@@ -4,18 +4,34 @@
 //! store, migrations from an older schema, clear errors for a wrong
 //! password, a server that is down and a bad URL, and a push killed in the
 //! middle (this test binary re-executed as the pushing child and killed
-//! inside a transaction) leaving both stores consistent.
+//! inside a transaction) leaving both stores consistent. A server that
+//! stops answering (its postmaster, or the backend of an open store,
+//! stopped with SIGSTOP) is an error within the time limit, not a hang; a
+//! negative stored schema version is refused; libpq's `key=value`
+//! connection string opens the database.
 
 #[path = "support/pgserver.rs"]
 mod pgserver;
 
 use hwcal_db::{Db, DbError, OpenMode, Origin, Selector};
 use hwcal_model::sample::full_profile;
-use pgserver::PgServer;
-use std::io::{BufRead, BufReader};
+use pgserver::{Paused, PgServer};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 const CHILD_ENV: &str = "HWCAL_PG_PUSH_CHILD";
+
+/// The stop tests' child: what to do (`open` or `list`) and the URL.
+const STOP_CHILD_ENV: &str = "HWCAL_PG_STOP_CHILD";
+
+/// The db crate's variable that shortens its time limits (set in a child
+/// process only, so the other tests, running in this one, keep theirs).
+const TIMEOUT_ENV: &str = "HWCAL_PG_TIMEOUT_S";
+
+/// How much later than its limit an error may arrive (a loaded CI machine).
+const MARGIN: Duration = Duration::from_secs(10);
 
 #[test]
 fn postgres_store() {
@@ -105,6 +121,22 @@ fn postgres_errors_are_one_clear_line() {
         let e = Db::open(bad).err().expect("bad url");
         assert!(matches!(e, DbError::BadUrl { .. }) && e.is_usage(), "{bad}: {e}");
     }
+    // The server ends the session (an administrator, a restart): the
+    // next call says why, in one line, rather than only "connection closed".
+    let db = Db::open(pg.create_db("ended")).unwrap();
+    let backends = pg.hwcal_backends("ended");
+    assert_eq!(backends.len(), 1, "{backends:?}");
+    // Waits (up to 5 s) until the backend is gone.
+    pg.psql(
+        "postgres",
+        &format!("SELECT pg_terminate_backend({}, 5000)", backends[0]),
+    );
+    let e = db.list().expect_err("a terminated session");
+    let msg = e.to_string();
+    assert!(matches!(e, DbError::Postgres { .. }), "{msg}");
+    assert!(msg.contains("terminating connection"), "{msg}");
+    assert!(!msg.contains('\n') && !msg.contains(pgserver::PASSWORD), "{msg}");
+    drop(db);
     // Another program's `profiles` table is left alone.
     pg.create_db("other");
     pg.psql(
@@ -244,4 +276,254 @@ fn a_push_killed_midway_leaves_both_stores_consistent() {
     let copied: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
     assert_eq!(copied, 6);
     assert_eq!(Db::open(&url2).unwrap().list().unwrap().len(), 6);
+}
+
+/// A stored schema version below 0 (no hwcal wrote it) is refused in one
+/// line, for reading and for writing commands alike, and left as it is:
+/// not a panic in the migration list. One above this hwcal's is "too new".
+#[test]
+fn postgres_refuses_a_negative_schema_version() {
+    let Some(pg) = PgServer::start() else { return };
+    let url = pg.create_db("negative");
+    drop(Db::open(&url).unwrap());
+    pg.psql("negative", "UPDATE hwcal_schema SET version = -1");
+    for mode in [OpenMode::Create, OpenMode::Existing] {
+        let e = Db::open_with(&url, mode).err().expect("a negative version");
+        assert!(matches!(e, DbError::BadVersion { found: -1, .. }), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("version -1 is not one hwcal ever wrote"), "{msg}");
+        assert!(!msg.contains('\n') && !msg.contains(pgserver::PASSWORD), "{msg}");
+    }
+    assert_eq!(pg.psql("negative", "SELECT version FROM hwcal_schema"), "-1");
+    pg.psql("negative", "UPDATE hwcal_schema SET version = 99");
+    let e = Db::open(&url).err().expect("a newer version");
+    assert!(
+        matches!(e, DbError::TooNew { found: 99, .. }) && e.is_usage(),
+        "{e}"
+    );
+    assert_eq!(pg.psql("negative", "SELECT version FROM hwcal_schema"), "99");
+}
+
+/// libpq's `key=value` connection string is the same database as the URL
+/// (not a file named after it), and no message shows its password.
+#[test]
+fn postgres_opens_a_libpq_connection_string() {
+    let Some(pg) = PgServer::start() else { return };
+    let url = pg.create_db("kv");
+    let kv = |pw: &str| {
+        format!(
+            "host=127.0.0.1 port={} user={} password={pw} dbname=kv",
+            pg.port,
+            pgserver::USER
+        )
+    };
+    let right = kv(pgserver::PASSWORD);
+    let mut db = Db::open(&right).unwrap();
+    let id = db.insert(&full_profile(3)).unwrap();
+    let shown = db.path().display().to_string();
+    assert_eq!(
+        shown,
+        format!(
+            "host=127.0.0.1 port={} user=hwcal password=*** dbname=kv",
+            pg.port
+        )
+    );
+    assert_eq!(Db::open(&url).unwrap().get(id).unwrap(), full_profile(3));
+    let e = Db::open(kv("wrong-secret")).err().expect("wrong password");
+    let msg = e.to_string();
+    assert!(msg.contains("password authentication failed"), "{msg}");
+    assert!(!msg.contains("wrong-secret") && !msg.contains('\n'), "{msg}");
+    assert!(!std::path::Path::new(&right).exists(), "a file was created");
+}
+
+/// Run `f` on a thread; its result and how long it took. A result that has
+/// not come within `limit` fails the test (the thread is left behind)
+/// rather than hang it.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> (Duration, T) {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let t = Instant::now();
+        let r = f();
+        let _ = tx.send((t.elapsed(), r));
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("no result within {limit:?}: it hangs"))
+}
+
+/// This test binary re-run as a child of the stop tests, with a shortened
+/// time limit in its environment; killed when dropped.
+struct StopChild {
+    child: std::process::Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl StopChild {
+    fn start(mode: &str, url: &str, limit_s: u64) -> StopChild {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "child_of_the_stop_tests",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(STOP_CHILD_ENV, format!("{mode}\n{url}"))
+            .env(TIMEOUT_ENV, limit_s.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        // Lines are read on a thread so the test can wait with a deadline.
+        std::thread::spawn(move || {
+            for l in out.lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        StopChild { child, lines }
+    }
+
+    /// The first of the child's reports that starts with `prefix`, within
+    /// `limit`. libtest's lines are skipped; the first report follows
+    /// libtest's `test NAME ... ` on the same line.
+    fn line(&self, prefix: &str, limit: Duration) -> String {
+        let end = Instant::now() + limit;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) if l.contains(prefix) => return l[l.find(prefix).unwrap()..].to_string(),
+                Ok(_) => {}
+                Err(_) => panic!("no `{prefix}` line from the child within {limit:?}: it hangs"),
+            }
+        }
+    }
+
+    fn go(&mut self) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(b"go\n").unwrap();
+        stdin.flush().unwrap();
+    }
+}
+
+impl Drop for StopChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The seconds a child's report line gives (`list: 2.0 s: ...`).
+fn seconds(line: &str) -> f64 {
+    line.split_once(": ")
+        .and_then(|(_, rest)| rest.split_once(" s: "))
+        .and_then(|(s, _)| s.parse().ok())
+        .unwrap_or_else(|| panic!("no time in {line:?}"))
+}
+
+/// Child mode of the stop tests: `open` opens the database and reports how
+/// that went; `list` opens it, says so, waits for a line on stdin (the
+/// parent stops its backend meanwhile), then lists the runs twice.
+#[test]
+fn child_of_the_stop_tests() {
+    let Some(arg) = std::env::var(STOP_CHILD_ENV).ok() else {
+        return;
+    };
+    let (mode, url) = arg.split_once('\n').unwrap();
+    let report = |what: &str, t: Instant, e: Option<DbError>| {
+        let e = e.map_or("no error".to_string(), |e| e.to_string());
+        println!("{what}: {:.1} s: {e}", t.elapsed().as_secs_f64());
+    };
+    let t = Instant::now();
+    let opened = Db::open(url);
+    if mode == "open" {
+        report("open", t, opened.err());
+        return;
+    }
+    let db = opened.unwrap();
+    println!("opened");
+    let mut go = String::new();
+    std::io::stdin().read_line(&mut go).unwrap();
+    let t = Instant::now();
+    report("list", t, db.list().err());
+    let t = Instant::now();
+    report("again", t, db.latest_id().err());
+}
+
+/// A postmaster that accepts connections (the kernel does, for a stopped
+/// process) and then says nothing: opening the store ends with one error
+/// line once the connecting limit runs out, the URL's `connect_timeout=`
+/// or the default (here shortened through the variable), never a hang.
+#[test]
+fn a_stopped_postmaster_is_an_error_not_a_hang() {
+    // The child is this test binary run directly, without cargo's target
+    // runner: an emulated (aarch64) build cannot start it.
+    if hwcal_harness::platform::skip_if_emulated("a_stopped_postmaster_is_an_error_not_a_hang") {
+        return;
+    }
+    let Some(pg) = PgServer::start() else { return };
+    let url = pg.create_db("stopped");
+    drop(Db::open(&url).unwrap());
+    let _paused = Paused::new(pg.postmaster_pid());
+
+    // The URL's limit covers startup and authentication, not only the
+    // socket's connect (which succeeds here).
+    let one_s = format!("{url}?connect_timeout=1");
+    let (took, e) = within(Duration::from_secs(1) + MARGIN, move || {
+        Db::open(one_s).err().map(|e| e.to_string())
+    });
+    let e = e.expect("a stopped server was opened");
+    assert!(
+        e.contains("no answer from the server within 1 s (connecting: startup and authentication; connect_timeout= in the URL sets this limit)"),
+        "{e}"
+    );
+    assert!(!e.contains(pgserver::PASSWORD) && !e.contains('\n'), "{e}");
+    assert!(e.starts_with("postgres://hwcal:***@127.0.0.1:"), "{e}");
+    assert!(took >= Duration::from_millis(900), "{took:?}: {e}");
+
+    // Without connect_timeout= the default limit applies (10 s, shortened
+    // to 2 s through the variable in the child).
+    let child = StopChild::start("open", &url, 2);
+    let l = child.line("open:", Duration::from_secs(2) + MARGIN);
+    assert!(
+        l.contains("no answer from the server within 2 s (connecting: startup and authentication; connect_timeout= in the URL or HWCAL_PG_TIMEOUT_S sets this limit)"),
+        "{l}"
+    );
+    assert!(seconds(&l) >= 1.9, "{l}");
+}
+
+/// The backend of an open store stops (the server is up, the connection
+/// too, but nothing answers): the next statement ends with one error line
+/// once the statement limit runs out, and a later call on the same store
+/// fails at once instead of waiting again.
+#[test]
+fn a_stopped_backend_is_an_error_not_a_hang() {
+    if hwcal_harness::platform::skip_if_emulated("a_stopped_backend_is_an_error_not_a_hang") {
+        return;
+    }
+    let Some(pg) = PgServer::start() else { return };
+    let url = pg.create_db("midway");
+    let mut child = StopChild::start("list", &url, 2);
+    child.line("opened", MARGIN * 3);
+    let backends = pg.hwcal_backends("midway");
+    assert_eq!(backends.len(), 1, "{backends:?}");
+    let _paused = Paused::new(backends[0]);
+    child.go();
+    let l = child.line("list:", Duration::from_secs(2) + MARGIN);
+    assert!(
+        l.contains(
+            "no answer from the server within 2 s (listing the runs; HWCAL_PG_TIMEOUT_S sets this limit)"
+        ),
+        "{l}"
+    );
+    assert!(l.contains(": postgres://hwcal:***@127.0.0.1:"), "{l}");
+    assert!(seconds(&l) >= 1.9, "{l}");
+    let l = child.line("again:", MARGIN);
+    assert!(
+        l.contains("the server stopped answering earlier: no answer"),
+        "{l}"
+    );
+    assert!(seconds(&l) < 1.0, "{l}");
 }

@@ -221,6 +221,55 @@ impl PgServer {
     pub fn dir(&self) -> &Path {
         self.dir.path()
     }
+
+    /// The postmaster's process id (the first line of `postmaster.pid`).
+    pub fn postmaster_pid(&self) -> u32 {
+        let f = std::fs::read_to_string(self.data().join("postmaster.pid")).unwrap();
+        f.lines().next().unwrap().trim().parse().unwrap()
+    }
+
+    /// The process ids of the backends serving hwcal's connections
+    /// (`application_name` `hwcal`) to database `db`.
+    pub fn hwcal_backends(&self, db: &str) -> Vec<u32> {
+        self.psql(
+            "postgres",
+            &format!(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = 'hwcal' AND datname = '{db}'"
+            ),
+        )
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+    }
+}
+
+/// A server process stopped with SIGSTOP (it keeps its sockets: the kernel
+/// still accepts connections and acknowledges data, but nothing answers),
+/// continued when this is dropped, also when the test fails, so the
+/// server's own shutdown (`pg_ctl stop`) does not wait on it.
+pub struct Paused(u32);
+
+impl Paused {
+    pub fn new(pid: u32) -> Paused {
+        signal(pid, "STOP");
+        Paused(pid)
+    }
+}
+
+impl Drop for Paused {
+    fn drop(&mut self) {
+        signal(self.0, "CONT");
+    }
+}
+
+/// Send a signal with kill(1): as root the server runs as `nobody`, which
+/// root may signal; otherwise it runs as the test's own user.
+fn signal(pid: u32, sig: &str) {
+    let st = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success(), "kill -{sig} {pid} failed");
 }
 
 impl Drop for PgServer {
