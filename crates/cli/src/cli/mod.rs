@@ -21,8 +21,11 @@ Every measuring command pins itself to one CPU (the highest allowed) unless
 #[command(name = "hwcal", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
     /// Results database: an SQLite file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME
-    /// (no TLS; PGPASSWORD is read) (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db,
-    /// else ~/.local/share/hwcal/hwcal.db).
+    /// or libpq's 'host=H user=U dbname=D' (no TLS; PGPASSWORD is read, and keeps the
+    /// password off the command line; every exchange with the server is limited to 10 s
+    /// to connect and 30 s a statement, HWCAL_PG_TIMEOUT_S=N or connect_timeout=N to
+    /// change) (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db, else
+    /// ~/.local/share/hwcal/hwcal.db).
     #[arg(long, global = true, value_name = "PATH|URL")]
     pub db: Option<std::path::PathBuf>,
     #[command(subcommand)]
