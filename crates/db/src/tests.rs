@@ -165,6 +165,30 @@ fn refuses_a_negative_schema_version_without_a_panic() {
 }
 
 #[test]
+fn a_file_that_does_not_match_its_stated_version_is_one_line_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lowered.db");
+    drop(Db::open(&path).unwrap());
+    // Someone lowers the version: the next step's columns exist already.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 1")
+        .unwrap();
+    let e = Db::open(&path).err().expect("must refuse");
+    assert!(matches!(e, DbError::Migration { from: 1, .. }), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("duplicate column name") && !msg.contains('\n'),
+        "{msg}"
+    );
+    let v: i64 = Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 1, "the failed step was rolled back");
+}
+
+#[test]
 fn not_a_database_is_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("junk.db");
