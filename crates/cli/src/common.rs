@@ -122,9 +122,7 @@ pub fn command_line_of(args: impl Iterator<Item = std::ffi::OsString>) -> String
 /// by an hwcal that did not mask them, or by hand): each word as
 /// [`command_line`] masks an argument.
 pub fn redact_profile(p: &mut Profile) {
-    if p.command.contains("://") || p.command.to_ascii_lowercase().contains("password") {
-        p.command = p.command.split(' ').map(redact_arg).collect::<Vec<_>>().join(" ");
-    }
+    p.command = p.command.split(' ').map(redact_arg).collect::<Vec<_>>().join(" ");
 }
 
 /// One argument with any secret masked: a URL's password (however it is

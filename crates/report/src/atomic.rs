@@ -151,26 +151,18 @@ pub fn write(path: &Path, bytes: &[u8], protected: &Protected) -> Result<(), Wri
         return f.write_all(bytes).and_then(|()| f.flush()).map_err(io);
     }
     let tmp = temp_name(path);
-    let result = write_new(&tmp, bytes, existing.as_ref().map(|m| m.permissions().mode()))
-        // Checked again just before the rename: the destination may have
-        // become a link or the database since the first check.
-        .and_then(|()| match check(path, protected) {
-            Ok(()) => std::fs::rename(&tmp, path),
-            Err(e) => Err(std::io::Error::other(e.to_string())),
-        });
-    match result {
-        Ok(()) => {
-            sync_dir(path);
-            Ok(())
-        }
-        Err(source) => {
-            let _ = std::fs::remove_file(&tmp);
-            match check(path, protected) {
-                Err(e) => Err(e),
-                Ok(()) => Err(io(source)),
-            }
-        }
+    if let Err(err) = write_new(&tmp, bytes, existing.as_ref().map(|m| m.permissions().mode())) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(err));
     }
+    // Checked again just before the rename: the destination may have
+    // become a link or the database since the first check.
+    if let Err(e) = check(path, protected).and_then(|()| std::fs::rename(&tmp, path).map_err(io)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    sync_dir(path);
+    Ok(())
 }
 
 /// Create `tmp` (never an existing file, nor through a link: `O_CREAT`

@@ -123,25 +123,24 @@ pub fn csv(runs: &[Run]) -> Vec<u8> {
 }
 
 /// A Markdown table cell: pipes escaped, line breaks as spaces, and the
-/// characters that start HTML, an entity, a link, emphasis or code shown
-/// as themselves (`&lt;`, a backslash escape): a host name or command line
+/// characters that start a link, emphasis or code escaped with a backslash,
+/// those of HTML and entities as entities: a host name or command line
 /// must not inject markup into a page that renders the table.
 fn md_cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut md = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\n' | '\r' => out.push(' '),
+            '\n' | '\r' => md.push(' '),
             '\\' | '|' | '`' | '*' | '_' | '[' | ']' | '!' => {
-                out.push('\\');
-                out.push(c);
+                md.push('\\');
+                md.push(c);
             }
-            c => out.push(c),
+            c => md.push(c),
         }
     }
-    out
+    // Then HTML's characters as entities, with the markup exporters' one
+    // escaper (a backslash escape holds none of them).
+    crate::esc(&md)
 }
 
 /// The runs as a Markdown (GitHub) table; numbers right-aligned (a column
