@@ -74,6 +74,19 @@ impl hwcal_runner::Progress for Progress {
     }
 }
 
+/// Plain lines: the phases of a single-probe command are its probe's lines.
+impl hwcal_runner::Observer for Progress {}
+
+/// The calibration's header for this command: its masked command line,
+/// now, and the CPU the measuring thread is pinned to.
+pub fn header(pinned_cpu: Option<usize>) -> hwcal_runner::Header {
+    hwcal_runner::Header {
+        command: command_line(),
+        started_unix: now_unix(),
+        pinned_cpu,
+    }
+}
+
 /// Apply the pinning the user asked for; returns the CPU pinned to.
 pub fn pin(common: &CommonArgs) -> Result<Option<usize>> {
     if common.no_pin {
@@ -202,30 +215,18 @@ pub fn check_db(save: bool) -> Result<()> {
 }
 
 /// Store the profile in the results database when `save` is set; prints the
-/// new run id on stderr. A profile without machine information (e.g. from
-/// `hwcal clock`) is stored with it added, so every stored run says which
-/// machine it describes; what was printed is unchanged.
+/// new run id on stderr. The profile is a calibration's (machine described,
+/// implausible figures left out): storing measures nothing.
 pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     if !save {
         return Ok(None);
     }
-    // What hwcal stores, hwcal reads: implausible figures left out, with a
-    // note (the same scrub as every output).
-    let profile = &*crate::output::checked(profile);
     store(&mut open_db()?, profile).map(Some)
 }
 
-/// Store the profile in `db` (with machine information added if it has
-/// none); prints the new run id on stderr.
+/// Store the profile in `db`; prints the new run id on stderr.
 pub fn store(db: &mut Db, profile: &Profile) -> Result<i64> {
-    let id = if profile.machine.is_none() {
-        let mut p = profile.clone();
-        p.machine = Some(hwcal_probes::sysinfo::machine_info());
-        db.insert(&p)
-    } else {
-        db.insert(profile)
-    }
-    .context("storing the profile")?;
+    let id = db.insert(profile).context("storing the profile")?;
     crate::say!("stored as run {id} in {}", db.path().display());
     Ok(id)
 }

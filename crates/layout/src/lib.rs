@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Longest a file may be before its `#[cfg(test)]` module.
-const MAX_FILE_LINES: usize = 800;
+pub const MAX_FILE_LINES: usize = 800;
 /// Budget of the thin binary crate (`crates/cli/src`, every line).
-const MAX_CLI_LINES: usize = 2800;
+pub const MAX_CLI_LINES: usize = 2800;
 
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,7 +31,7 @@ pub fn workspace() -> PathBuf {
 pub struct Module {
     /// `a::b` for `src/a/b.rs` (empty for the crate root).
     path: Vec<String>,
-    file: PathBuf,
+    pub file: PathBuf,
     /// Source up to the test module, comments removed.
     code: String,
     children: Vec<String>,
@@ -289,10 +289,20 @@ pub fn resolve(modules: &BTreeMap<Vec<String>, &Module>, path: &[String]) -> Vec
 }
 
 /// The module graph of one crate: module → modules it depends on.
-pub fn graph(root_file: &Path) -> (Vec<Module>, BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) {
+/// Module path → the module paths it depends on.
+pub type Edges = BTreeMap<Vec<String>, BTreeSet<Vec<String>>>;
+
+pub fn graph(root_file: &Path) -> (Vec<Module>, Edges) {
     let list = load(root_file);
+    // `#[macro_export]` macros live at the crate root whatever module
+    // defines them; importing one (`use crate::usage;`) is not a module edge.
+    let macros: BTreeSet<String> = list
+        .iter()
+        .flat_map(|m| m.code.split("macro_rules!").skip(1))
+        .map(|rest| rest.trim_start().chars().take_while(|&c| is_ident(c)).collect())
+        .collect();
     let by_path: BTreeMap<Vec<String>, &Module> = list.iter().map(|m| (m.path.clone(), m)).collect();
-    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    let mut edges: Edges = BTreeMap::new();
     for m in &list {
         let out = edges.entry(m.path.clone()).or_default();
         for c in &m.children {
@@ -301,6 +311,9 @@ pub fn graph(root_file: &Path) -> (Vec<Module>, BTreeMap<Vec<String>, BTreeSet<V
             out.insert(p);
         }
         for (ups, p) in references(&m.code) {
+            if ups.is_none() && p.len() == 1 && macros.contains(&p[0]) {
+                continue;
+            }
             let abs = match ups {
                 None => p,
                 Some(n) => {
@@ -320,9 +333,9 @@ pub fn graph(root_file: &Path) -> (Vec<Module>, BTreeMap<Vec<String>, BTreeSet<V
 }
 
 /// Strongly connected components with more than one module (Tarjan).
-pub fn circles(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<String>> {
+pub fn circles(edges: &Edges) -> Vec<Vec<String>> {
     struct St<'a> {
-        edges: &'a BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        edges: &'a Edges,
         index: BTreeMap<&'a Vec<String>, usize>,
         low: BTreeMap<&'a Vec<String>, usize>,
         stack: Vec<&'a Vec<String>>,
@@ -479,6 +492,13 @@ mod tests {
         );
         let (_, edges) = graph(&dir.join("lib.rs"));
         assert!(circles(&edges).is_empty(), "{edges:?}");
+        w("b.rs", "use crate::{Thing, say};\n");
+        w(
+            "lib.rs",
+            "mod a;\nmod b;\npub use a::Thing;\npub fn root_item() {}\nmacro_rules! say { () => {} }\n",
+        );
+        let (_, edges) = graph(&dir.join("lib.rs"));
+        assert!(circles(&edges).is_empty(), "a macro is not a module: {edges:?}");
         w("b.rs", "use crate::{Thing, root_item};\n");
         let (_, edges) = graph(&dir.join("lib.rs"));
         assert_eq!(

@@ -7,9 +7,9 @@
 //! at the middle of each plateau, the line-size pairs and the parallel
 //! chases, each sized from what the curve showed.
 
-use crate::registry::{Plan, ProbeEntry};
-use crate::{Context, Progress, Result};
-use hwcal_analysis::cache as an;
+use crate::probe::{Plan, ProbeEntry, Progress};
+use crate::{Context, Result};
+use hwcal_analysis::cache as cache_analysis;
 use hwcal_analysis::levels::{refine_boundaries, Plateau};
 use hwcal_harness::{clockref, Timer};
 use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
@@ -21,16 +21,17 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     description: "cache levels, line sizes, memory latency, MLP (Calibrator)",
     opt_in: false,
     typical_s: 5.0,
+    reads: &["tlb"],
     plan: |config, machine| {
         Some(Box::new(Cache {
             max_size: default_max_size(machine),
             machine: machine.clone(),
             own_cpu: config.pinned_cpu,
-            // `hwcal run` measures the TLB itself (before the caches).
-            tlb_curves: !config.probes.iter().any(|p| p == "tlb"),
+            // A run that measures the TLB leaves its curves to it.
+            tlb_curves: !config.measures(&crate::tlb::ENTRY),
         }))
     },
-    analyze: apply,
+    analyze,
 };
 
 /// The cache probe's plan: the largest working set, the machine (its
@@ -48,7 +49,7 @@ pub struct Cache {
 
 impl Plan for Cache {
     fn run(&self, progress: &dyn Progress) -> Result<Profile> {
-        // The analysis reads the nominal caches from the profile's machine.
+        // The sweep's own analysis reads the nominal caches from the machine.
         let mut p = Profile {
             machine: Some(self.machine.clone()),
             raw: measure(self.max_size, &self.machine, progress, self.own_cpu)?,
@@ -57,7 +58,7 @@ impl Plan for Cache {
         if self.tlb_curves {
             ensure_tlb_curves(&mut p, progress, self.own_cpu)?;
         }
-        apply(&mut p);
+        // Raw curves only: the calibration analyses the merged profile.
         p.machine = None;
         Ok(p)
     }
@@ -146,7 +147,12 @@ pub fn measure(
     repair(&mut bench, &mut points, t0)?;
     retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
     retry_noisy_plateaus(&mut bench, &mut points, machine, tlb_ok, progress)?;
-    let lat = curve(an::LATENCY, "working set (bytes)", "ns per load", points);
+    let lat = curve(
+        cache_analysis::LATENCY,
+        "working set (bytes)",
+        "ns per load",
+        points,
+    );
     let a = sweep_analysis(&lat, machine, tlb_ok);
     progress.say(&format!(
         "cache: refined to {} sizes, {} plateaus, {:.1} s",
@@ -182,13 +188,23 @@ pub fn measure(
     progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
 
     let mut out = vec![
-        watch.curve(an::NEIGHBOURS),
+        watch.curve(cache_analysis::NEIGHBOURS),
         lat,
-        curve(an::GAP, "working set (bytes)", "ns per load incl. idle gap", gap),
+        curve(
+            cache_analysis::GAP,
+            "working set (bytes)",
+            "ns per load incl. idle gap",
+            gap,
+        ),
     ];
     out.extend(colour);
     out.extend(raw_lines);
-    out.push(curve(an::MLP, "independent chains", "ns per load", mlp));
+    out.push(curve(
+        cache_analysis::MLP,
+        "independent chains",
+        "ns per load",
+        mlp,
+    ));
     out.push(huge_curve(cap, huge, tlb_ok, still_huge));
     Ok(out)
 }
@@ -241,9 +257,9 @@ fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<R
 /// The analysis the sweep steers itself by: the latency curve alone, with
 /// the buffer's huge pages as the TLB saw them (all or none: on 4 KiB pages
 /// the analysis fits page colours to the private levels' edges).
-fn sweep_analysis(lat: &RawCurve, machine: &MachineInfo, huge_pages: bool) -> an::CacheAnalysis {
+fn sweep_analysis(lat: &RawCurve, machine: &MachineInfo, huge_pages: bool) -> cache_analysis::CacheAnalysis {
     let huge = Some(if huge_pages { 1.0 } else { 0.0 });
-    an::analyze_sweep(lat, huge, machine)
+    cache_analysis::analyze_sweep(lat, huge, machine)
 }
 
 /// Step 2: refine around each boundary; again if a re-measurement moved a
@@ -258,7 +274,7 @@ fn refine(
     t0: std::time::Instant,
 ) -> Result<()> {
     let analyse = |points: &[RawPoint]| {
-        let lat = curve(an::LATENCY, "", "", points.to_vec());
+        let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
         sweep_analysis(&lat, machine, tlb_ok)
     };
     for round in 0..6 {
@@ -343,15 +359,15 @@ fn retry_short_private(
         .map(|(level, n)| (level as usize, n.size_bytes as f64))
         .collect();
     let short = |points: &[RawPoint]| -> Vec<(usize, f64)> {
-        let lat = curve(an::LATENCY, "", "", points.to_vec());
+        let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
         let a = sweep_analysis(&lat, machine, huge_pages);
         judged
             .iter()
             .copied()
             .filter(|&(level, nominal)| {
-                a.levels
-                    .get(level - 1)
-                    .is_some_and(|l| (l.size_bytes as f64) < (1.0 - an::NOMINAL_SIZE_TOLERANCE) * nominal)
+                a.levels.get(level - 1).is_some_and(|l| {
+                    (l.size_bytes as f64) < (1.0 - cache_analysis::NOMINAL_SIZE_TOLERANCE) * nominal
+                })
             })
             .collect()
     };
@@ -399,7 +415,7 @@ fn retry_noisy_plateaus(
 ) -> Result<()> {
     let t = std::time::Instant::now();
     for round in 1..=NOISY_ROUNDS {
-        let lat = curve(an::LATENCY, "", "", points.to_vec());
+        let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
         let a = sweep_analysis(&lat, machine, tlb_ok);
         // The analysis indexes the valid points (positive size, finite
         // positive latency) in size order; the same filter maps its
@@ -557,7 +573,7 @@ fn colour_edges(
         return Ok(None);
     }
     for p in &mut pts {
-        p.y = an::placement_mean(&p.samples).unwrap_or(f64::NAN);
+        p.y = cache_analysis::placement_mean(&p.samples).unwrap_or(f64::NAN);
     }
     progress.say(&format!(
         "cache: {} private level edge(s) on {done} page placements ({retries} measured again: \
@@ -566,7 +582,7 @@ fn colour_edges(
         t.elapsed().as_secs_f64()
     ));
     Ok(Some(curve(
-        an::COLOUR,
+        cache_analysis::COLOUR,
         "working set (bytes)",
         "ns per load, one sample per page placement",
         pts,
@@ -602,9 +618,13 @@ fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instan
 
 /// Step 4, the idle-gap chase: an L1-resident calibration point, then the
 /// middle of each plateau.
-fn gap_points(bench: &mut ChaseBench, a: &an::CacheAnalysis, lat: &RawCurve) -> Result<Vec<RawPoint>> {
+fn gap_points(
+    bench: &mut ChaseBench,
+    a: &cache_analysis::CacheAnalysis,
+    lat: &RawCurve,
+) -> Result<Vec<RawPoint>> {
     let mut gap = vec![bench.point(4096, GAP_ADDS)?];
-    for x in an::representative_sizes(a, lat) {
+    for x in cache_analysis::representative_sizes(a, lat) {
         let x = (x / 64.0).round() * 64.0;
         if x > 4096.0 * 1.01 {
             gap.push(bench.point(x as usize, GAP_ADDS)?);
@@ -641,7 +661,7 @@ fn line_curves(bench: &mut ChaseBench, l1: f64, last: f64, progress: &dyn Progre
                 pts.push(bench.pair_point(primaries, d, BLOCK)?);
             }
             raw_lines.push(curve(
-                &an::line_id(test, fwd),
+                &cache_analysis::line_id(test, fwd),
                 "offset d (bytes)",
                 "ns per dependent pair",
                 pts,
@@ -669,7 +689,7 @@ fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
         };
         let mut b = FlushBench::new(64, evict as usize, 0xf1u64 + k as u64)?;
         out.push(curve(
-            &an::flush_id(k as u32 + 1),
+            &cache_analysis::flush_id(k as u32 + 1),
             "offset d (bytes; negative: no flush, all hits)",
             "ns per load after flushing the target's line",
             granule_curve(&mut b, 3)?,
@@ -693,7 +713,7 @@ fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoin
 /// pages, and whether the TLB saw them before and after the sweep.
 fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) -> RawCurve {
     curve(
-        an::HUGE,
+        cache_analysis::HUGE,
         "buffer (bytes)",
         "fraction backed by huge pages (x = 0 / -1: TLB check passed before / after the sweep)",
         vec![
@@ -728,7 +748,7 @@ const TLB_PAGES_FOR_CACHE: u64 = 8192;
 /// the analysis removes the TLB's share from the cache curve with them.
 pub fn ensure_tlb_curves(p: &mut Profile, progress: &dyn Progress, cpu: Option<usize>) -> Result<()> {
     let huge_seen = p
-        .raw_curve(an::HUGE)
+        .raw_curve(cache_analysis::HUGE)
         .is_some_and(|c| !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5));
     let has_tlb = p.raw_curve(hwcal_analysis::tlb::SMALL).is_some();
     if huge_seen || has_tlb {
@@ -740,9 +760,11 @@ pub fn ensure_tlb_curves(p: &mut Profile, progress: &dyn Progress, cpu: Option<u
     Ok(())
 }
 
-/// Recompute the cache sections of a profile from its raw curves.
-pub fn apply(p: &mut Profile) -> bool {
-    let Some(a) = an::analyze(p) else { return false };
+/// The analysis hook: the cache sections of a profile from its raw curves.
+pub fn analyze(p: &mut Profile) -> bool {
+    let Some(a) = cache_analysis::analyze(p) else {
+        return false;
+    };
     p.caches = Some(a.levels);
     p.memory = a.memory;
     // The analysis words its notes; every one of them is replaced on a

@@ -1,8 +1,8 @@
 //! The clock probe: the core clock by lmbench mhz's GCD method and by a
 //! dependent add chain, measured interleaved, plus the TSC rate.
 
-use crate::registry::{Plan, ProbeEntry};
-use crate::{Progress, Result};
+use crate::probe::{Plan, ProbeEntry, Progress};
+use crate::Result;
 use hwcal_harness::{clockref, Timer};
 use hwcal_model::{ClockRaw, ClockResult, Profile, Verdict};
 use hwcal_probes::clock::{collect, ClockPlan, DEFAULT_BATCHES};
@@ -12,6 +12,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     description: "core clock (mhz GCD + add chain), TSC rate",
     opt_in: false,
     typical_s: 0.3,
+    reads: &[],
     plan: |_, _| {
         Some(Box::new(Clock {
             batches: DEFAULT_BATCHES as u32,

@@ -1,11 +1,11 @@
 //! The context-switch probe: context-switch latency, lmbench lat_ctx's ring of processes
 //! and pipes (seed 001), with lat_ctx's options and output format.
 
-use crate::registry::{Plan, ProbeEntry};
-use crate::{Context, Progress, Result};
+use crate::probe::{Plan, ProbeEntry, Progress};
+use crate::{usage, Context, Result};
 use hwcal_analysis::ctx::{overhead_us, Samples};
 use hwcal_model::{ContextSwitch, Profile, RawCurve, SwitchCount};
-use hwcal_probes::ctx::{self, CtxPlan, Placement};
+use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
 
 /// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
 /// CPU `run` pinned itself to, each size in [`RUN_ROUNDS`] rounds (up to
@@ -16,6 +16,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KB)",
     opt_in: false,
     typical_s: 1.0,
+    reads: &[],
     plan: |config, _| {
         let placement = config.pinned_cpu.map_or(Placement::None, Placement::Same);
         Some(Box::new(Ctx {
@@ -151,4 +152,47 @@ pub fn measure(
     hwcal_analysis::ctx::assemble(&mut cs, figs);
     cs.duration_ms = start.elapsed().as_secs_f64() * 1e3;
     Ok((cs, raw))
+}
+
+/// Checks that keep a typo from exhausting the machine: a clear usage error
+/// instead of a failed fork or the OOM killer.
+pub fn check_limits(plan: &CtxPlan, sizes: &[u64]) -> Result<()> {
+    if let Some(&n) = plan.nprocs.iter().find(|&&n| n < 2) {
+        usage!("NPROCS {n}: a ring needs at least 2 processes (the timing one and one more)");
+    }
+    if let Some(&n) = plan.nprocs.iter().find(|&&n| n > MAX_NPROCS) {
+        usage!("NPROCS {n}: at most {MAX_NPROCS} processes per ring");
+    }
+    let alive = ctx::members_alive(plan);
+    const MAX_ALIVE: u64 = 4096;
+    if alive > MAX_ALIVE {
+        usage!(
+            "{alive} ring members would be alive at once (at most {MAX_ALIVE}); use fewer or smaller rings or a smaller -P"
+        );
+    }
+    if plan.kind == Kind::Processes {
+        if let Some(limit) = ctx::process_limit() {
+            // Leave room for the processes the user already runs.
+            if alive + 64 > limit {
+                usage!("{alive} processes at once would exceed the process limit ({limit}, ulimit -u)");
+            }
+        }
+    }
+    let avail = hwcal_probes::sysinfo::available_memory();
+    for &kb in sizes {
+        let Some(each) = kb.checked_mul(1024) else {
+            usage!("-s {kb}: too large");
+        };
+        // Every member and the timing process own one array.
+        let total = each.saturating_mul(alive + 1);
+        if avail > 0 && total > avail / 2 {
+            usage!(
+                "-s {kb}: {} arrays of {kb} KB need {} MiB, more than half the available memory ({} MiB)",
+                alive + 1,
+                total >> 20,
+                avail >> 20
+            );
+        }
+    }
+    Ok(())
 }

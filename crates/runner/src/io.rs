@@ -6,9 +6,9 @@
 //! section. It takes a plain [`IoSpec`]; `hwcal io` validates its flags into
 //! one, `hwcal run --io DIR` plans the short job of [`ENTRY`].
 
-use crate::registry::{Plan, ProbeEntry};
+use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::usage;
-use crate::{Context, Progress, Result, RunnerError};
+use crate::{Context, Result, RunnerError};
 use hwcal_model::{human_bytes, IoResult, IoThread, Note, Profile};
 use hwcal_probes::io::{self as probe, Engine, IoError, IoJob, IoRun, Pattern, TestFile};
 use std::fs::Metadata;
@@ -24,6 +24,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     description: "4 KiB random reads, O_DIRECT, io_uring QD 32",
     opt_in: true,
     typical_s: 3.0,
+    reads: &[],
     plan: |config, _| {
         let dir = config.io_dir.clone()?;
         let cpus = worker_cpus(config.pinned_cpu, config.pinned_cpu.is_none()).unwrap_or_default();
@@ -75,6 +76,32 @@ pub struct IoSpec {
     pub allow_mounted_write: bool,
     /// CPUs of the worker threads in turn (empty: unpinned).
     pub cpus: Vec<usize>,
+}
+
+impl IoSpec {
+    /// Options that only some engines or patterns honour are refused rather
+    /// than silently run as something else; O_DIRECT needs 512-byte blocks.
+    pub fn check(&self) -> Result<()> {
+        let bs = self.bs;
+        if self.direct && !bs.is_multiple_of(512) {
+            usage!("--bs {bs}: with --direct the block size must be a multiple of 512 bytes");
+        }
+        if let Some(t) = self.time {
+            if !(t.is_finite() && t > 0.0 && t <= 86_400.0) {
+                usage!("--time {t}: must be > 0 and at most 86400 seconds");
+            }
+        }
+        if self.iodepth > 1 && self.engine != Engine::IoUring {
+            usage!(
+                "--iodepth {}: only --engine io_uring keeps several I/Os in flight (sync and psync have one per thread)",
+                self.iodepth
+            );
+        }
+        if self.rwmix_read.is_some() && !self.pattern.mixed() {
+            usage!("--rwmix-read only applies to --rw rw or randrw");
+        }
+        Ok(())
+    }
 }
 
 impl Plan for IoSpec {

@@ -4,20 +4,24 @@
 //! Every probe is one [`ProbeEntry`] in the [`registry`] (uarch-bench and
 //! multichase keep a kernel as one table entry the same way): an id, a
 //! description, a `plan` step that turns the run's configuration and the
-//! machine into the probe's parameters, and an `analyze` step that
-//! recomputes the probe's figures from a profile's raw data. A plan `run`s
-//! the kernels through the harness and returns a profile fragment (raw
-//! curves and the analysed sections), which [`absorb`] merges into the run's
-//! profile. Progress goes through the small [`Progress`] trait; the CLI
-//! implements it (with indicatif or plain lines), tests use [`Silent`].
+//! machine into the probe's parameters, and one `analyze` hook that
+//! recomputes the probe's figures from a profile's raw data (the contract
+//! is `probe.rs`). [`calibrate`] is the one place a calibration is
+//! assembled: it describes the machine, plans, runs each plan (a profile
+//! fragment of raw data, merged by [`absorb`]), analyses the merged
+//! profile once and leaves out implausible figures ([`finish`]). Progress
+//! goes through the small [`Progress`] and [`Observer`] traits; the CLI
+//! implements them (with indicatif or plain lines), tests use [`Silent`].
 //!
 //! The per-probe modules also hold the measuring code of the single-probe
 //! commands (`hwcal cache`, `hwcal mem`, ...), which take plain
 //! configuration structs, never command-line arguments.
 #![forbid(unsafe_code)]
 
+mod calibrate;
 mod error;
 pub mod machine;
+mod probe;
 pub mod registry;
 #[cfg(feature = "synthetic")]
 pub mod synthetic;
@@ -28,22 +32,12 @@ pub mod ctx;
 pub mod io;
 pub mod mem;
 pub mod tlb;
+pub mod validate;
 
+pub use calibrate::{
+    absorb, analyse, calibrate, calibrate_with, estimate, finish, Eta, Header, Observer, Phase,
+};
 pub use error::{Context, Result, RunnerError};
-pub use machine::{Machine, Real};
-pub use registry::{absorb, plan, probes, reanalyze, select, Plan, ProbeEntry, RunConfig};
-
-/// Where a probe says what it is doing (a line per step). Implementations
-/// decide whether and how to show it.
-pub trait Progress {
-    /// One progress message, without the `hwcal: ` prefix.
-    fn say(&self, msg: &str);
-}
-
-/// Progress that shows nothing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Silent;
-
-impl Progress for Silent {
-    fn say(&self, _msg: &str) {}
-}
+pub use machine::Real;
+pub use probe::{Machine, Plan, Planned, ProbeEntry, Progress, RunConfig, Silent};
+pub use registry::{plan, probes, select};

@@ -1,26 +1,10 @@
-//! What the runner measures on (hyperfine's executor trait): the real
-//! machine, whose plans run the kernels, or — behind the `synthetic`
-//! feature, for tests — a synthetic machine that returns deterministic
-//! curves and figures, so `hwcal run` can be driven end to end (CLI →
-//! runner → analysis → exporters → database) without timing anything.
+//! The machines the runner measures on: the real one (sysfs, CPUID and the
+//! kernels), or the synthetic one of the end-to-end tests, chosen by
+//! [`from_env`]. The trait they implement is [`Machine`](crate::Machine).
 
-use crate::registry::{Plan, ProbeEntry};
-use crate::{Progress, Result};
+use crate::probe::{Machine, Plan, ProbeEntry, Progress};
+use crate::Result;
 use hwcal_model::{HarnessInfo, MachineInfo, NominalCache, Profile};
-
-/// The machine the probes run on.
-pub trait Machine {
-    /// The machine as the OS and CPUID describe it.
-    fn info(&self) -> MachineInfo;
-    /// The caches as CPUID leaf 4 states them (for the nominal
-    /// cross-check against sysfs).
-    fn cpuid_caches(&self) -> Vec<NominalCache>;
-    /// The timing harness (timer, resolution) with the measuring thread on
-    /// `pinned_cpu`.
-    fn harness(&self, pinned_cpu: Option<usize>) -> HarnessInfo;
-    /// Run one planned probe; returns its profile fragment.
-    fn run(&self, probe: &ProbeEntry, plan: &dyn Plan, progress: &dyn Progress) -> Result<Profile>;
-}
 
 /// The real machine: sysfs, CPUID and the kernels.
 #[derive(Debug, Clone, Copy, Default)]

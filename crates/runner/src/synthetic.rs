@@ -1,12 +1,12 @@
 //! The synthetic machine: every probe returns the matching part of
 //! `hwcal_model::sample::full_profile(0)` (a reference-like 2-vCPU guest).
 //! Cache and TLB return only their raw curves, so their figures and notes
-//! come from the real analysis; the other probes return their sections.
+//! come from the real analysis (the calibration's); the other probes return
+//! their sections.
 //! Deterministic and instant.
 
-use crate::machine::Machine;
-use crate::registry::{Plan, ProbeEntry};
-use crate::{Progress, Result};
+use crate::probe::{Machine, Plan, ProbeEntry, Progress};
+use crate::Result;
 use hwcal_model::curve::probe_of;
 use hwcal_model::sample::full_profile;
 use hwcal_model::{curve, HarnessInfo, MachineInfo, NominalCache, Profile, RawCurve, RawPoint};
@@ -61,9 +61,6 @@ impl Machine for Synthetic {
             "ctx" => p.context_switch = s.context_switch,
             "io" => p.io = s.io,
             id => {
-                // Raw curves only; the probe's own analysis makes the figures
-                // (it reads the nominal caches from the machine).
-                p.machine = s.machine;
                 p.raw = s
                     .raw
                     .into_iter()
@@ -72,7 +69,7 @@ impl Machine for Synthetic {
                 if id == "tlb" {
                     p.raw.extend(tlb_baseline(&p));
                 }
-                (probe.analyze)(&mut p);
+                // Raw curves only, as the real probes return them.
                 p.machine = None;
             }
         }

@@ -8,10 +8,10 @@
 //! the steps measured again, until they stay put. Then the same with one
 //! page per 2 MiB.
 
-use crate::registry::{Plan, ProbeEntry};
-use crate::{Context, Progress, Result};
+use crate::probe::{Plan, ProbeEntry, Progress};
+use crate::{Context, Result};
 use hwcal_analysis::levels::refine_boundaries;
-use hwcal_analysis::tlb as an;
+use hwcal_analysis::tlb as tlb_analysis;
 use hwcal_harness::{clockref, Timer};
 use hwcal_model::{Profile, RawCurve, RawPoint};
 use hwcal_probes::buffer::{Backing, Buffer};
@@ -24,6 +24,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     description: "TLB levels, 4 KiB and 2 MiB pages, huge-page penalty (PS3 note)",
     opt_in: false,
     typical_s: 1.0,
+    reads: &[],
     plan: |config, _| {
         Some(Box::new(Tlb {
             max_pages: 8192,
@@ -31,7 +32,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
             own_cpu: config.pinned_cpu,
         }))
     },
-    analyze: apply,
+    analyze,
 };
 
 /// The TLB probe's plan: the largest page counts and the CPU it runs on.
@@ -44,12 +45,11 @@ pub struct Tlb {
 
 impl Plan for Tlb {
     fn run(&self, progress: &dyn Progress) -> Result<Profile> {
-        let mut p = Profile {
+        // Raw curves only: the calibration analyses the merged profile.
+        Ok(Profile {
             raw: measure(self.max_pages, self.max_huge_pages, progress, self.own_cpu)?,
             ..Default::default()
-        };
-        apply(&mut p);
-        Ok(p)
+        })
     }
 }
 
@@ -107,10 +107,10 @@ impl Benches {
     }
 
     /// The difference test − first baseline.
-    fn difference(&self, pts: &[RawPoint]) -> Vec<an::DiffPoint> {
-        let t = curve(an::SMALL, "", pts.to_vec());
-        let b = curve(an::BASELINE, "", self.bases[0].1.clone());
-        an::difference(&t, &b)
+    fn difference(&self, pts: &[RawPoint]) -> Vec<tlb_analysis::DiffPoint> {
+        let t = curve(tlb_analysis::SMALL, "", pts.to_vec());
+        let b = curve(tlb_analysis::BASELINE, "", self.bases[0].1.clone());
+        tlb_analysis::difference(&t, &b)
     }
 }
 
@@ -152,7 +152,7 @@ fn sweep(
             break;
         }
         let d = benches.difference(&pts);
-        let (_, pl) = an::levels(&d, 4096);
+        let (_, pl) = tlb_analysis::levels(&d, 4096);
         let xs: Vec<f64> = d.iter().map(|q| q.pages).collect();
         if round % 2 == 0 {
             let new: Vec<usize> = refine_boundaries(&xs, &pl, 32.0)
@@ -298,18 +298,22 @@ pub fn measure(
         }
     };
     progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
-    out.push(watch.curve(an::NEIGHBOURS));
-    out.push(curve(an::SMALL, "ns per access, 4 KiB pages", small_pts));
+    out.push(watch.curve(tlb_analysis::NEIGHBOURS));
+    out.push(curve(
+        tlb_analysis::SMALL,
+        "ns per access, 4 KiB pages",
+        small_pts,
+    ));
     for (b, pts) in benches.bases {
         let (id, label) = match b.layout() {
-            Layout::Spread => (an::BASELINE, "ns per access, same lines in huge pages"),
-            Layout::Dense => (an::DENSE, "ns per access, as many lines packed densely"),
+            Layout::Spread => (tlb_analysis::BASELINE, "ns per access, same lines in huge pages"),
+            Layout::Dense => (tlb_analysis::DENSE, "ns per access, as many lines packed densely"),
         };
         out.push(curve(id, label, pts));
     }
     if !huge_pts.is_empty() {
         out.push(curve(
-            an::HUGE,
+            tlb_analysis::HUGE,
             "ns per access, one line per 2 MiB page",
             huge_pts,
         ));
@@ -407,7 +411,7 @@ fn fraction_curve(fractions: [f64; 2], huge_frac: Option<f64>) -> RawCurve {
         });
     }
     RawCurve {
-        id: an::HUGE_FRACTION.into(),
+        id: tlb_analysis::HUGE_FRACTION.into(),
         x_label: "buffer (0: 4 KiB test, 1: baseline, 2: 2 MiB test)".into(),
         y_label: "fraction backed by huge pages (smaps; for the 2 MiB test 0 if the TLB sees 4 KiB pages)"
             .into(),
@@ -415,9 +419,11 @@ fn fraction_curve(fractions: [f64; 2], huge_frac: Option<f64>) -> RawCurve {
     }
 }
 
-/// Recompute the TLB sections of a profile from its raw curves.
-pub fn apply(p: &mut Profile) -> bool {
-    let Some(a) = an::analyze(p) else { return false };
+/// The analysis hook: the TLB sections of a profile from its raw curves.
+pub fn analyze(p: &mut Profile) -> bool {
+    let Some(a) = tlb_analysis::analyze(p) else {
+        return false;
+    };
     p.tlbs = Some(a.levels);
     p.tlb_huge_pages = Some(a.comparison);
     // The analysis words its notes; every one of them is replaced on a

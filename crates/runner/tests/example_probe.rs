@@ -1,6 +1,9 @@
 //! Adding a probe: one registry entry plus the probe's own measuring and
 //! analysis code. This example (not shipped) adds a branch-mispredict probe
-//! next to the registered ones; nothing else is edited, and the run's
+//! next to the registered ones; nothing else is edited. `hwcal run` reaches
+//! it through the registry and [`calibrate`]; a subcommand of its own is a
+//! [`calibrate_with`] call with the command's own plan (see `run_branch`),
+//! the same path `hwcal cache` and `hwcal tlb` take. The run's
 //! profile, its re-analysis, the text summary (its figure and its note),
 //! the JSON, the HTML report (its figure in a table, its raw curve
 //! plotted) and the comparison of two runs (text, JSON and HTML) all pick
@@ -15,7 +18,7 @@ use hwcal_report::compare::{compare, comparison_json, comparison_text};
 use hwcal_report::html::{compare_report, HtmlExporter};
 use hwcal_report::{Exporter, JsonExporter, TextExporter};
 use hwcal_runner::{
-    absorb, plan, probes, select, Machine, Plan, ProbeEntry, Progress, Real, RunConfig, Silent,
+    calibrate, calibrate_with, probes, select, Header, Plan, ProbeEntry, Progress, Real, RunConfig, Silent,
 };
 
 const CURVE: &str = "branch.mispredict";
@@ -26,6 +29,7 @@ const BRANCH: ProbeEntry = ProbeEntry {
     description: "branch-mispredict cost (random vs predictable branches)",
     opt_in: false,
     typical_s: 0.5,
+    reads: &[],
     plan: |_, _| {
         Some(Box::new(Branch {
             patterns: vec![1, 2, 4, 8],
@@ -58,7 +62,8 @@ impl Plan for Branch {
                 ..Default::default()
             })
             .collect();
-        let mut p = Profile {
+        // Raw data only: the calibration runs the entry's analysis.
+        Ok(Profile {
             raw: vec![RawCurve {
                 id: CURVE.into(),
                 x_label: "pattern period".into(),
@@ -66,9 +71,7 @@ impl Plan for Branch {
                 points,
             }],
             ..Default::default()
-        };
-        analyze(&mut p);
-        Ok(p)
+        })
     }
 }
 
@@ -96,15 +99,23 @@ fn analyze(p: &mut Profile) -> bool {
     true
 }
 
-/// A run of the registered branch probe with the given flush cost.
+fn header(command: &str) -> Header {
+    Header {
+        command: command.into(),
+        ..Header::default()
+    }
+}
+
+/// What a `hwcal branch --flush-ns N` subcommand would do: its own plan,
+/// through the one calibration path.
 fn run_branch(flush_ns: f64) -> Profile {
     let plan = Branch {
         patterns: vec![1, 2, 4, 8],
         flush_ns,
     };
-    let mut p = Profile::new("hwcal run --only branch", 0);
-    absorb(&mut p, Real.run(&BRANCH, &plan, &Silent).unwrap());
-    p
+    let planner =
+        move |_: &hwcal_model::MachineInfo| -> Vec<hwcal_runner::Planned> { vec![(BRANCH, Box::new(plan))] };
+    calibrate_with(&Real, header("hwcal branch"), &[BRANCH], planner, &Silent).unwrap()
 }
 
 #[test]
@@ -112,13 +123,25 @@ fn a_new_probe_is_one_registry_entry() {
     let mut registry = probes();
     registry.push(BRANCH);
     let chosen = select(registry, &["branch".into()], &[]).unwrap();
-    let plans = plan(&chosen, &RunConfig::default(), &Real.info());
-    assert_eq!(plans.len(), 1, "only the branch probe (io has no directory)");
-
-    let mut p = Profile::new("hwcal run --only branch", 0);
-    for (entry, plan) in &plans {
-        absorb(&mut p, Real.run(entry, plan.as_ref(), &Silent).unwrap());
-    }
+    assert_eq!(
+        chosen.len(),
+        2,
+        "branch, and io (opt-in, without a directory not planned)"
+    );
+    let config = RunConfig::default();
+    let p = calibrate(
+        &Real,
+        &config,
+        &chosen,
+        header("hwcal run --only branch"),
+        &Silent,
+    )
+    .unwrap();
+    assert!(
+        p.machine.is_some() && p.harness.is_some(),
+        "the calibration describes the machine"
+    );
+    assert!(p.io.is_none());
     // Text: the figure and the note.
     let text = String::from_utf8(TextExporter.export(&p).unwrap()).unwrap();
     assert!(text.contains("  - branch: a mispredict costs 15.0 ns"), "{text}");

@@ -1,7 +1,7 @@
 //! The arguments of the two lmbench/fio-style commands, `ctx` and `io`,
 //! whose flags keep those tools' names and meanings.
 
-use super::CommonArgs;
+use super::common_args::CommonArgs;
 use clap::Args;
 
 /// Where `hwcal ctx` puts the ring members.

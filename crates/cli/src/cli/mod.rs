@@ -115,26 +115,6 @@ pub fn command() -> clap::Command {
     ))
 }
 
-/// Options every measuring command shares.
-#[derive(Debug, Args, Clone, Default)]
-pub struct CommonArgs {
-    /// Write the JSON profile to FILE ("-" for stdout).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<String>,
-    /// Pin the measuring thread to this CPU (default: the highest allowed CPU).
-    #[arg(long, value_name = "N", conflicts_with = "no_pin")]
-    pub cpu: Option<usize>,
-    /// Do not pin the measuring thread.
-    #[arg(long)]
-    pub no_pin: bool,
-    /// No progress messages on stderr.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// Store the profile in the results database (`hwcal run` always does, unless --no-save).
-    #[arg(long)]
-    pub save: bool,
-}
-
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -453,7 +433,9 @@ pub struct ReportArgs {
     pub html: String,
 }
 
+mod common_args;
 mod ctx_io;
+pub use common_args::CommonArgs;
 pub use ctx_io::*;
 
 #[cfg(test)]

@@ -42,37 +42,13 @@ fn every_subcommand_is_in_exactly_one_help_group() {
 
 #[test]
 fn fio_names_are_aliases_of_the_io_flags() {
-    let fio = io(&[
-        "hwcal",
-        "io",
-        "--ioengine",
-        "io_uring",
-        "--runtime",
-        "3",
-        "--rwmixread=70",
-        "--numjobs",
-        "4",
-        "--rw",
-        "randrw",
-        "--direct=1",
-        "--filename=/tmp/x",
-    ]);
-    let own = io(&[
-        "hwcal",
-        "io",
-        "--engine",
-        "io_uring",
-        "-t",
-        "3",
-        "--rwmix-read",
-        "70",
-        "-m",
-        "4",
-        "--rw",
-        "randrw",
-        "--direct",
-        "/tmp/x",
-    ]);
+    let words = |s: &'static str| s.split(' ').collect::<Vec<_>>();
+    let fio = io(&words(
+        "hwcal io --ioengine io_uring --runtime 3 --rwmixread=70 --numjobs 4 --rw randrw --direct=1 --filename=/tmp/x",
+    ));
+    let own = io(&words(
+        "hwcal io --engine io_uring -t 3 --rwmix-read 70 -m 4 --rw randrw --direct /tmp/x",
+    ));
     for a in [&fio, &own] {
         assert_eq!(a.engine, IoEngineArg::IoUring);
         assert_eq!(a.time, Some(3.0));

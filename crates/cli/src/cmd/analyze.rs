@@ -30,7 +30,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         ))));
     }
     let replaced = hwcal_model::plausible::leave_out(&mut p);
-    let any = hwcal_runner::reanalyze(&mut p, &hwcal_runner::probes());
+    let any = hwcal_runner::finish(&mut p, &hwcal_runner::probes());
     for what in &replaced {
         p.notes.push(hwcal_model::Note::warning(
             "analyze",

@@ -2,12 +2,12 @@
 //! parallelism (The Calibrator's figures; the probe is `hwcal_runner::cache`).
 
 use crate::cli::CacheArgs;
-use crate::common::{check_db, command_line, now_unix, pin, save_if_requested, Progress};
+use crate::common::{check_db, header, pin, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
 use anyhow::Result;
-use hwcal_harness::harness_info;
-use hwcal_model::Profile;
-use hwcal_runner::cache::{apply, default_max_size, ensure_tlb_curves, measure};
+use hwcal_model::MachineInfo;
+use hwcal_runner::cache::{default_max_size, Cache, ENTRY};
+use hwcal_runner::{calibrate_with, Planned, Real};
 
 fn parse_max_size(s: &str) -> Result<u64> {
     let v = match crate::common::parse_size(s) {
@@ -34,14 +34,17 @@ pub fn run(a: CacheArgs) -> Result<()> {
     check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;
-    let machine = hwcal_probes::sysinfo::machine_info();
-    let mut p = Profile::new(command_line(), now_unix());
-    p.harness = Some(harness_info(cpu));
-    let max = max.unwrap_or_else(|| default_max_size(&machine));
-    p.machine = Some(machine.clone());
-    p.raw = measure(max, &machine, &progress, cpu)?;
-    ensure_tlb_curves(&mut p, &progress, cpu)?;
-    apply(&mut p);
+    let planner = |machine: &MachineInfo| -> Vec<Planned> {
+        let plan = Cache {
+            max_size: max.unwrap_or_else(|| default_max_size(machine)),
+            machine: machine.clone(),
+            own_cpu: cpu,
+            // Alone, the probe measures the TLB's curves where it needs them.
+            tlb_curves: true,
+        };
+        vec![(ENTRY, Box::new(plan))]
+    };
+    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
     crate::output::Outputs::plots(&a.plots).write(&p)?;
     emit(&p, a.common.json.as_deref())?;
     save_if_requested(&p, a.common.save).map(drop)

@@ -2,17 +2,16 @@
 //! 50+ machines): list stored runs by machine, show one, compare two side by
 //! side, export (JSON, CSV, Markdown) and import profiles, remove runs, push
 //! runs to a shared PostgreSQL database.
-
 use crate::cli::{DbArgs, DbCommand};
+use crate::cmd::stored::{get, not_found, parse_id, run_label};
 use crate::common::{db_location, open_db, open_db_existing, open_db_if_exists, open_db_read, UsageError};
 use crate::output::{check_dest, write_output};
 use anyhow::{Context, Result};
-use hwcal_db::{Db, DbError, Origin};
+use hwcal_db::{Db, Origin};
 use hwcal_model::Profile;
 use hwcal_report::sanitize::{inert_line, inert_profile};
 use hwcal_report::{compare, format_utc, runs, text, Exporter, JsonExporter};
 use std::path::{Path, PathBuf};
-
 pub fn run(a: DbArgs) -> Result<()> {
     match a.command {
         DbCommand::List { json } => list(json),
@@ -70,7 +69,6 @@ pub fn run(a: DbArgs) -> Result<()> {
         DbCommand::Push { to } => push(&to),
     }
 }
-
 /// `db import FILE...`: every file is read and checked before any is
 /// stored, so a bad file stores nothing; a profile already stored is not
 /// stored again.
@@ -103,7 +101,6 @@ fn import(files: &[PathBuf]) -> Result<()> {
     }
     Ok(())
 }
-
 /// `db export --csv|--markdown [RUN...]`: one row per run (all runs when
 /// none is named).
 fn table(sel: &[String], csv: bool) -> Result<()> {
@@ -142,7 +139,6 @@ fn table(sel: &[String], csv: bool) -> Result<()> {
         n => anyhow::bail!("{n} stored run(s) are not readable profiles and were left out"),
     }
 }
-
 /// `db push --to URL`: copy this database's runs (read only) to another;
 /// a run that does not parse stays behind (exit 1).
 fn push(to: &Path) -> Result<()> {
@@ -157,16 +153,6 @@ fn push(to: &Path) -> Result<()> {
         n => anyhow::bail!("{n} stored run(s) are not readable profiles and were not pushed"),
     }
 }
-
-/// `run 3 (Xeon ... on host, 2026-11-22 00:41 UTC)`.
-pub fn run_label(id: i64, p: &Profile) -> String {
-    format!(
-        "run {id} ({}, {})",
-        compare::machine_label(p),
-        format_utc(p.created_unix)
-    )
-}
-
 fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
     let how = match db.summary(id).map_err(not_found)?.origin.as_str() {
         "import" => "imported",
@@ -177,42 +163,12 @@ fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
         "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}\n\n"
     ))
 }
-
-/// A missing run is the user's mistake: exit 2.
-fn not_found(e: DbError) -> anyhow::Error {
-    match e {
-        DbError::NotFound(id) => {
-            let path = db_location().map_or(String::new(), |l| format!(" {}", l.display()));
-            anyhow::Error::new(UsageError(format!(
-                "no run with id {id} in the database{path} (see `hwcal db list`)"
-            )))
-        }
-        e => anyhow::Error::new(e),
-    }
-}
-
-/// A stored run. Its recorded command line is masked again on the way out:
-/// runs stored before hwcal masked passwords may hold one.
-pub fn get(db: &Db, id: i64) -> Result<Profile> {
-    let mut p = db.get(id).map_err(not_found)?;
-    crate::common::redact_profile(&mut p);
-    Ok(p)
-}
-
-/// A run as typed: an id, `latest`, `host:NAME` (that host's latest run;
-/// refused when the name covers several machines) or `machine:ID-PREFIX`.
-pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
-    let sel: hwcal_db::Selector = s.parse().map_err(|e: String| anyhow::Error::new(UsageError(e)))?;
-    Ok(db.resolve(&sel)?)
-}
-
 /// Open the database and resolve an id in it.
 fn open_with(id: &str) -> Result<(Db, i64)> {
     let db = open_db_read()?;
     let id = parse_id(&db, id)?;
     Ok((db, id))
 }
-
 fn list(json: bool) -> Result<()> {
     let path = db_location()?.display();
     let rows = match open_db_if_exists()? {

@@ -4,14 +4,13 @@
 //! `hwcal_runner::io::IoSpec`; the runner owns the test file's life cycle.
 
 use crate::cli::{IoArgs, IoEngineArg, IoRw};
-use crate::common::{check_db, command_line, now_unix, parse_size, save_if_requested, Progress, UsageError};
+use crate::common::{check_db, header, parse_size, save_if_requested, Progress, UsageError};
 use crate::output::{check_dest, emit};
 use crate::usage;
 use anyhow::Result;
-use hwcal_harness::harness_info;
-use hwcal_model::Profile;
 use hwcal_probes::io::{Engine, Pattern};
-use hwcal_runner::io::{measure, worker_cpus, IoSpec};
+use hwcal_runner::io::{worker_cpus, IoSpec, ENTRY};
+use hwcal_runner::{calibrate_with, Planned, Real};
 use std::path::PathBuf;
 
 fn pattern(rw: IoRw) -> Pattern {
@@ -38,11 +37,10 @@ pub fn run(a: IoArgs) -> Result<()> {
     check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let spec = validate(&a)?;
-    let m = measure(&spec, &progress)?;
-    let mut p = Profile::new(command_line(), now_unix());
-    p.harness = Some(harness_info(m.pinned_cpu));
-    p.io = Some(m.io);
-    p.notes.extend(m.notes);
+    // The worker threads' first CPU is the one the harness section names.
+    let cpu = spec.cpus.first().copied();
+    let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(spec))] };
+    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
     emit(&p, a.common.json.as_deref())?;
     save_if_requested(&p, a.common.save).map(drop)
 }
@@ -61,9 +59,6 @@ fn validate(a: &IoArgs) -> Result<IoSpec> {
     if bs > 1 << 30 {
         usage!("--bs {}: at most 1G", a.bs);
     }
-    if a.direct && bs % 512 != 0 {
-        usage!("--bs {bs}: with --direct the block size must be a multiple of 512 bytes");
-    }
     let size = match &a.size {
         Some(s) => {
             let v = parse_size(s).map_err(|e| UsageError(format!("--size {e}")))?;
@@ -74,21 +69,7 @@ fn validate(a: &IoArgs) -> Result<IoSpec> {
         }
         None => None,
     };
-    if let Some(t) = a.time {
-        if !(t.is_finite() && t > 0.0 && t <= 86_400.0) {
-            usage!("--time {t}: must be > 0 and at most 86400 seconds");
-        }
-    }
-    if a.iodepth > 1 && eng != Engine::IoUring {
-        usage!(
-            "--iodepth {}: only --engine io_uring keeps several I/Os in flight (sync and psync have one per thread)",
-            a.iodepth
-        );
-    }
-    if a.rwmix_read.is_some() && !pat.mixed() {
-        usage!("--rwmix-read only applies to --rw rw or randrw");
-    }
-    Ok(IoSpec {
+    let spec = IoSpec {
         path: a.path.clone().unwrap_or_else(|| PathBuf::from(".")),
         pattern: pat,
         rwmix_read: a.rwmix_read,
@@ -102,5 +83,7 @@ fn validate(a: &IoArgs) -> Result<IoSpec> {
         force: a.force,
         allow_mounted_write: a.allow_mounted_write,
         cpus: worker_cpus(a.common.cpu, a.common.no_pin)?,
-    })
+    };
+    spec.check()?;
+    Ok(spec)
 }

@@ -4,17 +4,16 @@
 //! `hwcal_runner::mem::Config`.
 
 use crate::cli::{MemArgs, MemOp};
-use crate::common::{check_db, command_line, now_unix, parse_size, save_if_requested, Progress};
+use crate::common::{check_db, header, parse_size, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
 use crate::usage;
 use anyhow::Result;
-use hwcal_harness::harness_info;
-use hwcal_model::Profile;
 use hwcal_probes::buffer::Backing;
-use hwcal_probes::mem::{self as pm, GRAIN, LINE};
+use hwcal_probes::mem::{self as mem_kernels};
 use hwcal_probes::numa;
 use hwcal_runner::mem::syntax::{parse_affinity, parse_secs};
-use hwcal_runner::mem::{measure_command, round_size, Config, Mode, Place};
+use hwcal_runner::mem::{Command, Config, Mode, Place, ENTRY};
+use hwcal_runner::{calibrate_with, Planned, Real};
 use std::time::Instant;
 
 // ---------------------------------------------------------------------------
@@ -30,7 +29,7 @@ fn hugetlb_dir(path: &std::path::Path) -> Result<std::path::PathBuf> {
         }
     };
     let canon = dir.canonicalize().unwrap_or(dir.clone());
-    let mounts = pm::hugetlbfs_mounts();
+    let mounts = mem_kernels::hugetlbfs_mounts();
     if !mounts.iter().any(|m| canon.starts_with(m)) {
         usage!(
             "--hugetlbfile {}: not on a hugetlbfs mount (mounted: {}); mount one with `mount -t hugetlbfs none DIR` and reserve pages in /proc/sys/vm/nr_hugepages",
@@ -43,6 +42,16 @@ fn hugetlb_dir(path: &std::path::Path) -> Result<std::path::PathBuf> {
         );
     }
     Ok(dir)
+}
+
+fn mode(a: &MemArgs) -> Mode {
+    if a.sweep {
+        Mode::Sweep
+    } else if a.numa_matrix {
+        Mode::NumaMatrix
+    } else {
+        Mode::Basic
+    }
 }
 
 fn configure(a: &MemArgs) -> Result<Config> {
@@ -76,8 +85,7 @@ fn configure(a: &MemArgs) -> Result<Config> {
         mem_nodes,
         allowed,
     };
-    check_memory(a, &cfg, size)?;
-    check_split(a, &cfg)?;
+    cfg.check_fits(size, mode(a), &a.size)?;
     Ok(cfg)
 }
 
@@ -189,80 +197,17 @@ fn apply_affinity(
     Ok(())
 }
 
-/// Memory: every buffer must fit in what the kernel says is available
-/// (the random cycle lives inside the buffer; no side table). `size` is the
-/// size asked for, before rounding to whole pages.
-fn check_memory(a: &MemArgs, cfg: &Config, size: u64) -> Result<()> {
-    let threads = cfg.threads;
-    let one = round_size(size, &cfg.backing);
-    let buffers = if a.sweep {
-        threads as u64 + 1
-    } else if a.numa_matrix {
-        1
-    } else if cfg.local {
-        threads as u64
-    } else {
-        1
-    };
-    let need = one.saturating_mul(buffers);
-    let avail = hwcal_probes::sysinfo::available_memory();
-    if avail > 0 && need > avail / 10 * 9 {
-        usage!(
-            "size {}: {} buffer(s) need {} MiB but only {} MiB of memory is available",
-            a.size,
-            buffers,
-            need >> 20,
-            avail >> 20
-        );
-    }
-    Ok(())
-}
-
-/// The buffer must hold the work it is split into: at least two lines per
-/// chase on a ring, and on a shared buffer at least one grain per thread
-/// (two for copy: source and destination halves).
-fn check_split(a: &MemArgs, cfg: &Config) -> Result<()> {
-    let threads = cfg.threads;
-    if cfg.random {
-        let lines = cfg.size / LINE;
-        let chains = cfg.chains * if cfg.local { 1 } else { threads };
-        if lines < 2 * chains {
-            usage!(
-                "size {}: {lines} lines are too few for {chains} chase(s) on one buffer",
-                a.size
-            );
-        }
-    }
-    if !cfg.random && !cfg.local {
-        let piece = cfg.size / threads;
-        let need = if cfg.op == hwcal_runner::mem::MemOp::Copy {
-            2 * GRAIN
-        } else {
-            GRAIN
-        };
-        if piece < need {
-            usage!("size {}: too small to split among {threads} threads", a.size);
-        }
-    }
-    Ok(())
-}
-
 pub fn run(a: MemArgs) -> Result<()> {
     let start = Instant::now();
     check_dest(a.common.json.as_deref())?;
     check_db(a.common.save)?;
     let cfg = configure(&a)?;
     let progress = Progress::new(a.common.quiet);
-    let mut p = Profile::new(command_line(), now_unix());
-    p.harness = Some(harness_info(cfg.places[0].cpu));
-    let mode = if a.sweep {
-        Mode::Sweep
-    } else if a.numa_matrix {
-        Mode::NumaMatrix
-    } else {
-        Mode::Basic
-    };
-    measure_command(&cfg, mode, &progress, &mut p, start)?;
+    let cpu = cfg.places[0].cpu;
+    let mode = mode(&a);
+    let command = Command { cfg, mode, start };
+    let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(command))] };
+    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
     emit(&p, a.common.json.as_deref())?;
     if a.verbose && a.common.json.as_deref() != Some("-") {
         crate::out!("{}", hwcal_report::verbose::dump(&p)?);

@@ -13,6 +13,7 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod site;
+pub mod stored;
 pub mod tlb;
 pub mod validate;
 

@@ -2,7 +2,7 @@
 //! stored run (default: the latest), or of two runs compared side by side.
 
 use crate::cli::ReportArgs;
-use crate::cmd::db::{get, parse_id, run_label};
+use crate::cmd::stored::{get, parse_id, run_label};
 use crate::common::{open_db_read, UsageError};
 use crate::output::{check_out, write_output};
 use anyhow::Result;

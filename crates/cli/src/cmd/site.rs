@@ -8,7 +8,7 @@ use hwcal_report::site::publish::{publish, PublishError};
 pub fn run(dir: &std::path::Path) -> Result<()> {
     let db = open_db_read()?;
     let ids: Vec<i64> = db.list()?.into_iter().map(|s| s.id).collect();
-    let load = |id| crate::cmd::db::get(&db, id).map_err(|e| format!("{e:#}"));
+    let load = |id| crate::cmd::stored::get(&db, id).map_err(|e| format!("{e:#}"));
     let progress = Progress::new(false);
     let protected = crate::output::protected();
     let done = match publish(dir, &ids, load, &mut |m| progress.say(m), now_unix(), &protected) {

@@ -1,30 +1,13 @@
 //! `hwcal validate`: accuracy shown by measurement, not asserted in tests.
 //!
-//! `validate clock` runs the clock probe several times in a row and, right
-//! before and after each run, a long independent reference: back-to-back
-//! 100 µs dependent-add blocks for `--reference-ms` (short enough that most
-//! blocks see no timer interrupt; an interrupted block reads low). A run
-//! passes when its two methods agree within 1% and its core MHz lies inside
-//! the reference's range, taken as its 10th percentile to its maximum over
-//! the before and after windows (the low tail is interrupted blocks): the
-//! clock drifts, so a figure outside what the core actually ran at moments
-//! before and after would be wrong.
+//! `validate clock` runs the clock probe several times in a row between
+//! long independent references (`hwcal_runner::validate`); `validate cache`
+//! calibrates the TLB and the caches `--runs` times; `validate profiles`
+//! tables profiles on disk.
 
 use crate::cli::{ValidateArgs, ValidateWhat};
-use crate::common::{pin, Progress};
+use crate::common::{header, pin, Progress};
 use anyhow::{Context, Result};
-use hwcal_harness::{clockref, stats, Timer};
-
-/// 100 µs chain readings for `ms` milliseconds; returns the MHz readings.
-fn reference(timer: &Timer, ms: u64) -> Vec<f64> {
-    let start = Timer::wall_ns();
-    let mut v = Vec::new();
-    while Timer::wall_ns() - start < ms * 1_000_000 {
-        let (_, mhz) = clockref::time_chain(timer, 2_500);
-        v.push(mhz);
-    }
-    v
-}
 
 pub fn run(a: ValidateArgs) -> Result<()> {
     if !a.files.is_empty() && !matches!(a.what, ValidateWhat::Profiles) {
@@ -45,7 +28,6 @@ pub fn run(a: ValidateArgs) -> Result<()> {
 fn cache(a: &ValidateArgs) -> Result<()> {
     let progress = Progress::new(a.quiet);
     let cpu = pin(&a.common())?;
-    let machine = hwcal_probes::sysinfo::machine_info();
     let probes = hwcal_runner::select(hwcal_runner::probes(), &["tlb".into(), "cache".into()], &[])?;
     let config = hwcal_runner::RunConfig {
         pinned_cpu: cpu,
@@ -62,26 +44,15 @@ fn cache(a: &ValidateArgs) -> Result<()> {
     let mut profiles = Vec::new();
     let mut secs = Vec::new();
     for i in 1..=a.runs {
-        let mut p = hwcal_model::Profile::new(crate::common::command_line(), crate::common::now_unix());
-        p.machine = Some(machine.clone());
-        p.harness = Some(hwcal_harness::harness_info(cpu));
         let t = std::time::Instant::now();
-        // As `hwcal run` runs them: each probe's plan, then the analysis of
-        // the whole profile (the caches use the TLB's curves).
-        for (probe, plan) in hwcal_runner::plan(&probes, &config, &machine) {
-            let frag = plan.run(&quiet).with_context(|| format!("probe {}", probe.id))?;
-            hwcal_runner::absorb(&mut p, frag);
-        }
-        hwcal_runner::reanalyze(&mut p, &probes);
+        // As `hwcal run` runs them: the one calibration path.
+        let p = hwcal_runner::calibrate(&hwcal_runner::Real, &config, &probes, header(cpu), &quiet)?;
         secs.push(t.elapsed().as_secs_f64());
         crate::outln!(
             "{}",
             hwcal_report::repeat::run_line(i, &p, t.elapsed().as_secs_f64())
         );
         progress.say(&format!("validate: run {i} of {}", a.runs));
-        // The profile as `hwcal run --json` writes it, so the table and the
-        // kept files say the same.
-        let p = crate::output::checked(&p).into_owned();
         if let Some(paths) = &keep {
             let path = &paths[i as usize - 1];
             let bytes = hwcal_report::Exporter::export(&hwcal_report::JsonExporter, &p)?;
@@ -144,7 +115,7 @@ fn profiles(a: &ValidateArgs) -> Result<()> {
         let bytes = hwcal_report::read_profile_file(f).map_err(bad)?;
         let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
         // Figures as today's analysis reads the raw curves.
-        hwcal_runner::reanalyze(&mut p, &hwcal_runner::probes());
+        hwcal_runner::finish(&mut p, &hwcal_runner::probes());
         ps.push(p);
     }
     for (i, p) in ps.iter().enumerate() {
@@ -157,8 +128,7 @@ fn profiles(a: &ValidateArgs) -> Result<()> {
 fn clock(a: &ValidateArgs) -> Result<()> {
     let progress = Progress::new(a.quiet);
     let cpu = pin(&a.common())?;
-    let timer = Timer::get();
-    clockref::warm_up(timer, 300);
+    hwcal_runner::validate::warm_up();
     crate::outln!(
         "validate clock: {} runs, reference {} ms of 100 µs add-chain blocks before and after each, pinned to {}",
         a.runs,
@@ -180,22 +150,10 @@ fn clock(a: &ValidateArgs) -> Result<()> {
     );
     let (mut n_agree, mut n_inref, mut n_ok) = (0, 0, 0);
     for i in 1..=a.runs {
-        let before = reference(timer, a.reference_ms);
-        let t = std::time::Instant::now();
-        let (r, _) = hwcal_runner::clock::measure(
-            hwcal_probes::clock::DEFAULT_BATCHES as u32,
-            3,
-            &Progress::new(true),
-        );
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        let after = reference(timer, a.reference_ms);
-        let all: Vec<f64> = before.iter().chain(&after).copied().collect();
-        let s = stats::spread(&all);
-        let p10 = stats::quantile(&all, 0.10);
-        let agree = r.agreement_pct.is_some_and(|p| p <= 1.0);
-        let inref = r.core_mhz >= p10 && r.core_mhz <= s.max;
-        n_agree += agree as u32;
-        n_inref += inref as u32;
+        let c = hwcal_runner::validate::clock_run(a.reference_ms);
+        let (r, ms) = (&c.result, c.ms);
+        n_agree += c.agree as u32;
+        n_inref += c.in_reference as u32;
         n_ok += (r.verdict == hwcal_model::Verdict::Ok) as u32;
         crate::outln!(
             "{:>3}  {:>9.1} {:>9.1} {:>9} {:>7} {:>9.1} {:>9.1} {:>9.1}  {:>6} {:>6}  {} ({ms:.0} ms)",
@@ -204,11 +162,11 @@ fn clock(a: &ValidateArgs) -> Result<()> {
             r.chain_mhz,
             r.gcd_mhz.map_or("n/a".into(), |g| format!("{g:.1}")),
             r.agreement_pct.map_or("n/a".into(), |p| format!("{p:.2}")),
-            p10,
-            s.median,
-            s.max,
-            if agree { "yes" } else { "NO" },
-            if inref { "yes" } else { "NO" },
+            c.reference_p10,
+            c.reference_median,
+            c.reference_max,
+            if c.agree { "yes" } else { "NO" },
+            if c.in_reference { "yes" } else { "NO" },
             r.verdict.as_str()
         );
         progress.say(&format!("validate: run {i} of {}", a.runs));

@@ -2,7 +2,17 @@
 //! on huge pages (and the same buffer window by window, for the page
 //! walks' share), then read bandwidth with one thread and with every CPU.
 
-use super::*;
+use crate::probe::Progress;
+use crate::Result;
+use hwcal_analysis::mem_raw::noisy_note;
+use hwcal_model::curve::MemSeries;
+use hwcal_model::{Bandwidth, BandwidthPoint, Note, Profile, RawCurve};
+use hwcal_probes::buffer::Backing;
+use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunPlan, Work};
+use hwcal_probes::numa;
+use std::time::Instant;
+
+use super::job::*;
 
 const SHORT_SIZE: usize = 256 << 20;
 
@@ -119,9 +129,9 @@ fn short_mlp(
         ..*plan
     };
     for k in MLP_CHAINS {
-        let mut starts = [0; pm::MAX_CHAINS];
+        let mut starts = [0; mem_kernels::MAX_CHAINS];
         for (j, s) in starts.iter_mut().take(k).enumerate() {
-            *s = ring.entries[j * pm::MAX_CHAINS / k];
+            *s = ring.entries[j * mem_kernels::MAX_CHAINS / k];
         }
         let jobs = [Job {
             cpu,
@@ -195,7 +205,7 @@ fn short_preps(order: &[Option<usize>], stream: usize, chase_size: usize) -> Vec
         .collect();
     preps.push(Prep {
         // Entry points for the parallel chases of `short_mlp`.
-        ring_entries: pm::MAX_CHAINS,
+        ring_entries: mem_kernels::MAX_CHAINS,
         seed: 1,
         // The same lines chased window by window, for the page walks'
         // share of the latency (measured right after the full chase).
@@ -221,7 +231,7 @@ fn short_bandwidth(
     let mut bw = Bandwidth {
         threads: n as u32,
         size_bytes: stream as u64,
-        kernel: pm::isa().name().into(),
+        kernel: mem_kernels::isa().name().into(),
         stores: stores(false),
         ..Default::default()
     };

@@ -2,7 +2,13 @@
 //! (each thread on its own buffer), loaded latency (Intel MLC style: one
 //! chaser while 0..N-1 threads stream) and memory-level parallelism.
 
-use super::*;
+use crate::probe::Progress;
+use crate::Result;
+use hwcal_model::curve::MemSeries;
+use hwcal_model::{Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MlpPoint, Profile};
+use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunPlan, Work};
+
+use super::job::*;
 
 /// Chain counts of a sweep's memory-level-parallelism points.
 const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
@@ -38,7 +44,7 @@ pub(super) fn run_sweep(cfg: &Config, progress: &dyn Progress, p: &mut Profile) 
     let mut bw = Bandwidth {
         threads: n as u32,
         size_bytes: cfg.size as u64,
-        kernel: pm::isa().name().into(),
+        kernel: mem_kernels::isa().name().into(),
         stores: stores(cfg.nontemporal),
         ..Default::default()
     };
@@ -71,7 +77,7 @@ fn sweep_preps(cfg: &Config) -> Vec<Prep> {
         })
         .collect();
     preps.push(Prep {
-        ring_entries: pm::MAX_CHAINS,
+        ring_entries: mem_kernels::MAX_CHAINS,
         seed: 1,
         local_ring: false,
         ..preps[0].clone()
@@ -174,9 +180,9 @@ impl Sweep<'_> {
         let ring = self.ring();
         for k in MLP_CHAINS {
             self.progress.say(&format!("mem: {k} parallel chase(s)"));
-            let mut starts = [0; pm::MAX_CHAINS];
+            let mut starts = [0; mem_kernels::MAX_CHAINS];
             for (j, s) in starts.iter_mut().take(k).enumerate() {
-                *s = ring.entries[j * pm::MAX_CHAINS / k];
+                *s = ring.entries[j * mem_kernels::MAX_CHAINS / k];
             }
             let jobs = [Job {
                 cpu: self.cfg.places[0].cpu,

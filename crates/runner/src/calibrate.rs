@@ -1,0 +1,255 @@
+//! The calibration, assembled in one place: describe the machine, cross-check
+//! its caches against CPUID, plan the probes, run them (a fragment each,
+//! merged with [`absorb`]), analyse the merged profile once and leave out
+//! what no machine can have measured. Every command that measures goes
+//! through [`calibrate`] or [`calibrate_with`]; `hwcal analyze` and
+//! `validate profiles` go through [`finish`], the same last stage.
+//!
+//! The time left is estimated from the probes' typical durations, scaled by
+//! the pace of the phases already run (see [`estimate`]).
+
+use crate::probe::{Machine, Planned, ProbeEntry, Progress, RunConfig};
+use crate::{Context, Result};
+use hwcal_model::{MachineInfo, Profile};
+use std::time::{Duration, Instant};
+
+/// What a calibration records about how it was started.
+#[derive(Debug, Clone, Default)]
+pub struct Header {
+    /// The command line, secrets masked.
+    pub command: String,
+    /// When it started (seconds since the Unix epoch).
+    pub started_unix: u64,
+    /// The CPU the measuring thread is pinned to (for the harness section).
+    pub pinned_cpu: Option<usize>,
+}
+
+/// A step of the calibration, for a progress display.
+#[derive(Debug, Clone, Copy)]
+pub enum Phase<'a> {
+    /// The probes are planned: `count` phases follow.
+    Planned { count: usize },
+    /// A probe starts; `eta` is the time the phases from it on should take.
+    Start { probe: &'a ProbeEntry, eta: Eta },
+    /// A probe is done after `secs` seconds.
+    Done { probe: &'a ProbeEntry, secs: f64 },
+}
+
+/// What a calibration reports as it goes: the probes' own lines
+/// ([`Progress`]) and the phases.
+pub trait Observer: Progress {
+    /// A phase of the calibration; the default shows nothing.
+    fn phase(&self, _phase: Phase<'_>) {}
+}
+
+impl Observer for crate::probe::Silent {}
+
+/// A calibration of the probes the registry plans from `config`: see the
+/// module documentation. `probes` are the selected entries (their analyses
+/// run on the result).
+pub fn calibrate(
+    machine: &dyn Machine,
+    config: &RunConfig,
+    probes: &[ProbeEntry],
+    header: Header,
+    observer: &dyn Observer,
+) -> Result<Profile> {
+    calibrate_with(
+        machine,
+        header,
+        probes,
+        |info| crate::registry::plan(probes, config, info),
+        observer,
+    )
+}
+
+/// A calibration whose plans the caller makes from the machine's
+/// description (a single-probe command with parameters of its own);
+/// `analysed` are the entries whose analyses run on the merged profile.
+pub fn calibrate_with(
+    machine: &dyn Machine,
+    header: Header,
+    analysed: &[ProbeEntry],
+    planner: impl FnOnce(&MachineInfo) -> Vec<Planned>,
+    observer: &dyn Observer,
+) -> Result<Profile> {
+    let info = machine.info();
+    let mut p = Profile::new(header.command, header.started_unix);
+    p.notes.extend(hwcal_analysis::nominal::cross_check(
+        &info,
+        &machine.cpuid_caches(),
+    ));
+    let plans = planner(&info);
+    p.machine = Some(info);
+    p.harness = Some(machine.harness(header.pinned_cpu));
+    observer.phase(Phase::Planned { count: plans.len() });
+    let typical: Vec<f64> = plans.iter().map(|(e, _)| e.typical_s).collect();
+    let mut spent = 0.0;
+    for (k, (probe, plan)) in plans.iter().enumerate() {
+        let t = Instant::now();
+        observer.phase(Phase::Start {
+            probe,
+            eta: Eta::starting(estimate(&typical, k, spent)),
+        });
+        let frag = machine
+            .run(probe, plan.as_ref(), observer)
+            .with_context(|| format!("probe {}", probe.id))?;
+        absorb(&mut p, frag);
+        let secs = t.elapsed().as_secs_f64();
+        spent += secs;
+        observer.phase(Phase::Done { probe, secs });
+    }
+    finish(&mut p, analysed);
+    Ok(p)
+}
+
+/// The last stage of every profile hwcal makes: each probe's analysis over
+/// the whole profile, in registry order (a probe's may read the curves of
+/// probes listed before it: [`ProbeEntry::reads`]), the consistency stage
+/// over every quantity the run measured more than once
+/// ([`hwcal_analysis::consistency`]), then every figure that fails the
+/// plausibility check left out with a note (so hwcal never writes what its
+/// own `analyze` and `import` refuse). Returns whether any probe found raw
+/// data to analyse.
+pub fn finish(p: &mut Profile, probes: &[ProbeEntry]) -> bool {
+    let any = analyse(p, probes);
+    hwcal_model::plausible::scrub(p);
+    any
+}
+
+/// Each probe's analysis over the profile, then the consistency stage
+/// (see [`finish`], which also scrubs).
+pub fn analyse(p: &mut Profile, probes: &[ProbeEntry]) -> bool {
+    let mut any = false;
+    for probe in probes {
+        any |= (probe.analyze)(p);
+    }
+    hwcal_analysis::consistency::reconcile(p);
+    any
+}
+
+/// Merge a probe's profile fragment into the run's profile: its measured
+/// sections replace the profile's, its notes, named figures and raw curves
+/// are appended. The fragment's machine, harness and command are the
+/// run's already.
+pub fn absorb(p: &mut Profile, frag: Profile) {
+    fn put<T>(dst: &mut Option<T>, src: Option<T>) {
+        if src.is_some() {
+            *dst = src;
+        }
+    }
+    put(&mut p.clock, frag.clock);
+    put(&mut p.raw_clock, frag.raw_clock);
+    put(&mut p.caches, frag.caches);
+    put(&mut p.memory, frag.memory);
+    put(&mut p.tlbs, frag.tlbs);
+    put(&mut p.tlb_huge_pages, frag.tlb_huge_pages);
+    put(&mut p.mem, frag.mem);
+    put(&mut p.bandwidth, frag.bandwidth);
+    put(&mut p.context_switch, frag.context_switch);
+    put(&mut p.io, frag.io);
+    p.notes.extend(frag.notes);
+    p.figures.extend(frag.figures);
+    p.raw.extend(frag.raw);
+}
+
+/// Seconds the phases from `done` on should take, and those after it
+/// alone: their typical durations, scaled by how the `spent` seconds of the
+/// finished phases compared with theirs (a slower machine is slower
+/// throughout; the scale is held within 4× either way, so one phase that
+/// waited on a busy machine does not throw the rest).
+pub fn estimate(typical: &[f64], done: usize, spent: f64) -> (f64, f64) {
+    let finished: f64 = typical.iter().take(done).sum();
+    let pace = if finished > 0.0 && spent > 0.0 {
+        (spent / finished).clamp(0.25, 4.0)
+    } else {
+        1.0
+    };
+    let from = |k: usize| pace * typical.iter().skip(k).sum::<f64>();
+    (from(done), from(done + 1))
+}
+
+/// The estimate of the time left while a phase runs: when the phase under
+/// way should end, and what the phases after it need (counted while the
+/// phase under way runs over, so the estimate stands still instead of
+/// climbing).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Eta {
+    ends: Option<Instant>,
+    after_s: f64,
+}
+
+impl Eta {
+    /// A phase starts now with `(this and later, later only)` seconds
+    /// expected (from [`estimate`]).
+    pub fn starting((left, after): (f64, f64)) -> Eta {
+        Eta {
+            ends: Some(Instant::now() + Duration::from_secs_f64((left - after).max(0.0))),
+            after_s: after,
+        }
+    }
+
+    /// Seconds left at `now`: the time the phase under way has left, but
+    /// never less than the later phases need; `None` before the first phase
+    /// starts or once only a second is left.
+    pub fn left_s(&self, now: Instant) -> Option<f64> {
+        let ends = self.ends?;
+        let left = ends.saturating_duration_since(now).as_secs_f64().max(0.0) + self.after_s;
+        (left >= 1.0).then_some(left)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absorb_appends_and_replaces() {
+        let mut p = Profile {
+            notes: vec![hwcal_model::Note::legacy("cache: a")],
+            ..Default::default()
+        };
+        let frag = Profile {
+            notes: vec![hwcal_model::Note::legacy("tlb: b")],
+            context_switch: Some(Default::default()),
+            ..Default::default()
+        };
+        absorb(&mut p, frag);
+        assert_eq!(p.notes.len(), 2);
+        assert!(p.context_switch.is_some() && p.clock.is_none());
+    }
+
+    #[test]
+    fn the_estimate_weighs_the_phases_by_their_typical_time() {
+        let typical = [0.3, 1.0, 5.0, 2.0, 1.0];
+        // Before anything ran: the typical times themselves.
+        let (left, after) = estimate(&typical, 0, 0.0);
+        assert!((left - 9.3).abs() < 1e-9 && (after - 9.0).abs() < 1e-9);
+        // Twice as slow so far: twice the rest.
+        let (left, after) = estimate(&typical, 2, 2.6);
+        assert!((left - 16.0).abs() < 1e-9 && (after - 6.0).abs() < 1e-9);
+        // One phase that waited long does not scale the rest past 4×.
+        assert!((estimate(&typical, 1, 30.0).0 - 36.0).abs() < 1e-9);
+        // The last phase: nothing after it.
+        assert_eq!(estimate(&typical, 4, 8.3).1, 0.0);
+    }
+
+    #[test]
+    fn the_time_left_counts_down_and_holds_at_the_later_phases() {
+        let now = Instant::now();
+        assert_eq!(Eta::default().left_s(now), None);
+        let e = Eta {
+            ends: Some(now + Duration::from_secs(5)),
+            after_s: 3.0,
+        };
+        assert_eq!(e.left_s(now), Some(8.0));
+        assert_eq!(e.left_s(now + Duration::from_secs(2)), Some(6.0));
+        // The phase under way ran over: the later phases still need theirs.
+        assert_eq!(e.left_s(now + Duration::from_secs(60)), Some(3.0));
+        let last = Eta {
+            ends: Some(now),
+            after_s: 0.0,
+        };
+        assert_eq!(last.left_s(now + Duration::from_secs(1)), None);
+    }
+}
