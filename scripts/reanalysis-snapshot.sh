@@ -43,6 +43,7 @@ for f in "${files[@]}"; do
   fi
 done
 rm -f "$db"
-# Paths of this snapshot's own directory would differ between snapshots.
-grep -rl "$out" "$out" 2>/dev/null | xargs -r sed -i "s#$out#OUT#g"
+# Paths of this snapshot's own directory and of the checkout differ between
+# snapshots (a worktree, a CI clone).
+grep -rlF -e "$out" -e "$here" "$out" 2>/dev/null | xargs -r sed -i -e "s#$out#OUT#g" -e "s#$here#REPO#g"
 echo "${#files[@]} profiles re-analysed into $out"

@@ -13,330 +13,28 @@
 //! write. A run's identity across stores is its `run_key`, the SHA-256 of
 //! its JSON: [`Db::push_to`] copies only runs the target lacks.
 #![forbid(unsafe_code)]
-
+mod defaults;
+mod error;
+mod group;
 mod location;
 mod pg;
 mod sqlite;
+mod store;
 mod table;
-
+pub use defaults::{ENV_VAR, SCHEMA_VERSION};
+pub use error::DbError;
+pub use group::{by_machine, short_id, MachineGroup};
+use hwcal_model::Profile;
 pub use location::{
     check_location, default_location, default_path, default_path_from, redact, url_scheme, Location,
 };
 pub use sqlite::APPLICATION_ID;
+use std::path::Path;
+pub use store::{run_key, sections, OpenMode, Origin, Summary};
+use store::{Filter, Row, Store};
 pub use table::list_text;
-
-use hwcal_model::Profile;
-use serde::Serialize;
-use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
-
-/// The schema version this code writes (SQLite `user_version`, the
-/// `hwcal_schema` table in PostgreSQL).
-pub const SCHEMA_VERSION: i64 = 3;
-
-/// Environment variable naming the database (overridden by `--db`): a file
-/// path or a `postgres://` URL.
-pub const ENV_VAR: &str = "HWCAL_DB";
-
-/// How [`Db::open_with`] treats a location with no database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OpenMode {
-    /// Create the database (the file and its directory, or the tables in a
-    /// PostgreSQL database) if there is none: commands that store something.
-    Create,
-    /// Open only an existing database, creating nothing (a missing one is
-    /// [`DbError::Missing`]): commands that change stored runs (`db rm`).
-    Existing,
-    /// [`OpenMode::Existing`] for commands that only read: an SQLite file
-    /// hwcal may not write (a team's shared file, a read-only mount) is
-    /// opened read-only instead of refused.
-    Read,
-}
-
-impl OpenMode {
-    /// Whether a missing database is created.
-    pub fn creates(self) -> bool {
-        self == OpenMode::Create
-    }
-}
-
-/// Errors from the database.
-#[derive(Debug, thiserror::Error)]
-pub enum DbError {
-    /// An SQLite failure, shown once (no repeated codes): the error's own
-    /// text is not chained as a source, so `{:#}` does not print it twice.
-    #[error("{path}: {}", sqlite::message(err))]
-    Sqlite { path: PathBuf, err: rusqlite::Error },
-    /// A PostgreSQL failure (server down, wrong password, lost connection):
-    /// the URL without its password, and what went wrong.
-    #[error("{location}: {what}")]
-    Postgres { location: String, what: String },
-    #[error("--db {location}: not a usable PostgreSQL URL: {why}")]
-    BadUrl { location: String, why: String },
-    #[error("{path}: permission denied{}", if *.write { " (hwcal needs to write there)" } else { "" })]
-    PermissionDenied { path: PathBuf, write: bool },
-    #[error("{path}: cannot read it: {err}")]
-    Unreadable { path: PathBuf, err: std::io::Error },
-    #[error("{path}: no run yet (no database there; `hwcal run` or `hwcal db import` creates it)")]
-    Missing { path: PathBuf },
-    #[error("{path}: {why}; hwcal opens only its own databases and leaves this one untouched")]
-    NotOurs { path: PathBuf, why: String },
-    #[error(
-        "--db {0}: the {1}:// scheme is not supported (give a file path for SQLite, or a postgres:// URL)"
-    )]
-    UnsupportedScheme(String, String),
-    #[error("cannot create directory {path}: {err}")]
-    CreateDir { path: PathBuf, err: std::io::Error },
-    #[error("cannot serialise the profile: {0}")]
-    Serialise(#[from] serde_json::Error),
-    #[error("no run with id {0} in the database")]
-    NotFound(i64),
-    /// A selector that matches no run (`host:NAME` of no stored host, ...).
-    #[error("{0}")]
-    NoMatch(String),
-    /// A selector that matches runs of more than one machine.
-    #[error("{0}")]
-    Ambiguous(String),
-    #[error("stored run {id} is not a readable profile: {reason}")]
-    Corrupt { id: i64, reason: String },
-    /// A stored schema version no hwcal ever wrote (below 0): the
-    /// database is damaged or another program's, and is left alone.
-    #[error("{path}: database schema version {found} is not one hwcal ever wrote (a damaged database, or another program's); left alone")]
-    BadVersion { path: PathBuf, found: i64 },
-    /// A migration step failed on a file that claims an older schema.
-    #[error("{path}: cannot upgrade the database from schema version {from} ({why}); the file does not match the version it states (changed by another program?) and was left as it was")]
-    Migration { path: PathBuf, from: i64, why: String },
-    /// The file is on a read-only file system and the command stores.
-    #[error("{path}: on a read-only file system (hwcal needs to write there to store runs)")]
-    ReadOnly { path: PathBuf },
-    /// SQLite finds the file damaged: nothing is written into it.
-    #[error("{path}: the database file is damaged ({why}); nothing was written to it (restore a copy, or give another --db)")]
-    Malformed { path: PathBuf, why: String },
-    /// A read-only database whose schema is older than this hwcal reads:
-    /// upgrading it needs write access.
-    #[error("{path}: database schema version {found} must be upgraded to {SCHEMA_VERSION} before this hwcal reads it, and hwcal may not write the file (run one hwcal command that stores with write access)")]
-    NeedsUpgrade { path: PathBuf, found: i64 },
-    #[error("{path}: database schema version {found} is newer than this hwcal supports ({supported})")]
-    TooNew {
-        path: PathBuf,
-        found: i64,
-        supported: i64,
-    },
-    #[error("--db: empty path")]
-    EmptyPath,
-    #[error("no database path: set {ENV_VAR}, XDG_DATA_HOME or HOME, or pass --db")]
-    NoPath,
-}
-
-impl DbError {
-    /// Whether the user can fix this by what they typed (another `--db`,
-    /// another run id): exit status 2 rather than 1.
-    pub fn is_usage(&self) -> bool {
-        matches!(
-            self,
-            DbError::NotOurs { .. }
-                | DbError::UnsupportedScheme(..)
-                | DbError::BadUrl { .. }
-                | DbError::Missing { .. }
-                | DbError::TooNew { .. }
-                | DbError::NoPath
-                | DbError::EmptyPath
-                | DbError::NotFound(_)
-                | DbError::NoMatch(_)
-                | DbError::Ambiguous(_)
-        )
-    }
-}
-
-/// Where a stored profile came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    /// Measured on this machine by an hwcal command.
-    Run,
-    /// Imported from a JSON file (possibly another machine's).
-    Import,
-}
-
-impl Origin {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Origin::Run => "run",
-            Origin::Import => "import",
-        }
-    }
-}
-
-/// One row of `hwcal db list`: the summary columns of a stored profile.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    pub id: i64,
-    /// When the profile was measured (the profile's own timestamp).
-    pub created_unix: u64,
-    /// When it was stored here (0 for rows migrated from schema 1).
-    pub stored_unix: u64,
-    pub origin: String,
-    pub hostname: Option<String>,
-    /// The machine's id (`MachineIdentity::machine_id`; none in profiles
-    /// from before hwcal recorded one).
-    pub machine_id: Option<String>,
-    /// The core generation (`Zen 3`, `Sapphire Rapids`, `unknown`).
-    pub core: Option<String>,
-    /// The platform's product name (DMI), where it states one.
-    pub product: Option<String>,
-    pub cpu_model: Option<String>,
-    pub command: String,
-    pub core_mhz: Option<f64>,
-    /// Latency of the first cache level.
-    pub l1_latency_ns: Option<f64>,
-    /// Main-memory latency.
-    pub memory_latency_ns: Option<f64>,
-    pub read_bytes_per_sec: Option<f64>,
-    /// Context switch, smallest ring measured (median µs).
-    pub ctx_us: Option<f64>,
-    /// Comma-separated sections the profile holds (`clock,caches,...`).
-    pub sections: String,
-}
-
-/// A row as both stores write it: the JSON, its key and the summary columns.
-struct Row {
-    json: String,
-    /// SHA-256 of `json`, hex: the run's identity across stores.
-    run_key: String,
-    created_unix: i64,
-    command: String,
-    schema_version: i64,
-    origin: String,
-    c: Columns,
-}
-
-impl Row {
-    fn of(p: &Profile, origin: &str) -> Result<Row, DbError> {
-        let json = serde_json::to_string(p)?;
-        Ok(Row {
-            run_key: run_key(&json),
-            json,
-            created_unix: p.created_unix as i64,
-            command: p.command.clone(),
-            schema_version: p.schema_version.into(),
-            origin: origin.to_string(),
-            c: Columns::of(p),
-        })
-    }
-}
-
-/// The run key of a stored JSON text: its SHA-256 in hex.
-pub fn run_key(json: &str) -> String {
-    Sha256::digest(json.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// The summary columns computed from a profile.
-#[derive(Debug, Clone, Default)]
-struct Columns {
-    hostname: Option<String>,
-    machine_id: Option<String>,
-    core: Option<String>,
-    product: Option<String>,
-    cpu_model: Option<String>,
-    core_mhz: Option<f64>,
-    l1_latency_ns: Option<f64>,
-    memory_latency_ns: Option<f64>,
-    read_bytes_per_sec: Option<f64>,
-    ctx_us: Option<f64>,
-    sections: String,
-}
-
-impl Columns {
-    fn of(p: &Profile) -> Columns {
-        let id = p.machine.as_ref().and_then(|m| m.identity.as_ref());
-        Columns {
-            hostname: p.machine.as_ref().map(|m| m.hostname.clone()),
-            machine_id: id.map(|i| i.machine_id.clone()),
-            core: id.map(|i| i.core.clone()),
-            product: id.and_then(|i| i.product.clone()),
-            cpu_model: p.machine.as_ref().map(|m| m.cpu_model_name.clone()),
-            core_mhz: p.clock.as_ref().map(|c| c.core_mhz),
-            l1_latency_ns: p
-                .caches
-                .as_ref()
-                .and_then(|c| c.iter().min_by_key(|l| l.level))
-                .map(|l| l.latency_ns),
-            memory_latency_ns: p.memory.as_ref().map(|m| m.latency_ns),
-            read_bytes_per_sec: p.bandwidth.as_ref().and_then(|b| b.read_bytes_per_sec),
-            ctx_us: p
-                .context_switch
-                .as_ref()
-                .and_then(|c| c.points.iter().min_by_key(|q| q.nprocs))
-                .map(|q| q.us_median),
-            sections: sections(p).join(","),
-        }
-    }
-}
-
-/// The names of the sections a profile holds, in profile order.
-pub fn sections(p: &Profile) -> Vec<&'static str> {
-    let mut v = Vec::new();
-    let mut add = |present: bool, name| {
-        if present {
-            v.push(name)
-        }
-    };
-    add(p.machine.is_some(), "machine");
-    add(p.clock.is_some(), "clock");
-    add(p.caches.is_some(), "caches");
-    add(p.memory.is_some(), "memory");
-    add(p.tlbs.is_some(), "tlbs");
-    add(p.mem.is_some(), "mem");
-    add(p.bandwidth.is_some(), "bandwidth");
-    add(p.context_switch.is_some(), "ctx");
-    add(p.io.is_some(), "io");
-    add(!p.raw.is_empty() || p.raw_clock.is_some(), "raw");
-    v
-}
-
-/// Which runs a lookup is about.
-#[derive(Debug, Clone, Copy)]
-enum Filter<'a> {
-    All,
-    Host(&'a str),
-    /// Runs of this machine id.
-    Machine(&'a str),
-    /// Runs whose machine id starts with this (lower-case hex).
-    MachinePrefix(&'a str),
-}
-
-/// What one store does; [`Db`] builds everything else on it.
-trait Store: Send {
-    /// For messages: the file, or the URL without its password.
-    fn location(&self) -> &Path;
-    fn schema_version(&self) -> Result<i64, DbError>;
-    /// Insert `row` in one transaction (with `if_absent`, only if no row has
-    /// its run key: then the existing id and `false`), calling
-    /// `before_commit` once the row is written but not committed.
-    fn insert(
-        &mut self,
-        row: &Row,
-        if_absent: bool,
-        before_commit: &mut dyn FnMut(),
-    ) -> Result<(i64, bool), DbError>;
-    /// Every summary (or the one with `id`), by id.
-    fn summaries(&self, id: Option<i64>) -> Result<Vec<Summary>, DbError>;
-    fn json(&self, id: i64) -> Result<Option<String>, DbError>;
-    /// The newest id of the runs `f` selects.
-    fn latest_id(&self, f: Filter<'_>) -> Result<Option<i64>, DbError>;
-    /// The distinct (non-null) machine ids of the runs `f` selects.
-    fn machine_ids(&self, f: Filter<'_>) -> Result<Vec<String>, DbError>;
-    fn id_with_key(&self, run_key: &str) -> Result<Option<i64>, DbError>;
-    /// Remove rows in one transaction: all of them, or (when one of them is
-    /// not there: its id) none.
-    fn delete(&mut self, ids: &[i64]) -> Result<Option<i64>, DbError>;
-}
-
 /// An open results database (an SQLite file or a PostgreSQL database).
 pub struct Db(Box<dyn Store>);
-
 impl Db {
     /// Open (creating it if needed) and migrate the database at `path` (a
     /// file, or a `postgres://` URL): [`Db::open_with`] in [`OpenMode::Create`].
@@ -549,7 +247,6 @@ impl Db {
         Ok(report)
     }
 }
-
 /// `hwcal db push`: copy the runs of the database at `from` (which must
 /// exist; it is only read) to the one at `to` (created if needed).
 pub fn push(from: &Location, to: &Location) -> Result<PushReport, DbError> {
@@ -562,7 +259,6 @@ pub fn push(from: &Location, to: &Location) -> Result<PushReport, DbError> {
     let src = Db::open_location(from, OpenMode::Read)?;
     src.push_to(&mut Db::open_location(to, OpenMode::Create)?)
 }
-
 impl std::fmt::Display for PushReport {
     /// `3 copied, 2 already there` (`, 1 unreadable` where some were).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -578,7 +274,6 @@ impl std::fmt::Display for PushReport {
         }
     }
 }
-
 /// What [`Db::push_to`] did: (local id, target id) pairs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PushReport {
@@ -589,13 +284,6 @@ pub struct PushReport {
     /// Local runs whose JSON does not parse (left where they are).
     pub unreadable: Vec<(i64, String)>,
 }
-
-/// The first 12 hex digits of a machine id: how lists show it (enough to
-/// tell a fleet's machines apart; `machine:PREFIX` takes any prefix).
-pub fn short_id(machine_id: &str) -> &str {
-    machine_id.get(..12).unwrap_or(machine_id)
-}
-
 /// A run as typed on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
@@ -608,7 +296,6 @@ pub enum Selector {
     /// The latest run of the machine whose id starts with these hex digits.
     Machine(String),
 }
-
 impl std::str::FromStr for Selector {
     /// A usage message.
     type Err = String;
@@ -638,50 +325,5 @@ impl std::str::FromStr for Selector {
         }
     }
 }
-
-/// Runs of one machine, as `hwcal db list` groups them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MachineGroup<'a> {
-    /// `None`: runs without a machine id (profiles of older hwcal).
-    pub machine_id: Option<&'a str>,
-    /// Oldest first.
-    pub runs: Vec<&'a Summary>,
-}
-
-impl MachineGroup<'_> {
-    /// `machine 5a17e7c00000: Sapphire Rapids, QEMU Standard PC (...), 3 runs`.
-    pub fn title(&self) -> String {
-        let n = self.runs.len();
-        let runs = format!("{n} run{}", if n == 1 { "" } else { "s" });
-        let Some(id) = self.machine_id else {
-            return format!("no machine id (profiles of an older hwcal): {runs}");
-        };
-        let last = self.runs.last();
-        let mut parts: Vec<&str> = Vec::new();
-        parts.extend(last.and_then(|r| r.core.as_deref()));
-        parts.extend(last.and_then(|r| r.product.as_deref()));
-        parts.push(&runs);
-        format!("machine {}: {}", short_id(id), parts.join(", "))
-    }
-}
-
-/// Group runs by machine: machines in the order of their first run, runs
-/// oldest first; runs without a machine id last.
-pub fn by_machine(rows: &[Summary]) -> Vec<MachineGroup<'_>> {
-    let mut groups: Vec<MachineGroup<'_>> = Vec::new();
-    for r in rows {
-        let key = r.machine_id.as_deref();
-        match groups.iter_mut().find(|g| g.machine_id == key) {
-            Some(g) => g.runs.push(r),
-            None => groups.push(MachineGroup {
-                machine_id: key,
-                runs: vec![r],
-            }),
-        }
-    }
-    groups.sort_by_key(|g| g.machine_id.is_none());
-    groups
-}
-
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,9 @@
 //! XDG data directory; and the URL as messages show it (without its
 //! password).
 
-use crate::DbError;
+use crate::defaults::ENV_VAR;
+use crate::error::DbError;
+
 use std::path::{Path, PathBuf};
 
 /// A database location.
@@ -333,7 +335,7 @@ pub fn default_path() -> Result<PathBuf, DbError> {
 /// [`default_path`] with the environment given as a lookup function.
 pub fn default_path_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<PathBuf, DbError> {
     let var = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(p) = var(crate::ENV_VAR) {
+    if let Some(p) = var(ENV_VAR) {
         return Ok(p);
     }
     // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.

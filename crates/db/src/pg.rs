@@ -38,7 +38,9 @@
 //! longer (waiting for another process's migration lock on a large
 //! database) meets the same limit: raise it with the variable.
 
-use crate::{DbError, Filter, OpenMode, Row, Store, Summary, SCHEMA_VERSION};
+use crate::defaults::SCHEMA_VERSION;
+use crate::error::DbError;
+use crate::store::{Columns, Filter, OpenMode, Row, Store, Summary};
 use hwcal_model::Profile;
 use std::cell::OnceCell;
 use std::future::Future;
@@ -425,16 +427,16 @@ fn backfill(link: &Link, tx: &Transaction<'_>, to: i64) -> Result<(), DbError> {
         let (id, json): (i64, String) = (r.get(0), r.get(1));
         let p = serde_json::from_str::<Profile>(&json).ok();
         if to == 3 {
-            let c = p.as_ref().map(crate::Columns::of).unwrap_or_default();
+            let c = p.as_ref().map(Columns::of).unwrap_or_default();
             link.run(
                 doing,
                 tx.execute(
                     "UPDATE profiles SET machine_id = $2, core = $3, product = $4, run_key = $5 WHERE id = $1",
-                    &[&id, &c.machine_id, &c.core, &c.product, &crate::run_key(&json)],
+                    &[&id, &c.machine_id, &c.core, &c.product, &crate::store::run_key(&json)],
                 ),
             )?;
         } else if let Some(p) = p {
-            let c = crate::Columns::of(&p);
+            let c = Columns::of(&p);
             link.run(
                 doing,
                 tx.execute(

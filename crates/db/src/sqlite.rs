@@ -7,7 +7,9 @@
 //! `user_version` pragma; opening applies the missing migrations, each in
 //! its own transaction, and refuses a file written by a newer hwcal.
 
-use crate::{Columns, DbError, Filter, OpenMode, Row, Store, Summary, SCHEMA_VERSION};
+use crate::defaults::SCHEMA_VERSION;
+use crate::error::{first_line, message, DbError};
+use crate::store::{Columns, Filter, OpenMode, Row, Store, Summary};
 use hwcal_model::Profile;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -38,17 +40,6 @@ fn uri_path(path: &Path) -> String {
     out
 }
 
-/// The first line of a message, at most 200 characters: SQLite quotes
-/// whole statements in some errors (a `CREATE TABLE` over a dozen lines),
-/// and an error is one line.
-fn first_line(s: &str) -> String {
-    let line = s.lines().next().unwrap_or("").trim();
-    match line.char_indices().nth(200) {
-        Some((i, _)) => format!("{}…", &line[..i]),
-        None => line.to_string(),
-    }
-}
-
 /// A stored schema version this hwcal can read (perhaps after migrating):
 /// not below 0 (no hwcal wrote that) and not newer than this code.
 fn readable_version(path: &Path, v: i64) -> Result<(), DbError> {
@@ -72,38 +63,6 @@ fn readable_version(path: &Path, v: i64) -> Result<(), DbError> {
 fn corrupt(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _)
         if matches!(f.code, rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase))
-}
-
-/// The text of an SQLite error without the code SQLite repeats, on one line.
-pub(crate) fn message(e: &rusqlite::Error) -> String {
-    first_line(&message_full(e))
-}
-
-fn message_full(e: &rusqlite::Error) -> String {
-    match e {
-        // "disk I/O error" and "database or disk is full" say what, not why.
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DiskFull => {
-            "the disk is full (nothing was stored)".to_string()
-        }
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::SystemIoFailure => {
-            "disk I/O error (a full or failing disk?)".to_string()
-        }
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ReadOnly => {
-            "the database may not be written (a read-only file or file system)".to_string()
-        }
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseCorrupt => {
-            "the database file is damaged (SQLite reports it malformed)".to_string()
-        }
-        rusqlite::Error::SqliteFailure(f, Some(msg)) => {
-            if msg.is_empty() {
-                f.to_string()
-            } else {
-                msg.clone()
-            }
-        }
-        rusqlite::Error::SqliteFailure(f, None) => f.to_string(),
-        e => e.to_string(),
-    }
 }
 
 /// The migrations, in order: `MIGRATIONS[i]` takes the schema from version
@@ -757,7 +716,7 @@ fn backfill(tx: &rusqlite::Transaction<'_>, to: i64) -> rusqlite::Result<()> {
             let c = p.as_ref().map(Columns::of).unwrap_or_default();
             tx.execute(
                 "UPDATE profiles SET machine_id = ?2, core = ?3, product = ?4, run_key = ?5 WHERE id = ?1",
-                params![id, c.machine_id, c.core, c.product, crate::run_key(&json)],
+                params![id, c.machine_id, c.core, c.product, crate::store::run_key(&json)],
             )?;
         } else if let Some(p) = p {
             let c = Columns::of(&p);

@@ -3,7 +3,8 @@
 //! name). A pure function of the summaries; the caller gives the date
 //! format and how a stored string is made safe for one terminal field.
 
-use crate::{by_machine, Summary};
+use crate::group::by_machine;
+use crate::store::Summary;
 use std::fmt::Write;
 
 /// The list: a header, then each machine's title and its runs.

@@ -2,6 +2,8 @@
 //! store is tested against a real server in `tests/postgres.rs`).
 
 use super::*;
+use crate::store::Columns;
+use std::path::PathBuf;
 use hwcal_model::sample::full_profile;
 use rusqlite::{params, Connection};
 use sqlite::MIGRATIONS;
