@@ -12,7 +12,7 @@
 //! `NaN` is allowed everywhere: it is how a profile says "not measured"
 //! (JSON `null`).
 
-use crate::*;
+use crate::Profile;
 
 /// Clock rates, MHz.
 const MHZ: (f64, f64) = (1.0, 100_000.0);
@@ -453,6 +453,7 @@ fn raw(c: &mut Checker, p: &mut Profile) {
 mod tests {
     use super::*;
     use crate::sample::full_profile;
+    use crate::{RawCurve, RawPoint};
 
     #[test]
     fn synthetic_profiles_are_plausible() {

@@ -4,7 +4,11 @@
 //! (a 2-vCPU Sapphire Rapids guest: 48 KiB L1d, 2 MiB L2, an effective L3 of
 //! a few MiB, ~145 ns DRAM with huge pages) but nothing here was measured.
 
-use crate::*;
+use crate::{
+    Bandwidth, BandwidthPoint, CacheLevel, ClockResult, ContextSwitch, CtxPoint, CtxSize, HarnessInfo,
+    IoResult, IoThread, LoadedLatencyPoint, MachineIdentity, MachineInfo, MemResult, MemThread,
+    MemoryLatency, MlpPoint, NominalCache, NumaNode, Profile, RawCurve, RawPoint, TlbLevel, Verdict,
+};
 
 /// A complete synthetic profile. `variant` 0 is the reference-like machine;
 /// other variants scale the clock and the latencies so two profiles differ
