@@ -5,8 +5,8 @@
 //! Why huge pages: a random chase over a buffer larger than the STLB reach
 //! (2048 × 4 KiB = 8 MiB on Golden Cove) pays a page walk on most loads, so a
 //! 4 KiB-backed cache curve mixes TLB misses into cache latencies (the DRAM
-//! plateau reads 150–190 ns and rises with size on the reference VM; with
-//! 2 MiB pages it is flat at ~145 ns).
+//! plateau then rises with size, by the page walks' own cache misses, where
+//! with 2 MiB pages it is flat at the DRAM latency).
 
 use crate::error::ProbeError;
 use crate::pages::PageSizes;

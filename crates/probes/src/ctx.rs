@@ -31,9 +31,10 @@
 //! switch counters (`/proc/<pid>/status`) are read before and after the
 //! timed samples. In a 2-member ring each hop is one switch; from 3 members
 //! on, waking the next member can preempt the writer before it blocks in
-//! its own `read` (EEVDF on Linux 6.x does so on 20–40% of the hops on the
-//! reference VM), and the writer then runs again only to block: two
-//! switches for that hop. [`SwitchCount`] carries the counts so the analysis
+//! its own `read` (EEVDF on Linux 6.x may, on a sizeable fraction of the
+//! hops, since the woken member's deadline can be earlier than the
+//! writer's), and the writer then runs again only to block: two switches
+//! for that hop. [`SwitchCount`] carries the counts so the analysis
 //! can give the cost of one switch beside lat_ctx's cost of one hop.
 //!
 //! Children are forked after every buffer is allocated; after `fork` a child
@@ -411,8 +412,8 @@ fn policy(samples: u32, enough_ns: f64) -> Policy {
         min_samples: samples as usize,
         max_samples: samples as usize,
         stat: Stat::Median,
-        // The core clock drifts by up to ±15% from second to second on the
-        // reference VM; a short add chain (~5 µs) around each 0.2 ms block
+        // The core clock can drift from second to second (turbo, power
+        // management, a hypervisor's host sharing the core); a short add chain (~5 µs) around each 0.2 ms block
         // gives each sample its own clock, hence a cycle figure that does
         // not drift.
         track_clock: true,

@@ -205,8 +205,9 @@ impl Queue {
             self.inflight += 1;
             // Hand each I/O to the kernel at once (fio's default
             // iodepth_batch_submit=1) rather than batching the refill:
-            // measured on the reference VM at iodepth 32, batching left
-            // the device idle between bursts and lost ~20% of the IOPS.
+            // a batch holds back I/Os that could already be in flight, so
+            // the device idles between bursts and loses IOPS at high
+            // iodepth.
             match self.ring.submit() {
                 Ok(_) => {}
                 // Retried by the next io_uring_enter in `run`.
