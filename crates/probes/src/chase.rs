@@ -111,7 +111,10 @@ pub unsafe fn chase(start: usize, loads: u64) -> usize {
         );
     }
     #[cfg(target_arch = "aarch64")]
-    // SAFETY: as above.
+    // SAFETY: `p` points into a chain built by `link`, whose every slot holds
+    // the address of another slot in the same live buffer (the caller's
+    // contract); `ldr` only loads from those 8-byte aligned slots, and
+    // iters >= 1 so `subs`/`b.ne` end the loop.
     unsafe {
         core::arch::asm!(
             "2:",
@@ -127,7 +130,8 @@ pub unsafe fn chase(start: usize, loads: u64) -> usize {
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     for _ in 0..iters * 16 {
-        // SAFETY: as above.
+        // SAFETY: `p` is a slot of a chain built by `link` on a live buffer
+        // (the caller's contract), aligned and holding the next slot's address.
         p = unsafe { (p as *const usize).read_volatile() };
     }
     p
@@ -171,7 +175,8 @@ pub unsafe fn chase_with_gap(start: usize, loads: u64, gap: u32) -> usize {
     }
     #[cfg(not(target_arch = "x86_64"))]
     for _ in 0..loads {
-        // SAFETY: as in `chase`.
+        // SAFETY: `p` is a slot of a chain built by `link` on a live buffer
+        // (the caller's contract), aligned and holding the next slot's address.
         p = unsafe { (p as *const usize).read_volatile() };
         for _ in 0..gap {
             p = std::hint::black_box(p.wrapping_add(zero));

@@ -169,33 +169,45 @@ fn close_other_fds(a: RawFd, b: RawFd) {
 /// Must be called only in a freshly forked child, with `spec.arr` pointing
 /// to `spec.len` words that the parent allocated before forking.
 unsafe fn child_main(spec: &ChildSpec) -> ! {
-    // SAFETY: (the whole body) only async-signal-safe system calls and
-    // plain memory accesses to the child's own copy of the array follow.
-    unsafe {
-        // Die with the parent, even by SIGKILL; then check it did not die
-        // before the prctl took effect.
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-        if libc::getppid() != spec.parent {
-            libc::_exit(0);
-        }
-        if let Some(set) = &spec.cpu {
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set);
-        }
-        close_other_fds(spec.rd, spec.wr);
-        // Write every word: the pages the parent allocated are shared
-        // copy-on-write after fork; writing gives this member private pages,
-        // so each member really has its own array in the caches.
-        let salt = libc::getpid() as u64;
-        for i in 0..spec.len {
-            spec.arr.add(i).write_volatile((i as u64) ^ salt);
-        }
-        let arr = std::slice::from_raw_parts(spec.arr as *const u64, spec.len);
-        if spec.inject && !write_token(spec.wr, 0) {
-            libc::_exit(0);
-        }
-        member_loop(spec.rd, spec.wr, arr, None);
-        libc::_exit(0)
+    // Only async-signal-safe system calls and plain memory accesses to the
+    // child's own copy of the array follow: no allocation, no lock.
+    //
+    // Die with the parent, even by SIGKILL; then check it did not die
+    // before the prctl took effect.
+    // SAFETY: prctl(PR_SET_PDEATHSIG) only sets this process's attribute.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) };
+    // SAFETY: getppid has no preconditions.
+    if unsafe { libc::getppid() } != spec.parent {
+        // SAFETY: _exit ends this child at once, running no handlers.
+        unsafe { libc::_exit(0) };
     }
+    if let Some(set) = &spec.cpu {
+        // SAFETY: `set` is a whole cpu_set_t that outlives the call, and its
+        // size is passed with it.
+        unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
+    }
+    close_other_fds(spec.rd, spec.wr);
+    // Write every word: the pages the parent allocated are shared
+    // copy-on-write after fork; writing gives this member private pages,
+    // so each member really has its own array in the caches.
+    // SAFETY: getpid has no preconditions.
+    let salt = unsafe { libc::getpid() } as u64;
+    for i in 0..spec.len {
+        // SAFETY: i < spec.len, and `spec.arr` points to `spec.len` words
+        // the parent allocated before forking (this function's contract),
+        // now this child's own copy.
+        unsafe { spec.arr.add(i).write_volatile((i as u64) ^ salt) };
+    }
+    // SAFETY: the same `spec.len` initialised, aligned words, alive until
+    // `_exit`; nothing else in this process writes them from here on.
+    let arr = unsafe { std::slice::from_raw_parts(spec.arr as *const u64, spec.len) };
+    if spec.inject && !write_token(spec.wr, 0) {
+        // SAFETY: as above, _exit ends the child at once.
+        unsafe { libc::_exit(0) };
+    }
+    member_loop(spec.rd, spec.wr, arr, None);
+    // SAFETY: as above, _exit ends the child at once.
+    unsafe { libc::_exit(0) }
 }
 
 /// Fork one ring member.

@@ -71,11 +71,17 @@ mod x86 {
         );
         let mut off = 0;
         while off < len {
-            let q = p.add(off);
-            a0 = _mm512_xor_si512(a0, _mm512_load_si512(q as *const _));
-            a1 = _mm512_xor_si512(a1, _mm512_load_si512(q.add(64) as *const _));
-            a2 = _mm512_xor_si512(a2, _mm512_load_si512(q.add(128) as *const _));
-            a3 = _mm512_xor_si512(a3, _mm512_load_si512(q.add(192) as *const _));
+            // SAFETY: off < len and len is a multiple of GRAIN (256), so the
+            // 256 bytes at p + off lie inside the caller's range [p, p+len);
+            // p is 64-byte aligned and off a multiple of 256, so each 64-byte
+            // access is aligned.
+            unsafe {
+                let q = p.add(off);
+                a0 = _mm512_xor_si512(a0, _mm512_load_si512(q as *const _));
+                a1 = _mm512_xor_si512(a1, _mm512_load_si512(q.add(64) as *const _));
+                a2 = _mm512_xor_si512(a2, _mm512_load_si512(q.add(128) as *const _));
+                a3 = _mm512_xor_si512(a3, _mm512_load_si512(q.add(192) as *const _));
+            }
             off += 256;
         }
         let x = _mm512_xor_si512(_mm512_xor_si512(a0, a1), _mm512_xor_si512(a2, a3));
@@ -90,21 +96,33 @@ mod x86 {
         let mut off = 0;
         if nt {
             while off < len {
-                let q = p.add(off);
-                _mm512_stream_si512(q as *mut _, v);
-                _mm512_stream_si512(q.add(64) as *mut _, v);
-                _mm512_stream_si512(q.add(128) as *mut _, v);
-                _mm512_stream_si512(q.add(192) as *mut _, v);
+                // SAFETY: off < len and len is a multiple of GRAIN (256), so the
+                // 256 bytes at p + off lie inside the caller's range [p, p+len);
+                // p is 64-byte aligned and off a multiple of 256, so each 64-byte
+                // access is aligned.
+                unsafe {
+                    let q = p.add(off);
+                    _mm512_stream_si512(q as *mut _, v);
+                    _mm512_stream_si512(q.add(64) as *mut _, v);
+                    _mm512_stream_si512(q.add(128) as *mut _, v);
+                    _mm512_stream_si512(q.add(192) as *mut _, v);
+                }
                 off += 256;
             }
             _mm_sfence();
         } else {
             while off < len {
-                let q = p.add(off);
-                _mm512_store_si512(q as *mut _, v);
-                _mm512_store_si512(q.add(64) as *mut _, v);
-                _mm512_store_si512(q.add(128) as *mut _, v);
-                _mm512_store_si512(q.add(192) as *mut _, v);
+                // SAFETY: off < len and len is a multiple of GRAIN (256), so the
+                // 256 bytes at p + off lie inside the caller's range [p, p+len);
+                // p is 64-byte aligned and off a multiple of 256, so each 64-byte
+                // access is aligned.
+                unsafe {
+                    let q = p.add(off);
+                    _mm512_store_si512(q as *mut _, v);
+                    _mm512_store_si512(q.add(64) as *mut _, v);
+                    _mm512_store_si512(q.add(128) as *mut _, v);
+                    _mm512_store_si512(q.add(192) as *mut _, v);
+                }
                 off += 256;
             }
         }
@@ -116,22 +134,28 @@ mod x86 {
     pub unsafe fn copy512(src: *const u8, dst: *mut u8, len: usize, nt: bool) {
         let mut off = 0;
         while off < len {
-            let s = src.add(off);
-            let d = dst.add(off);
-            let v0 = _mm512_load_si512(s as *const _);
-            let v1 = _mm512_load_si512(s.add(64) as *const _);
-            let v2 = _mm512_load_si512(s.add(128) as *const _);
-            let v3 = _mm512_load_si512(s.add(192) as *const _);
-            if nt {
-                _mm512_stream_si512(d as *mut _, v0);
-                _mm512_stream_si512(d.add(64) as *mut _, v1);
-                _mm512_stream_si512(d.add(128) as *mut _, v2);
-                _mm512_stream_si512(d.add(192) as *mut _, v3);
-            } else {
-                _mm512_store_si512(d as *mut _, v0);
-                _mm512_store_si512(d.add(64) as *mut _, v1);
-                _mm512_store_si512(d.add(128) as *mut _, v2);
-                _mm512_store_si512(d.add(192) as *mut _, v3);
+            // SAFETY: off < len and len is a multiple of GRAIN (256), so the
+            // 256 bytes at src + off and at dst + off lie inside the caller's
+            // two ranges; both are 64-byte aligned and off a multiple of 256,
+            // so each 64-byte access is aligned.
+            unsafe {
+                let s = src.add(off);
+                let d = dst.add(off);
+                let v0 = _mm512_load_si512(s as *const _);
+                let v1 = _mm512_load_si512(s.add(64) as *const _);
+                let v2 = _mm512_load_si512(s.add(128) as *const _);
+                let v3 = _mm512_load_si512(s.add(192) as *const _);
+                if nt {
+                    _mm512_stream_si512(d as *mut _, v0);
+                    _mm512_stream_si512(d.add(64) as *mut _, v1);
+                    _mm512_stream_si512(d.add(128) as *mut _, v2);
+                    _mm512_stream_si512(d.add(192) as *mut _, v3);
+                } else {
+                    _mm512_store_si512(d as *mut _, v0);
+                    _mm512_store_si512(d.add(64) as *mut _, v1);
+                    _mm512_store_si512(d.add(128) as *mut _, v2);
+                    _mm512_store_si512(d.add(192) as *mut _, v3);
+                }
             }
             off += 256;
         }
@@ -152,20 +176,28 @@ mod x86 {
         );
         let mut off = 0;
         while off < len {
-            let q = p.add(off) as *const __m256i;
-            a0 = _mm256_xor_si256(a0, _mm256_load_si256(q));
-            a1 = _mm256_xor_si256(a1, _mm256_load_si256(q.add(1)));
-            a2 = _mm256_xor_si256(a2, _mm256_load_si256(q.add(2)));
-            a3 = _mm256_xor_si256(a3, _mm256_load_si256(q.add(3)));
-            a0 = _mm256_xor_si256(a0, _mm256_load_si256(q.add(4)));
-            a1 = _mm256_xor_si256(a1, _mm256_load_si256(q.add(5)));
-            a2 = _mm256_xor_si256(a2, _mm256_load_si256(q.add(6)));
-            a3 = _mm256_xor_si256(a3, _mm256_load_si256(q.add(7)));
+            // SAFETY: off < len and len is a multiple of GRAIN (256), so the
+            // eight 32-byte vectors at p + off lie inside the caller's range;
+            // p is 64-byte aligned and off a multiple of 256, so each is
+            // 32-byte aligned.
+            unsafe {
+                let q = p.add(off) as *const __m256i;
+                a0 = _mm256_xor_si256(a0, _mm256_load_si256(q));
+                a1 = _mm256_xor_si256(a1, _mm256_load_si256(q.add(1)));
+                a2 = _mm256_xor_si256(a2, _mm256_load_si256(q.add(2)));
+                a3 = _mm256_xor_si256(a3, _mm256_load_si256(q.add(3)));
+                a0 = _mm256_xor_si256(a0, _mm256_load_si256(q.add(4)));
+                a1 = _mm256_xor_si256(a1, _mm256_load_si256(q.add(5)));
+                a2 = _mm256_xor_si256(a2, _mm256_load_si256(q.add(6)));
+                a3 = _mm256_xor_si256(a3, _mm256_load_si256(q.add(7)));
+            }
             off += 256;
         }
         let x = _mm256_xor_si256(_mm256_xor_si256(a0, a1), _mm256_xor_si256(a2, a3));
         let mut out = [0u64; 4];
-        _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, x);
+        // SAFETY: `out` is 32 writable bytes on the stack; the unaligned
+        // store has no alignment requirement.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, x) };
         out[0] ^ out[1] ^ out[2] ^ out[3]
     }
 
@@ -176,12 +208,18 @@ mod x86 {
         let v = _mm256_set1_epi64x(val as i64);
         let mut off = 0;
         while off < len {
-            let q = p.add(off) as *mut __m256i;
-            for k in 0..8 {
-                if nt {
-                    _mm256_stream_si256(q.add(k), v);
-                } else {
-                    _mm256_store_si256(q.add(k), v);
+            // SAFETY: off < len and len is a multiple of GRAIN (256), so the
+            // eight 32-byte vectors at p + off (k < 8) lie inside the
+            // caller's range; p is 64-byte aligned and off a multiple of
+            // 256, so each is 32-byte aligned.
+            unsafe {
+                let q = p.add(off) as *mut __m256i;
+                for k in 0..8 {
+                    if nt {
+                        _mm256_stream_si256(q.add(k), v);
+                    } else {
+                        _mm256_store_si256(q.add(k), v);
+                    }
                 }
             }
             off += 256;
@@ -197,17 +235,23 @@ mod x86 {
     pub unsafe fn copy256(src: *const u8, dst: *mut u8, len: usize, nt: bool) {
         let mut off = 0;
         while off < len {
-            let s = src.add(off) as *const __m256i;
-            let d = dst.add(off) as *mut __m256i;
             let mut v = [_mm256_setzero_si256(); 8];
-            for (k, x) in v.iter_mut().enumerate() {
-                *x = _mm256_load_si256(s.add(k));
-            }
-            for (k, x) in v.iter().enumerate() {
-                if nt {
-                    _mm256_stream_si256(d.add(k), *x);
-                } else {
-                    _mm256_store_si256(d.add(k), *x);
+            // SAFETY: off < len and len is a multiple of GRAIN (256), so the
+            // eight 32-byte vectors at src + off and at dst + off (k < 8) lie
+            // inside the caller's two ranges; both are 64-byte aligned and
+            // off a multiple of 256, so each vector is 32-byte aligned.
+            unsafe {
+                let s = src.add(off) as *const __m256i;
+                let d = dst.add(off) as *mut __m256i;
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = _mm256_load_si256(s.add(k));
+                }
+                for (k, x) in v.iter().enumerate() {
+                    if nt {
+                        _mm256_stream_si256(d.add(k), *x);
+                    } else {
+                        _mm256_store_si256(d.add(k), *x);
+                    }
                 }
             }
             off += 256;
@@ -225,10 +269,15 @@ unsafe fn read_scalar(p: *const u8, len: usize) -> u64 {
     let mut a = [0u64; 4];
     let mut i = 0;
     while i < len / 8 {
-        a[0] ^= q.add(i).read();
-        a[1] ^= q.add(i + 1).read();
-        a[2] ^= q.add(i + 2).read();
-        a[3] ^= q.add(i + 3).read();
+        // SAFETY: len is a multiple of GRAIN (256), so len / 8 is a multiple
+        // of 4 and i + 3 < len / 8: the four words lie inside [p, p+len),
+        // which is 64-byte (hence 8-byte) aligned and not written meanwhile.
+        unsafe {
+            a[0] ^= q.add(i).read();
+            a[1] ^= q.add(i + 1).read();
+            a[2] ^= q.add(i + 2).read();
+            a[3] ^= q.add(i + 3).read();
+        }
         i += 4;
     }
     a[0] ^ a[1] ^ a[2] ^ a[3]
@@ -239,7 +288,9 @@ unsafe fn read_scalar(p: *const u8, len: usize) -> u64 {
 unsafe fn write_scalar(p: *mut u8, len: usize, val: u64) {
     let q = p as *mut u64;
     for i in 0..len / 8 {
-        q.add(i).write_volatile(val);
+        // SAFETY: i < len / 8, so the word lies inside [p, p+len), which is
+        // 8-byte aligned and touched by no other thread meanwhile.
+        unsafe { q.add(i).write_volatile(val) };
     }
 }
 
@@ -247,16 +298,22 @@ unsafe fn write_scalar(p: *mut u8, len: usize, val: u64) {
 /// loads cannot be dropped.
 ///
 /// # Safety
-/// `p` 64-byte aligned, `len` a multiple of [`GRAIN`], `[p, p+len)` inside a
-/// live mapping that no other thread writes meanwhile.
+/// `isa` is [`isa()`] or [`Isa::Scalar`] (a vector kernel runs only where
+/// the CPU has it); `p` 64-byte aligned, `len` a multiple of [`GRAIN`],
+/// `[p, p+len)` inside a live mapping that no other thread writes meanwhile.
 #[inline]
 pub(super) unsafe fn read_kernel(isa: Isa, p: *const u8, len: usize) -> u64 {
     match isa {
+        // SAFETY: `isa()` returns Avx512 only where the CPU has AVX-512F;
+        // the range contract is this function's own.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => x86::read512(p, len),
+        Isa::Avx512 => unsafe { x86::read512(p, len) },
+        // SAFETY: `isa()` returns Avx2 only where the CPU has AVX2; the
+        // range contract is this function's own.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => x86::read256(p, len),
-        _ => read_scalar(p, len),
+        Isa::Avx2 => unsafe { x86::read256(p, len) },
+        // SAFETY: the range contract is this function's own.
+        _ => unsafe { read_scalar(p, len) },
     }
 }
 
@@ -270,11 +327,16 @@ pub(super) unsafe fn write_kernel(isa: Isa, p: *mut u8, len: usize, val: u64, nt
     #[cfg(not(target_arch = "x86_64"))]
     let _ = nt;
     match isa {
+        // SAFETY: `isa()` returns Avx512 only where the CPU has AVX-512F;
+        // the range contract is this function's own.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => x86::write512(p, len, val, nt),
+        Isa::Avx512 => unsafe { x86::write512(p, len, val, nt) },
+        // SAFETY: `isa()` returns Avx2 only where the CPU has AVX2; the
+        // range contract is this function's own.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => x86::write256(p, len, val, nt),
-        _ => write_scalar(p, len, val),
+        Isa::Avx2 => unsafe { x86::write256(p, len, val, nt) },
+        // SAFETY: the range contract is this function's own.
+        _ => unsafe { write_scalar(p, len, val) },
     }
 }
 
@@ -288,10 +350,16 @@ pub(super) unsafe fn copy_kernel(isa: Isa, src: *const u8, dst: *mut u8, len: us
     #[cfg(not(target_arch = "x86_64"))]
     let _ = nt;
     match isa {
+        // SAFETY: `isa()` returns Avx512 only where the CPU has AVX-512F;
+        // the range contract is this function's own.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => x86::copy512(src, dst, len, nt),
+        Isa::Avx512 => unsafe { x86::copy512(src, dst, len, nt) },
+        // SAFETY: `isa()` returns Avx2 only where the CPU has AVX2; the
+        // range contract is this function's own.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => x86::copy256(src, dst, len, nt),
-        _ => std::ptr::copy_nonoverlapping(src, dst, len),
+        Isa::Avx2 => unsafe { x86::copy256(src, dst, len, nt) },
+        // SAFETY: both ranges are `len` bytes inside live mappings and do
+        // not overlap (this function's contract).
+        _ => unsafe { std::ptr::copy_nonoverlapping(src, dst, len) },
     }
 }
