@@ -19,9 +19,9 @@
 //!   clock of that very sample, and the sample is converted to cycles with it.
 
 use crate::clockref;
-use crate::stats;
 use crate::timer::Timer;
 use hwcal_model::{Spread, Verdict};
+use hwcal_stats as stats;
 
 /// Which statistic is the figure of record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

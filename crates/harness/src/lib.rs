@@ -22,6 +22,7 @@
 
 pub mod bench;
 pub mod clockref;
+mod error;
 pub mod hist;
 pub mod pin;
 pub mod platform;
@@ -31,17 +32,9 @@ pub mod timer;
 pub use hwcal_stats as stats;
 
 pub use bench::{measure, measure_interleaved, Bench, Estimate, Overhead, Policy, Sample, Stat};
+pub use error::HarnessError;
 pub use hist::Histogram;
 pub use timer::{Timer, TimerKind};
-
-/// Errors from the harness.
-#[derive(Debug, thiserror::Error)]
-pub enum HarnessError {
-    #[error("CPU {0} does not exist or is not allowed")]
-    NoSuchCpu(usize),
-    #[error("cannot pin to CPU {0}: {1}")]
-    Pin(usize, String),
-}
 
 /// Describe the harness for the profile, after pinning.
 pub fn harness_info(pinned_cpu: Option<usize>) -> hwcal_model::HarnessInfo {

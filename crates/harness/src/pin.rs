@@ -2,7 +2,7 @@
 //! caches and TLB and may land on a core at another clock, so hwcal pins it
 //! to one CPU by default and reports which.
 
-use crate::HarnessError;
+use crate::error::HarnessError;
 use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
 

@@ -6,7 +6,8 @@
 
 use hwcal_probes::buffer::{Backing, Buffer};
 use hwcal_probes::cache::line_cycle;
-use hwcal_probes::chase::{chase, Rng};
+use hwcal_probes::chase::chase;
+use hwcal_stats::SplitMix64;
 use std::time::Instant;
 
 fn main() {
@@ -17,7 +18,7 @@ fn main() {
         hwcal_harness::pin::pin_to(cpu).expect("pin");
     }
     let buf = Buffer::new(mib << 20, Backing::Thp).expect("buffer");
-    let (start, _) = line_cycle(&buf, 0, mib << 20, &mut Rng::new(99)).expect("chain");
+    let (start, _) = line_cycle(&buf, 0, mib << 20, &mut SplitMix64::new(99)).expect("chain");
     // SAFETY: `start` is a slot of the cycle just linked in `buf`, which
     // lives until the end of main; the chase stays on that cycle.
     let mut p = unsafe { chase(start, 1 << 20) };

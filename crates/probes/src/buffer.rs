@@ -5,11 +5,11 @@
 //! Why huge pages: a random chase over a buffer larger than the STLB reach
 //! (2048 × 4 KiB = 8 MiB on Golden Cove) pays a page walk on most loads, so a
 //! 4 KiB-backed cache curve mixes TLB misses into cache latencies (the DRAM
-//! plateau reads 150–190 ns and rises with size on the reference VM; with
-//! 2 MiB pages it is flat at ~145 ns).
+//! plateau then rises with size, by the page walks' own cache misses, where
+//! with 2 MiB pages it is flat at the DRAM latency).
 
+use crate::error::ProbeError;
 use crate::pages::PageSizes;
-use crate::ProbeError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -100,10 +100,10 @@ impl Buffer {
         }
         let len = len.div_ceil(pages.base) * pages.base;
         let b = Self::map_anon(len, &Backing::Small, pages)?;
-        let mut rng = crate::chase::Rng::new(seed);
+        let mut rng = hwcal_stats::SplitMix64::new(seed);
         let mut order: Vec<usize> = (0..len / pages.base).collect();
         for i in (1..order.len()).rev() {
-            order.swap(i, rng.below(i + 1));
+            order.swap(i, rng.index(i + 1));
         }
         for p in order {
             b.touch(p * pages.base);

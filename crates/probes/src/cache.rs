@@ -9,10 +9,11 @@
 //! analysis crate's job. Kernels never print.
 
 use crate::buffer::Buffer;
-use crate::chase::{chase, chase_parallel, chase_with_gap, Rng};
-use crate::ProbeError;
+use crate::chase::{chase, chase_parallel, chase_with_gap};
+use crate::error::ProbeError;
 use hwcal_harness::{measure, Estimate, Policy};
 use hwcal_model::RawPoint;
+use hwcal_stats::SplitMix64;
 
 /// Dependent loads per harness iteration: the harness auto-sizes the number
 /// of iterations, each iteration is one `chase` call of this many loads.
@@ -29,11 +30,11 @@ pub const PAIR_ALIGN: usize = 256;
 
 /// The numbers 0..n in random order (Fisher–Yates). `u32` halves the memory
 /// traffic of shuffling a chain of millions of slots.
-pub fn shuffled(n: usize, rng: &mut Rng) -> Vec<u32> {
+pub fn shuffled(n: usize, rng: &mut SplitMix64) -> Vec<u32> {
     assert!(n <= u32::MAX as usize, "at most 2^32 slots");
     let mut p: Vec<u32> = (0..n as u32).collect();
     for i in (1..n).rev() {
-        let j = rng.below(i + 1);
+        let j = rng.index(i + 1);
         p.swap(i, j);
     }
     p
@@ -83,7 +84,7 @@ pub fn line_cycle(
     buf: &Buffer,
     region: usize,
     footprint: usize,
-    rng: &mut Rng,
+    rng: &mut SplitMix64,
 ) -> Result<(usize, Vec<u32>), ProbeError> {
     let n = footprint / 64;
     if n == 0 || region + footprint > buf.len() {
@@ -137,7 +138,7 @@ pub fn to_point(x: f64, est: &Estimate, loads: u64) -> RawPoint {
 /// a hypervisor backing guest memory with small pages, which `smaps`
 /// cannot see) the spread chase pays a TLB miss per load. Returns the
 /// ratio spread / packed (≈ 1 when huge pages are effective).
-pub fn tlb_ratio(buf: &Buffer, offset: usize, rng: &mut Rng) -> Result<f64, ProbeError> {
+pub fn tlb_ratio(buf: &Buffer, offset: usize, rng: &mut SplitMix64) -> Result<f64, ProbeError> {
     const N: usize = 256;
     // One line in each of N base pages inside the huge page at `offset`.
     let base = buf.pages().base;
@@ -194,7 +195,7 @@ pub fn huge_buffer(
     dense: usize,
     keep_going: bool,
 ) -> Result<(Buffer, HugeCheck), ProbeError> {
-    let mut rng = Rng::new(0x7b1);
+    let mut rng = SplitMix64::new(0x7b1);
     let mut failed: Vec<(Buffer, HugeCheck)> = Vec::new();
     for _ in 0..attempts.max(1) {
         let b = Buffer::new(len, crate::buffer::Backing::Thp)?;
@@ -326,7 +327,7 @@ pub struct ChaseBench {
     /// (`None`: the identity). Lets the bench skip pages the TLB check
     /// rejected while keeping every layout inside a 2 MiB page unchanged.
     map: Option<Vec<usize>>,
-    rng: Rng,
+    rng: SplitMix64,
     pub policy: Policy,
 }
 
@@ -335,7 +336,7 @@ impl ChaseBench {
         ChaseBench {
             buf,
             map: None,
-            rng: Rng::new(seed),
+            rng: SplitMix64::new(seed),
             policy: latency_policy(),
         }
     }
@@ -521,7 +522,7 @@ mod tests {
     #[test]
     fn line_cycle_visits_every_line_once() {
         let buf = Buffer::new(64 * 1024, Backing::Small).unwrap();
-        let mut rng = Rng::new(3);
+        let mut rng = SplitMix64::new(3);
         let (start, perm) = line_cycle(&buf, 4096, 32 * 1024, &mut rng).unwrap();
         assert_eq!(perm.len(), 512);
         // SAFETY: `start` is a slot of the cycle just linked in `buf`.

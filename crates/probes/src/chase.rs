@@ -9,36 +9,14 @@
 //! strided walks (Calibrator, `lat_mem_rd`) report 2–3 ns at every size.
 
 use crate::buffer::Buffer;
-
-/// A small, fast, seedable generator (xorshift64*): the permutation only
-/// needs to look random to a prefetcher, and runs must be reproducible.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, n).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
+use hwcal_stats::SplitMix64;
 
 /// A random cyclic permutation of 0..n (Sattolo): following `next[i]` from
 /// any element visits all n elements before returning.
-pub fn sattolo(n: usize, rng: &mut Rng) -> Vec<usize> {
+pub fn sattolo(n: usize, rng: &mut SplitMix64) -> Vec<usize> {
     let mut p: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
-        let j = rng.below(i);
+        let j = rng.index(i);
         p.swap(i, j);
     }
     // p is now a random order; turn it into a successor table whose single
@@ -56,14 +34,14 @@ pub fn sattolo(n: usize, rng: &mut Rng) -> Vec<usize> {
 ///
 /// Offsets must be 8-byte aligned and leave room for a `usize` inside the
 /// buffer; violations are reported as an error, not undefined behaviour.
-pub fn link(buf: &Buffer, order: &[usize]) -> Result<usize, crate::ProbeError> {
+pub fn link(buf: &Buffer, order: &[usize]) -> Result<usize, crate::error::ProbeError> {
     if order.is_empty() {
-        return Err(crate::ProbeError::InvalidInput("empty chase".into()));
+        return Err(crate::error::ProbeError::InvalidInput("empty chase".into()));
     }
     let base = buf.as_ptr() as usize;
     for &o in order {
         if o % 8 != 0 || o + 8 > buf.len() {
-            return Err(crate::ProbeError::InvalidInput(format!(
+            return Err(crate::error::ProbeError::InvalidInput(format!(
                 "slot offset {o} outside buffer"
             )));
         }
@@ -84,10 +62,10 @@ pub fn random_cycle(
     footprint: usize,
     stride: usize,
     offset: usize,
-    rng: &mut Rng,
-) -> Result<usize, crate::ProbeError> {
+    rng: &mut SplitMix64,
+) -> Result<usize, crate::error::ProbeError> {
     if stride < 8 || footprint < stride || footprint > buf.len() {
-        return Err(crate::ProbeError::InvalidInput(format!(
+        return Err(crate::error::ProbeError::InvalidInput(format!(
             "bad chase geometry: footprint {footprint}, stride {stride}, buffer {}",
             buf.len()
         )));
@@ -133,7 +111,10 @@ pub unsafe fn chase(start: usize, loads: u64) -> usize {
         );
     }
     #[cfg(target_arch = "aarch64")]
-    // SAFETY: as above.
+    // SAFETY: `p` points into a chain built by `link`, whose every slot holds
+    // the address of another slot in the same live buffer (the caller's
+    // contract); `ldr` only loads from those 8-byte aligned slots, and
+    // iters >= 1 so `subs`/`b.ne` end the loop.
     unsafe {
         core::arch::asm!(
             "2:",
@@ -149,7 +130,8 @@ pub unsafe fn chase(start: usize, loads: u64) -> usize {
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     for _ in 0..iters * 16 {
-        // SAFETY: as above.
+        // SAFETY: `p` is a slot of a chain built by `link` on a live buffer
+        // (the caller's contract), aligned and holding the next slot's address.
         p = unsafe { (p as *const usize).read_volatile() };
     }
     p
@@ -193,7 +175,8 @@ pub unsafe fn chase_with_gap(start: usize, loads: u64, gap: u32) -> usize {
     }
     #[cfg(not(target_arch = "x86_64"))]
     for _ in 0..loads {
-        // SAFETY: as in `chase`.
+        // SAFETY: `p` is a slot of a chain built by `link` on a live buffer
+        // (the caller's contract), aligned and holding the next slot's address.
         p = unsafe { (p as *const usize).read_volatile() };
         for _ in 0..gap {
             p = std::hint::black_box(p.wrapping_add(zero));
@@ -228,7 +211,7 @@ mod tests {
 
     #[test]
     fn sattolo_is_one_cycle() {
-        let mut rng = Rng::new(7);
+        let mut rng = SplitMix64::new(7);
         for n in [1, 2, 3, 10, 1000] {
             let next = sattolo(n, &mut rng);
             let mut seen = vec![false; n];
@@ -246,7 +229,7 @@ mod tests {
     #[test]
     fn chase_walks_the_whole_cycle() {
         let buf = Buffer::new(64 * 1024, Backing::Small).unwrap();
-        let mut rng = Rng::new(1);
+        let mut rng = SplitMix64::new(1);
         let start = random_cycle(&buf, 64 * 1024, 64, 0, &mut rng).unwrap();
         // 1024 slots: after 1024 loads (a multiple of 16) we are back.
         // SAFETY: `start` comes from `random_cycle` on `buf`, alive here.

@@ -31,9 +31,10 @@
 //! switch counters (`/proc/<pid>/status`) are read before and after the
 //! timed samples. In a 2-member ring each hop is one switch; from 3 members
 //! on, waking the next member can preempt the writer before it blocks in
-//! its own `read` (EEVDF on Linux 6.x does so on 20–40% of the hops on the
-//! reference VM), and the writer then runs again only to block: two
-//! switches for that hop. [`SwitchCount`] carries the counts so the analysis
+//! its own `read` (EEVDF on Linux 6.x may, on a sizeable fraction of the
+//! hops, since the woken member's deadline can be earlier than the
+//! writer's), and the writer then runs again only to block: two switches
+//! for that hop. [`SwitchCount`] carries the counts so the analysis
 //! can give the cost of one switch beside lat_ctx's cost of one hop.
 //!
 //! Children are forked after every buffer is allocated; after `fork` a child
@@ -44,14 +45,19 @@
 //! or `EPIPE`), and by `SIGKILL` + `waitpid` when a ring is dropped, so no
 //! zombie or orphan outlives a measurement, whatever the exit path.
 
-use crate::ProbeError;
+use crate::error::ProbeError;
 use hwcal_harness::bench::{measure_interleaved, Overhead, Policy, Stat};
 use hwcal_harness::Timer;
 use hwcal_model::SwitchCount;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use member::{cpu_set_of, fork_member, member_loop, pass, pipe, write_token, ChildSpec};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+
+mod member;
+
+pub use member::sum_words;
 
 /// Largest ring hwcal builds (lat_ctx stops at 20). Bounded so that a typo
 /// cannot fork thousands of processes; the process-count limit
@@ -169,213 +175,6 @@ pub struct SizeRaw {
     /// Per ring size (same order as `hops`): the members' switches per
     /// trip, `None` where the kernel's counters could not be read.
     pub switches: Vec<Option<SwitchCount>>,
-}
-
-/// Sum of the array — the "work" each member does per hop. Eight
-/// independent accumulators (an unrolled loop that reads every word, hence
-/// every line of the array); `black_box` on the input keeps the compiler from
-/// knowing the contents, and the result flows into the token that is written
-/// to a pipe, so nothing can be elided.
-#[inline(never)]
-pub fn sum_words(a: &[u64]) -> u64 {
-    let a = std::hint::black_box(a);
-    let mut acc = [0u64; 8];
-    let mut chunks = a.chunks_exact(8);
-    for c in &mut chunks {
-        for j in 0..8 {
-            acc[j] = acc[j].wrapping_add(c[j]);
-        }
-    }
-    let mut s = chunks.remainder().iter().fold(0u64, |s, &x| s.wrapping_add(x));
-    for x in acc {
-        s = s.wrapping_add(x);
-    }
-    s
-}
-
-/// Bytes per token (lat_ctx passes an int).
-const TOKEN: usize = std::mem::size_of::<u64>();
-
-/// Write the token; false on error or a closed pipe. No allocation (used
-/// after fork).
-#[inline]
-fn write_token(fd: RawFd, tok: u64) -> bool {
-    let buf = tok.to_ne_bytes();
-    loop {
-        // SAFETY: `buf` is a live 8-byte stack buffer; write(2) only reads it.
-        let r = unsafe { libc::write(fd, buf.as_ptr().cast(), TOKEN) };
-        if r == TOKEN as isize {
-            return true;
-        }
-        if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-            continue;
-        }
-        // 8 bytes < PIPE_BUF: a pipe write is atomic, so a short write means
-        // the pipe is gone.
-        return false;
-    }
-}
-
-/// Read the token; false on EOF or error. No allocation (used after fork).
-#[inline]
-fn read_token(fd: RawFd, tok: &mut u64) -> bool {
-    let mut buf = [0u8; TOKEN];
-    loop {
-        // SAFETY: `buf` is a live 8-byte stack buffer that read(2) fills.
-        let r = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), TOKEN) };
-        if r == TOKEN as isize {
-            *tok = u64::from_ne_bytes(buf);
-            return true;
-        }
-        if r < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-            continue;
-        }
-        // 0 = EOF: the previous member is gone. Tokens are written whole, so
-        // a short read does not happen on a healthy ring.
-        return false;
-    }
-}
-
-/// The timing thread's part of a round trip, `iters` times: pass the token
-/// on, wait for it to come back, do the work. The same sequence on a pipe to
-/// itself is the overhead.
-#[inline]
-fn pass(wr: RawFd, rd: RawFd, iters: u64, arr: &[u64], tok: &mut u64) -> bool {
-    for _ in 0..iters {
-        if !write_token(wr, *tok) || !read_token(rd, tok) {
-            return false;
-        }
-        *tok = tok.wrapping_add(sum_words(arr));
-    }
-    true
-}
-
-/// A ring member's life: read, work, write, until the ring breaks or `stop`
-/// is set. Shared by forked children (no allocation inside) and threads.
-fn member_loop(rd: RawFd, wr: RawFd, arr: &[u64], stop: Option<&AtomicBool>) {
-    let mut tok = 0u64;
-    loop {
-        if !read_token(rd, &mut tok) {
-            return;
-        }
-        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            return;
-        }
-        tok = tok.wrapping_add(sum_words(arr));
-        if !write_token(wr, tok) {
-            return;
-        }
-    }
-}
-
-/// A pipe, both ends close-on-exec.
-fn pipe() -> Result<(OwnedFd, OwnedFd), ProbeError> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 writes two descriptors into the 2-element array.
-    let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
-    if r != 0 {
-        return Err(std::io::Error::last_os_error().into());
-    }
-    // SAFETY: both descriptors were just created and are owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-/// A CPU set with one CPU, built before fork so the child only copies it.
-fn cpu_set_of(cpu: usize) -> libc::cpu_set_t {
-    // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: CPU_SET bounds-checks `cpu` against the set's size.
-    unsafe { libc::CPU_SET(cpu, &mut set) };
-    set
-}
-
-/// Everything a forked child needs, prepared before fork.
-struct ChildSpec {
-    rd: RawFd,
-    wr: RawFd,
-    arr: *mut u64,
-    len: usize,
-    cpu: Option<libc::cpu_set_t>,
-    inject: bool,
-    parent: libc::pid_t,
-}
-
-/// Close every descriptor except 0–2 and the member's two pipe ends, so a
-/// child holds no other ring's pipes open (EOF must reach the right reader)
-/// and no file of the parent's. Only system calls: safe after fork.
-fn close_other_fds(a: RawFd, b: RawFd) {
-    let (lo, hi) = (a.min(b) as libc::c_uint, a.max(b) as libc::c_uint);
-    let close_range = |first: libc::c_uint, last: libc::c_uint| -> bool {
-        if first > last {
-            return true;
-        }
-        // SAFETY: close_range(2) only closes descriptors of this process.
-        unsafe { libc::syscall(libc::SYS_close_range, first, last, 0 as libc::c_uint) == 0 }
-    };
-    let ok = close_range(3, lo.saturating_sub(1))
-        && close_range(lo + 1, hi.saturating_sub(1))
-        && close_range(hi + 1, libc::c_uint::MAX);
-    if !ok {
-        // Kernels before 5.9: close one by one up to a generous bound.
-        for fd in 3..4096 {
-            if fd != a && fd != b {
-                // SAFETY: closing a descriptor number this process may not
-                // have open is harmless (EBADF).
-                unsafe { libc::close(fd) };
-            }
-        }
-    }
-}
-
-/// Body of a forked ring member. Never returns.
-///
-/// # Safety
-/// Must be called only in a freshly forked child, with `spec.arr` pointing
-/// to `spec.len` words that the parent allocated before forking.
-unsafe fn child_main(spec: &ChildSpec) -> ! {
-    // SAFETY: (the whole body) only async-signal-safe system calls and
-    // plain memory accesses to the child's own copy of the array follow.
-    unsafe {
-        // Die with the parent, even by SIGKILL; then check it did not die
-        // before the prctl took effect.
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-        if libc::getppid() != spec.parent {
-            libc::_exit(0);
-        }
-        if let Some(set) = &spec.cpu {
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set);
-        }
-        close_other_fds(spec.rd, spec.wr);
-        // Write every word: the pages the parent allocated are shared
-        // copy-on-write after fork; writing gives this member private pages,
-        // so each member really has its own array in the caches.
-        let salt = libc::getpid() as u64;
-        for i in 0..spec.len {
-            spec.arr.add(i).write_volatile((i as u64) ^ salt);
-        }
-        let arr = std::slice::from_raw_parts(spec.arr as *const u64, spec.len);
-        if spec.inject && !write_token(spec.wr, 0) {
-            libc::_exit(0);
-        }
-        member_loop(spec.rd, spec.wr, arr, None);
-        libc::_exit(0)
-    }
-}
-
-/// Fork one ring member.
-fn fork_member(spec: &ChildSpec) -> Result<libc::pid_t, ProbeError> {
-    // SAFETY: the child runs only `child_main`, which allocates nothing,
-    // takes no lock and never returns; the parent continues normally.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(std::io::Error::last_os_error().into());
-    }
-    if pid == 0 {
-        // SAFETY: we are the freshly forked child; `spec.arr` is the parent's
-        // allocation of `spec.len` words, copied into this address space.
-        unsafe { child_main(spec) }
-    }
-    Ok(pid)
 }
 
 /// One ring. Dropping it stops every member and reaps every child.
@@ -613,8 +412,8 @@ fn policy(samples: u32, enough_ns: f64) -> Policy {
         min_samples: samples as usize,
         max_samples: samples as usize,
         stat: Stat::Median,
-        // The core clock drifts by up to ±15% from second to second on the
-        // reference VM; a short add chain (~5 µs) around each 0.2 ms block
+        // The core clock can drift from second to second (turbo, power
+        // management, a hypervisor's host sharing the core); a short add chain (~5 µs) around each 0.2 ms block
         // gives each sample its own clock, hence a cycle figure that does
         // not drift.
         track_clock: true,

@@ -21,10 +21,11 @@
 
 use crate::buffer::{Backing, Buffer};
 use crate::cache::{link_seq, shuffled};
-use crate::chase::{chase, Rng};
-use crate::ProbeError;
+use crate::chase::chase;
+use crate::error::ProbeError;
 use hwcal_harness::Timer;
 use hwcal_model::RawPoint;
+use hwcal_stats::SplitMix64;
 
 /// Offsets tested, bytes.
 pub const OFFSETS: [usize; 6] = [8, 16, 32, 64, 128, 256];
@@ -44,7 +45,7 @@ pub struct FlushBench {
     buf: Buffer,
     evict: Option<Buffer>,
     targets: usize,
-    rng: Rng,
+    rng: SplitMix64,
 }
 
 impl FlushBench {
@@ -69,7 +70,7 @@ impl FlushBench {
             buf,
             evict,
             targets,
-            rng: Rng::new(seed),
+            rng: SplitMix64::new(seed),
         })
     }
 

@@ -11,6 +11,7 @@ pub mod cache;
 pub mod chase;
 pub mod clock;
 pub mod ctx;
+mod error;
 pub mod flush;
 pub mod identity;
 pub mod io;
@@ -19,22 +20,8 @@ pub mod neighbours;
 pub mod numa;
 pub mod pages;
 pub mod sysinfo;
-pub mod target;
 pub mod tlb;
 
-/// Errors a probe can report.
-#[derive(Debug, thiserror::Error)]
-pub enum ProbeError {
-    #[error("invalid input: {0}")]
-    InvalidInput(String),
-    #[error("cannot allocate {0} bytes: {1}")]
-    Alloc(usize, String),
-    #[error("{0} is not supported on this machine")]
-    Unsupported(String),
-    #[error("measurement failed: {0}")]
-    Failed(String),
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
-    #[error(transparent)]
-    Harness(#[from] hwcal_harness::HarnessError),
-}
+pub use error::ProbeError;
+/// The I/O target's safety checks under their old path ([`io::safety`]).
+pub use io::safety as target;

@@ -10,8 +10,8 @@
 //! that are already in place; `get_mempolicy(MPOL_F_NODE | MPOL_F_ADDR)`
 //! reports where a page really is, so placement is verified, not assumed.
 
+use crate::error::ProbeError;
 use crate::sysinfo::parse_cpu_list;
-use crate::ProbeError;
 use std::path::Path;
 
 const MPOL_DEFAULT: libc::c_int = 0;

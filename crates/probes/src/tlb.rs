@@ -31,11 +31,11 @@
 
 use crate::buffer::Buffer;
 use crate::cache::{link_seq, shuffled, time_chain, to_point, LOADS_PER_ITER};
-use crate::chase::Rng;
+use crate::error::ProbeError;
 use crate::pages::PageSizes;
-use crate::ProbeError;
 use hwcal_harness::Policy;
 use hwcal_model::RawPoint;
+use hwcal_stats::SplitMix64;
 
 /// Byte offset of the line base page `j` is touched at, within its page
 /// of `base` bytes. Address bits 6..16 (a 2048-set cache) of the first 2048
@@ -90,7 +90,7 @@ pub struct PageBench {
     stride: usize,
     pages: PageSizes,
     layout: Layout,
-    rng: Rng,
+    rng: SplitMix64,
     pub policy: Policy,
 }
 
@@ -105,7 +105,7 @@ impl PageBench {
             stride,
             pages,
             layout: Layout::Spread,
-            rng: Rng::new(seed),
+            rng: SplitMix64::new(seed),
             policy: crate::cache::latency_policy(),
         }
     }
@@ -121,7 +121,7 @@ impl PageBench {
             stride: 64,
             pages,
             layout: Layout::Dense,
-            rng: Rng::new(seed),
+            rng: SplitMix64::new(seed),
             policy: crate::cache::latency_policy(),
         }
     }

@@ -10,6 +10,10 @@
 //! analysis when it re-derives figures from raw data.
 #![forbid(unsafe_code)]
 
+mod rng;
+
+pub use rng::SplitMix64;
+
 use hwcal_model::Spread;
 
 /// Median of a slice (NaNs are ignored). 0 for an empty slice.
