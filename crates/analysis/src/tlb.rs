@@ -501,7 +501,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         a.huge_plateaus = pl;
     }
     nominal_cross_check(p, &mut a);
-    if let Some(n) = crate::cache::neighbour_note(p, NEIGHBOURS, "tlb") {
+    if let Some(n) = crate::neighbours::neighbour_note(p, NEIGHBOURS, "tlb") {
         a.notes.push(n);
         for l in &mut a.levels {
             l.verdict = Verdict::Noisy;
