@@ -103,8 +103,9 @@ pub(super) fn unfound_level_notes(machine: &MachineInfo, sw: &Sweep, pl: &[Plate
 }
 
 /// How far the first level's latency in cycles may sit from a whole number
-/// before the cycle figures are called into doubt. Quiet runs on the
-/// reference machine give L1 5.0 and L2 16.0 cycles within ±0.05.
+/// before the cycle figures are called into doubt: four times the ±0.05
+/// quiet runs read L1 and L2 to (5.0 and 16.0 cycles on the Sapphire Rapids
+/// fixtures, checked in `tests/recorded.rs`).
 pub const WHOLE_CYCLE_TOLERANCE: f64 = 0.2;
 
 /// A cross-check of the clock the cycle figures were converted with. An L1

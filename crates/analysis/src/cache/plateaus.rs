@@ -110,11 +110,14 @@ pub(super) fn plateaus(
 /// Plateaus beyond the `caches` levels the machine states that are as
 /// slow as memory ([`MIN_MEMORY_NS`]) and less than [`MIN_MEMORY_STEP`]
 /// below the memory plateau after them join it, with a note. Such a
-/// plateau is memory seen through the last level's remaining hits (a
-/// Zen 3 guest, whose sysfs states 8 MiB of a 32 MiB L3 shared with other
-/// tenants, read 90 ns from 10 to 20 MiB and 120 ns past 26 MiB), not a
-/// level: a cache the machine does not state must be as clear as one it
-/// states, a step well below memory.
+/// plateau is memory seen through the last level's remaining hits, not a
+/// level: a guest whose sysfs states only its share of an L3 shared with
+/// other tenants (8 MiB of a Zen 3's 32 MiB) still hits the rest of that
+/// L3 now and then, so past its share latency dwells part-way to memory
+/// (90 ns from 10 to 20 MiB, then 120 ns: the curve of
+/// `an_unstated_plateau_close_to_memory_is_memory_and_a_clear_one_a_level`).
+/// A cache the machine does not state must be as clear as one it states,
+/// a step well below memory.
 fn join_unstated(
     segs: &mut Vec<crate::segments::Segment>,
     caches: usize,

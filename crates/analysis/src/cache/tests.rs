@@ -26,8 +26,9 @@ fn machine() -> MachineInfo {
     }
 }
 
-/// A curve shaped like the reference VM's: L1 48 KiB at 2 ns, L2 2 MiB
-/// at 6.4 ns, a ramp (the VM's slice of L3) to 145 ns memory.
+/// A curve shaped like a Sapphire Rapids guest's (`tests/data/cache-quiet.json`):
+/// L1 48 KiB at 2 ns, L2 2 MiB at 6.4 ns, a ramp (the VM's slice of L3) to
+/// 145 ns memory.
 fn vm_curve() -> RawCurve {
     let mut points = Vec::new();
     let mut x: f64 = 4096.0;
@@ -50,7 +51,7 @@ fn vm_curve() -> RawCurve {
     }
 }
 
-/// The reference-like curve with L1 and L2 ending at `l1` and `l2` bytes.
+/// The [`vm_curve`] with L1 and L2 ending at `l1` and `l2` bytes.
 fn curve_with_levels(l1: f64, l2: f64) -> RawCurve {
     let mut c = vm_curve();
     for p in &mut c.points {
@@ -106,7 +107,7 @@ fn private_level_short_of_nominal_is_noisy() {
 
 #[test]
 fn whole_cycles_cross_check_the_clock() {
-    // The reference curve (2 ns at 2.5 GHz = 5 cycles): no note.
+    // The `vm_curve` (2 ns at 2.5 GHz = 5 cycles): no note.
     let none = [(None, None), (None, None)];
     let a = analyze_curves(&vm_curve(), None, none, None, Some(1.0), &machine());
     assert!(
