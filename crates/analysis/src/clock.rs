@@ -100,7 +100,8 @@ pub fn analyze(raw: &ClockRaw) -> ClockResult {
     let agreement_pct = (!agree.is_empty()).then(|| median(&agree));
     let have_exprs = !raw.expressions.is_empty();
     // A batch fails the min/next-min test whenever the clock stepped during
-    // its few milliseconds (on the reference VM it moves in 100 MHz steps),
+    // its few milliseconds (an Intel core's clock moves in 100 MHz steps,
+    // multiples of its bus clock),
     // so a quarter of the batches (and at least three) is enough evidence;
     // the per-batch agreement between the methods is what guards the figure.
     let enough_accepted = accepted.len() >= 3 && accepted.len() * 4 >= batches.len().max(1);

@@ -19,8 +19,11 @@
 //! n − 1 lines are visited once each, and every miss among them evicts
 //! our line with probability 1/W). Random replacement is the model
 //! because replacement in the L2s of current cores (tree-PLRU and RRIP
-//! variants) keeps part of a working set that overflows it — the recorded
-//! curves hit 20–30% at twice the capacity, where LRU would hit nothing.
+//! variants) keeps part of a working set that overflows it, as random
+//! replacement does (a fifth of the loads still hit at twice the capacity,
+//! see `colouring_starts_the_misses_before_the_capacity`), where LRU would
+//! hit nothing; the recorded Zen 3 L2 edges are fitted on this model
+//! (`tests/machines.rs`).
 //! The fraction of loads that hit, H(S; C), is fitted to the measured hit
 //! fraction over the whole edge, so the capacity comes from the shape of
 //! the transition, not from its first rise.
@@ -43,8 +46,9 @@ pub struct ColourFit {
     pub inside: usize,
 }
 
-/// Fits are accepted up to this rms error in the hit fraction: the
-/// recorded quiet Zen 3 edges fit to 0.03–0.04; a curve the model does not
+/// Fits are accepted up to this rms error in the hit fraction: a quiet edge
+/// fits to 0.03–0.045 (the Zen 3 fixtures, checked in
+/// `zen3_l2_on_4k_pages_is_sized_by_its_page_colours`); a curve the model does not
 /// explain (a neighbour's load, LRU-like replacement, a shared level) is
 /// left to the held-capacity estimate.
 pub const MAX_RMS: f64 = 0.06;

@@ -15,6 +15,7 @@ pub mod levels;
 pub mod line;
 pub mod mem;
 pub mod mem_raw;
+pub mod neighbours;
 pub mod nominal;
 pub mod repeat;
 pub mod segments;

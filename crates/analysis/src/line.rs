@@ -4,8 +4,10 @@
 //! bytes away. While |d| is under the line size the second load hits the
 //! line the first just fetched; from the line size on it pays a miss. The
 //! Calibrator instead walks with growing strides, which adjacent-line and
-//! stream prefetchers fool (it reports 512-byte lines on the reference
-//! machine). A prefetcher can only make a miss look like a hit, never the
+//! stream prefetchers fool: they fetch the lines a constant stride is about
+//! to touch, so its walk reads lines several times the real one (512 bytes
+//! for the 64-byte lines of a Sapphire Rapids core). A prefetcher can only
+//! make a miss look like a hit, never the
 //! reverse, so of the forward (+d) and backward (−d) tests the smaller
 //! answer is the line size: the next-line prefetcher runs forward only.
 

@@ -5,7 +5,9 @@
 //! lines) done in the slice, `y` = ns per op, `mhz` = the core clock measured
 //! at the slice's edges. From these:
 //! - time = Σ x·y, cycles = Σ x·y·MHz/1000 (each slice converted with its own
-//!   clock: the core drifts between 2.2 and 3.0 GHz on the reference VM),
+//!   clock: under turbo and power management a core's clock moves by
+//!   hundreds of MHz within a run, 2.2 to 3.0 GHz in the
+//!   `tests/data/emr-live-clock-drift.json` sweep),
 //!   TSC ticks = time × TSC MHz (micbench's "clk", a fixed-rate counter);
 //! - micbench's totals: `exec_time` = the longest thread's time, `ops_per_sec`
 //!   = total ops / exec_time, `clk_per_op` = total cycles / total ops (the

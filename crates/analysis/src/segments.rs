@@ -6,8 +6,10 @@
 //! point: a shared L3 whose usable share shrinks as the working set grows
 //! slopes by 20–30% across its plateau and gets cut in two, and a ramp
 //! between L3 and memory that happens to hold still for half an octave
-//! becomes a level of its own (the Emerald Rapids profiles in
-//! `shared/reference/machines`). Here a level is defined by what the
+//! becomes a level of its own (the recorded Emerald Rapids runs,
+//! `tests/data/emr-live-*.json`, which `tests/machines.rs` checks give one
+//! structure; the reference profiles in `../shared/reference/machines`,
+//! beside the checkout, too). Here a level is defined by what the
 //! hardware does, measured so that no single point decides:
 //!
 //! 1. **Clean the curve.** A running median of three removes any single
@@ -338,16 +340,18 @@ const MIN_DWELL_OCTAVES: f64 = 1.0 / 3.0;
 /// How a dwell must be entered to be a level (step 5): at least twice the
 /// latency of the level before, reached within [`ENTRY_OCTAVES`] of where
 /// the curve leaves that level. A hit in the next level of a hierarchy
-/// costs several times a hit in the one before (L3 5–6× L2 on the
-/// reference machines, memory 3× L3), so a level is entered by a step. A
+/// costs several times a hit in the one before (on Intel server cores L3
+/// 5–6× L2, ~100 against ~16 cycles, and memory 3× L3), so a level is
+/// entered by a step. A
 /// ramp (a mixture of two levels, a cache whose share shrinks) climbs far
 /// slower than that, though any point on it dwells for a while:
 /// ln(1.1²)/ln(1 + r) octaves at r per octave. No steady ramp passes both
 /// tests: dwelling a third of an octave needs r ≤ 77% per octave, and
 /// climbing from 1.25× the level before (where it is left) to 2× within
 /// 0.75 octave needs r ≥ 87%. The 0.75 octave leaves room for an edge
-/// smeared by a neighbour that holds part of the level below (the Emerald
-/// Rapids guest's L2 edge took up to 0.7 octave).
+/// smeared by a neighbour that holds part of the level below (up to 0.7
+/// octave: the L2 edge of `tests/data/emr-live-ramp-edge.json`, whose L3
+/// `emerald_rapids_live_runs_find_l3_however_short` requires).
 const ENTRY_RISE: f64 = 2.0;
 const ENTRY_OCTAVES: f64 = 0.75;
 

@@ -170,7 +170,9 @@ pub fn seg_options(cycles: bool) -> SegOptions {
 ///   the accesses miss.
 ///
 /// Both read within about 10% of the documented sizes on the recorded
-/// Sapphire Rapids, Emerald Rapids and Zen 3 curves. The 10% and 75%
+/// curves: Sapphire Rapids (`tests/data/tlb-*.json`, `tests/recorded.rs`),
+/// Zen 3 (`zen3-dense.json`) and Emerald Rapids (the reference profiles
+/// beside the checkout), both in `tests/machines.rs`. The 10% and 75%
 /// points are reported beside them, as the step's width.
 pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>) {
     let xs: Vec<f64> = d.iter().map(|p| p.pages).collect();
@@ -501,7 +503,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         a.huge_plateaus = pl;
     }
     nominal_cross_check(p, &mut a);
-    if let Some(n) = crate::cache::neighbour_note(p, NEIGHBOURS, "tlb") {
+    if let Some(n) = crate::neighbours::neighbour_note(p, NEIGHBOURS, "tlb") {
         a.notes.push(n);
         for l in &mut a.levels {
             l.verdict = Verdict::Noisy;
@@ -515,7 +517,8 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
 /// set-associative TLB with a replacement that is not LRU, and page walks
 /// that slow as their own loads spill out of the caches) whose half-way
 /// point depends on how far the sweep went. Zen 5's L2 DTLB (4096 entries)
-/// rises from ~2500 to past 8192 pages and read 4700–5000 "entries".
+/// rises from ~2500 to past 8192 pages and reads 4700–5000 "entries"
+/// (`tests/data/zen5-run-*.json`, `zen5_runs_read_three_levels_and_one_memory_latency`).
 fn soft_edge_note(l: &TlbLevel, top: f64) -> Option<Note> {
     if l.entries_high.is_some() || l.level < 2 {
         return None;

@@ -1,0 +1,95 @@
+//! The cache analysis's note catalogue (every code a note may carry, with
+//! what it says), the raw curve ids of the line tests, and the one
+//! formatter every note's sizes go through.
+
+/// Every code of a cache analysis note (`{N}`: the level), with what it
+/// says. Codes are stable: scripts match them; a new kind of note gets a
+/// new code, an old code keeps its meaning (README "Note codes").
+pub const NOTE_CODES: [(&str, &str); 18] = [
+    (
+        "cache.no-plateau",
+        "no latency plateau in the curve: no level reported",
+    ),
+    (
+        "cache.l{N}-size-lower-bound",
+        "the level's plateau runs to the largest size measured",
+    ),
+    (
+        "cache.l{N}-short-shared",
+        "effective size below nominal, the cache shared beyond this CPU",
+    ),
+    (
+        "cache.l{N}-short-private",
+        "effective size below nominal, the cache private (level marked noisy where judged)",
+    ),
+    ("cache.l{N}-over-nominal", "effective size above nominal"),
+    (
+        "cache.l{N}-colour-fit",
+        "size from a page-colour fit of the level's edge (4 KiB pages), with the most it was seen to hold",
+    ),
+    (
+        "cache.l{N}-line-nominal-disagree",
+        "measured line size differs from the nominal one",
+    ),
+    (
+        "cache.l{N}-line-prefetched",
+        "the dependent-pair test read a larger line than the flush granule",
+    ),
+    ("cache.l{N}-line-unmeasured", "no line size for the level"),
+    (
+        "cache.l{N}-no-plateau",
+        "a nominal level without a plateau of its own; at most this much capacity added",
+    ),
+    (
+        "cache.tlb-share",
+        "chase on 4 KiB pages: the TLB's share of memory latency",
+    ),
+    (
+        "cache.no-memory",
+        "the sweep ended before memory latency; no memory figure",
+    ),
+    (
+        "cache.busy",
+        "the machine was busy during the sweep (figures marked noisy)",
+    ),
+    (
+        "cache.busy-merged",
+        "a busy sweep showed more plateaus than the machine states levels: the nearest taken as one",
+    ),
+    (
+        "cache.neighbours-busy",
+        "the other CPUs were busy (figures marked noisy)",
+    ),
+    (
+        "cache.huge-pages-partial",
+        "the chase buffer was not all huge pages as the TLB saw them",
+    ),
+    (
+        "cache.cycles-not-whole",
+        "L1 latency is not a whole number of cycles: cycle figures uncertain, L1 marked noisy",
+    ),
+    (
+        "cache.unstated-merged",
+        "a plateau past the stated levels, as slow as memory and less than 1.5x below it, taken as memory",
+    ),
+];
+
+/// The patterns of [`NOTE_CODES`] (what a re-analysis replaces).
+pub fn note_patterns() -> Vec<&'static str> {
+    NOTE_CODES.iter().map(|c| c.0).collect()
+}
+
+/// Raw curve id of the flush-granule test of cache level `level`.
+pub fn flush_id(level: u32) -> String {
+    hwcal_model::curve::cache_flush(level)
+}
+
+/// Raw curve id of a line-size test (`test` 1 or 2, forward or backward).
+pub fn line_id(test: u32, forward: bool) -> String {
+    hwcal_model::curve::cache_line(test, forward)
+}
+
+/// A size for a note: the one formatter every output uses.
+pub(super) fn size_text(b: f64) -> String {
+    hwcal_model::human_bytes(b.max(0.0).round() as u64)
+}

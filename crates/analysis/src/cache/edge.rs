@@ -1,0 +1,206 @@
+//! A cache level's edge to the next level, and the size read from it: the
+//! capacity the level was seen to hold, or, for a private level on base
+//! pages, the capacity a page-colour fit of the edge gives ([`crate::colour`],
+//! the edge averaged over several page placements where they were measured).
+
+use super::tlb_share::TlbShare;
+use crate::segments::crossing;
+use hwcal_model::{MachineInfo, RawCurve};
+
+/// A working set's latency over page placements, as the colour fit reads
+/// it: the mean of the placements' latencies (the model predicts the
+/// expectation over random page draws, which one placement alone misses by
+/// its luck of the draw), with the highest left out where there are five
+/// or more (a burst of noise from another tenant lands on one placement,
+/// not on the draw). `None` with fewer than two valid placements.
+pub fn placement_mean(samples: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = samples
+        .iter()
+        .copied()
+        .filter(|y| y.is_finite() && *y > 0.0)
+        .collect();
+    if v.len() < 2 {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    if v.len() >= 5 {
+        v.pop();
+    }
+    Some(v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The edge curve over page placements ([`placement_mean`] at each working
+/// set), the TLB's share removed, in size order. `pick`: the placements to
+/// use, by index, repeats allowed (the bootstrap's resample); all of them
+/// without it.
+pub(super) fn colour_points(
+    colour: Option<&RawCurve>,
+    tlb: Option<&TlbShare>,
+    pick: Option<&[usize]>,
+) -> Vec<(f64, f64)> {
+    let Some(c) = colour else {
+        return Vec::new();
+    };
+    let mut out: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .filter(|q| q.x > 0.0)
+        .filter_map(|q| {
+            let share = tlb.map_or(0.0, |t| t.at(q.x / 4096.0).0);
+            let mean = match pick {
+                Some(ix) => {
+                    let v: Vec<f64> = ix.iter().filter_map(|&j| q.samples.get(j).copied()).collect();
+                    placement_mean(&v)
+                }
+                None => placement_mean(&q.samples),
+            };
+            mean.map(|m| (q.x, m - share))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    out
+}
+
+/// The edge of level `level` to the next: points `from..=to` of the
+/// curve, latency `a` on the level and `b` on the next.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Edge {
+    pub(super) level: u32,
+    pub(super) from: usize,
+    pub(super) to: usize,
+    pub(super) a: f64,
+    pub(super) b: f64,
+}
+
+impl Edge {
+    /// The level's size read from the cleaned curve `s` (and the placements'
+    /// edge `colour`): the capacity it was seen to hold, and, for a private
+    /// level on base pages, the page-colour fit that replaces it.
+    pub(super) fn size(
+        &self,
+        xs: &[f64],
+        s: &[f64],
+        colour: &[(f64, f64)],
+        machine: &MachineInfo,
+        small_pages: bool,
+        memo: &mut crate::colour::Memo,
+    ) -> (f64, ColourOutcome) {
+        let Edge { from, to, a, b, .. } = *self;
+        // Where the curve has climbed a quarter of the way to the next
+        // level, but at most 50% above this one: on a slow ramp (a level
+        // with no plateau of its own between this one and the next)
+        // `held_capacity` counts that level's hits as this one's.
+        let climbed = crossing(xs, s, from, to, a + (0.25 * (b - a)).min(0.5 * a));
+        let held = held_capacity(xs, s, from, to, a, b);
+        let size = climbed.map_or(held, |c| c.min(held));
+        let fitted = if small_pages {
+            colour_size(xs, s, colour, machine, self, memo)
+        } else {
+            ColourOutcome::NotFitted
+        };
+        (size, fitted)
+    }
+}
+
+/// What the page-colour fit made of a level's edge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum ColourOutcome {
+    /// No fit: the model does not apply (huge pages, a shared level, ways
+    /// unknown), or too little of the transition was measured, or only the
+    /// sweep's one placement was there and the model did not explain it.
+    NotFitted,
+    /// Measured over several page placements, and still the model could
+    /// not explain it: the edge was disturbed.
+    Rejected,
+    /// The capacity that explains the edge.
+    Fitted(crate::colour::ColourFit),
+}
+
+impl ColourOutcome {
+    pub(super) fn fit(self) -> Option<crate::colour::ColourFit> {
+        match self {
+            ColourOutcome::Fitted(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// The size of level `level` from its edge (points `from..=to`, latency
+/// `a` on the level, `b` on the next) by a page-colour fit
+/// ([`crate::colour`]): only for a cache private to this CPU whose ways
+/// sysfs states (a shared level's share moves with its other users, which
+/// the model does not know) and only where the fit explains the edge.
+fn colour_size(
+    xs: &[f64],
+    clean: &[f64],
+    colour: &[(f64, f64)],
+    machine: &MachineInfo,
+    e: &Edge,
+    memo: &mut crate::colour::Memo,
+) -> ColourOutcome {
+    let Some(n) = machine.nominal_data_cache(e.level) else {
+        return ColourOutcome::NotFitted;
+    };
+    let Some(ways) = n.ways.filter(|&w| w >= 2).map(|w| w as usize) else {
+        return ColourOutcome::NotFitted;
+    };
+    if n.shared_cpus.len() > 1 {
+        return ColourOutcome::NotFitted;
+    }
+    let (from, to) = (e.from, e.to.min(xs.len() - 1));
+    let hit = |y: f64| 1.0 - ((y - e.a) / (e.b - e.a)).clamp(0.0, 1.0);
+    // The placements' mean where it was measured over this edge; else the
+    // one placement of the sweep.
+    let over = edge_placements(xs, colour, from, to);
+    let placed = over.len() >= PLACED_POINTS;
+    let pts: Vec<(f64, f64)> = if placed {
+        over.iter().map(|&(x, y)| (x, hit(y))).collect()
+    } else {
+        (from..=to).map(|i| (xs[i], hit(clean[i]))).collect()
+    };
+    // The base page (4 KiB on x86; 16 or 64 KiB on some Arm kernels).
+    let page = machine.page_bytes.unwrap_or(4096) as f64;
+    match memo.best(&pts, ways, page, xs[from], 2.0 * xs[to]) {
+        Some(f) if f.rms <= crate::colour::MAX_RMS => ColourOutcome::Fitted(f),
+        Some(_) if placed => ColourOutcome::Rejected,
+        _ => ColourOutcome::NotFitted,
+    }
+}
+
+/// Placement points over an edge for the colour fit to read them instead
+/// of the sweep's single placement.
+const PLACED_POINTS: usize = 4;
+
+/// The placements' edge points (working set, ns) between points `from`
+/// and `to` of the sweep.
+fn edge_placements(xs: &[f64], colour: &[(f64, f64)], from: usize, to: usize) -> Vec<(f64, f64)> {
+    let (lo, hi) = (xs[from], xs[to.min(xs.len() - 1)]);
+    colour
+        .iter()
+        .filter(|p| p.0 >= lo && p.0 <= hi)
+        .copied()
+        .collect()
+}
+
+/// A level's effective size: the most of the working set it was seen to
+/// hold. At working set x on the way from this level (latency `a`) to the
+/// next (`b`), a fraction m = (y − a)/(b − a) of the loads miss, so the
+/// level holds x·(1 − m); the size is the largest such value, on the
+/// cleaned curve `s` over points `from..=to`.
+///
+/// It is one of two estimates, and the smaller is kept (see `Edge::size`).
+/// Why not only where the curve first rises: on 4 KiB pages a physically
+/// indexed level loses its fullest page colours before it is full, so its
+/// curve starts to rise early and climbs over a wide range; a level that
+/// keeps part of an oversized working set (a thrash-resistant
+/// replacement) climbs late. Both hold about their capacity somewhere on
+/// the way, and for a sharp edge the measure is the last size before it.
+pub fn held_capacity(xs: &[f64], s: &[f64], from: usize, to: usize, a: f64, b: f64) -> f64 {
+    let to = to.min(xs.len().min(s.len()) - 1);
+    (from..=to)
+        .map(|i| {
+            let m = ((s[i] - a) / (b - a)).clamp(0.0, 1.0);
+            xs[i] * (1.0 - m)
+        })
+        .fold(xs[from], f64::max)
+}

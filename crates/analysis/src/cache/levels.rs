@@ -1,0 +1,419 @@
+//! Cache levels from the sweep's plateaus ([`hwcal_model::CacheLevel`]:
+//! size, latency, replace time, miss latency from the idle-gap chase), and
+//! the notes on them: sizes and lines against the nominal ones, levels the
+//! sweep found no plateau for, the whole-cycle check of L1's latency.
+
+use super::codes::size_text;
+use super::sweep::{detrended_spread, Sweep};
+use crate::levels::{point_cycles, Plateau};
+use crate::segments::crossing;
+use hwcal_model::note::analysis as note;
+use hwcal_model::{CacheLevel, MachineInfo, Note, RawCurve, RawPoint, Verdict};
+
+/// Latency in ns at or nearest to `x` on a curve (log-x nearest).
+fn nearest(pts: &[RawPoint], x: f64) -> Option<&RawPoint> {
+    pts.iter()
+        .min_by(|a, b| ((a.x / x).ln().abs()).total_cmp(&(b.x / x).ln().abs()))
+}
+
+/// Gap-chase points with the gap's own cost removed, per sample with that
+/// sample's clock: (x, ns, cycles).
+pub(super) fn idle_points(gap: &RawCurve, plain: &[RawPoint]) -> Vec<(f64, f64, Option<f64>)> {
+    let Some(cal) = gap.points.first() else {
+        return Vec::new();
+    };
+    let (Some(gc), Some(pc)) = (
+        point_cycles(cal),
+        nearest(plain, cal.x)
+            .filter(|p| (p.x / cal.x - 1.0).abs() < 0.01)
+            .and_then(point_cycles),
+    ) else {
+        return Vec::new();
+    };
+    // Cycles the gap itself costs per load (core-bound, so exact in cycles).
+    let g = gc - pc;
+    gap.points
+        .iter()
+        .map(|p| {
+            let ns = p
+                .samples
+                .iter()
+                .zip(&p.mhz)
+                .map(|(ns, mhz)| ns - g * 1000.0 / mhz)
+                .filter(|v| v.is_finite())
+                .fold(f64::INFINITY, f64::min);
+            let cy = point_cycles(p).map(|c| c - g);
+            (p.x, ns, cy)
+        })
+        .filter(|(_, ns, _)| ns.is_finite())
+        .collect()
+}
+
+/// The note for a sweep that shows no memory plateau: where it ended on the
+/// last level's plateau, or on a climb that never settled (the last level
+/// still serving part of the loads at the sweep's top).
+pub(super) fn no_memory_note(sw: &Sweep, pl: &[Plateau]) -> Note {
+    let n = sw.xs.len();
+    let tail = pl.last().and_then(|p| p.tail_to.map(|_| p));
+    let text = match tail {
+        Some(p) => {
+            let from = (p.last + 1).max(n.saturating_sub(3));
+            let pts: Vec<String> = (from..n)
+                .map(|i| format!("{:.0} ns at {}", sw.raw_ys[i], size_text(sw.xs[i])))
+                .collect();
+            format!(
+                "memory: past L{} (to about {}) latency still climbs at the top of the sweep ({}): the \
+                 last level keeps serving part of the loads there (a victim or non-LRU cache loses its hits \
+                 slowly), so the sweep never reached memory latency and gives no memory figure",
+                pl.len(),
+                size_text(p.end_x),
+                pts.join(", ")
+            )
+        }
+        None => "memory: the sweep ended before latency reached memory; no memory latency".to_string(),
+    };
+    note("cache", "no-memory", text)
+}
+
+/// Stated levels the sweep spanned but found no plateau for, where it
+/// reached no memory plateau either (with one, [`missing_level_notes`]
+/// says how much capacity they add at most): each is reported missing,
+/// with where the last level found ends.
+pub(super) fn unfound_level_notes(machine: &MachineInfo, sw: &Sweep, pl: &[Plateau]) -> Vec<Note> {
+    let top = sw.xs.last().copied().unwrap_or(0.0);
+    let end = pl.last().map_or(0.0, |p| plateau_size(p, &sw.xs));
+    (pl.len() as u32 + 1..=4)
+        .filter_map(|level| machine.nominal_data_cache(level).map(|n| (level, n)))
+        .filter(|(_, n)| (n.size_bytes as f64) < top)
+        .map(|(level, n)| {
+            note(
+                "cache",
+                &format!("l{level}-no-plateau"),
+                format!(
+                    "L{level} (nominal {}): no plateau of its own in the sweep (up to {}), which ended before \
+                     memory; the last level found, L{}, ends at {}",
+                    size_text(n.size_bytes as f64),
+                    size_text(top),
+                    pl.len(),
+                    size_text(end)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// How far the first level's latency in cycles may sit from a whole number
+/// before the cycle figures are called into doubt: four times the ±0.05
+/// quiet runs read L1 and L2 to (5.0 and 16.0 cycles on the Sapphire Rapids
+/// fixtures, checked in `tests/recorded.rs`).
+pub const WHOLE_CYCLE_TOLERANCE: f64 = 0.2;
+
+/// A cross-check of the clock the cycle figures were converted with. An L1
+/// hit's load-to-use latency is a fixed number of pipeline stages, hence a
+/// whole number of core cycles on every CPU. When the measured figure is
+/// not, either the add chain timed beside the loads ran at another rate
+/// than the loads saw (on a VM, another tenant on this core's SMT sibling
+/// slows the add chain while the minimum over load blocks is not slowed),
+/// or the loads themselves were slowed by the sibling. Either way the cycle
+/// figures of the run are uncertain by about that much, and in the second
+/// case the ns figures are slow too, so L1 is marked noisy.
+pub fn whole_cycle_note(levels: &[CacheLevel]) -> Option<Note> {
+    let c = levels.first()?.latency_cycles?;
+    if !(c.is_finite() && c >= 1.5) {
+        return None;
+    }
+    let whole = c.round();
+    if (c - whole).abs() <= WHOLE_CYCLE_TOLERANCE {
+        return None;
+    }
+    let pct = (c / whole - 1.0) * 100.0;
+    Some(note(
+        "cache",
+        "cycles-not-whole",
+        format!(
+        "cache: L1 latency is {c:.2} cycles, not a whole number (a load's latency is a whole number of core \
+         cycles): the add-chain clock beside the loads read about {:.0}% {} the rate the loads ran at (then \
+         the ns figures stand), or another thread on this core slowed the loads (then they are slow in ns \
+         too); cycle figures in this run are uncertain by that much, and L1 is marked noisy",
+        pct.abs(),
+        if pct < 0.0 { "below" } else { "above" }
+    ),
+    ))
+}
+
+/// A size in bytes to the nearest 64-byte line, as every size is reported.
+pub(super) fn whole_lines(b: f64) -> u64 {
+    ((b / 64.0).round() * 64.0) as u64
+}
+
+/// Where 10% and 90% of the loads miss a level on its way to the next.
+fn edge(sw: &Sweep, pl: &[Plateau], k: usize) -> (Option<u64>, Option<u64>) {
+    let Some(n) = pl.get(k + 1) else {
+        return (None, None);
+    };
+    let p = &pl[k];
+    let at = |f: f64| {
+        crossing(
+            &sw.xs,
+            &sw.clean,
+            p.first,
+            n.first,
+            p.level + f * (n.level - p.level),
+        )
+        .map(|x| x.round() as u64)
+    };
+    (at(0.1), at(0.9))
+}
+
+/// The idle-gap latency (ns, cycles) measured within plateau `k`, if the
+/// gap chase ran at a size on it.
+fn idle_at(
+    idle: &[(f64, f64, Option<f64>)],
+    xs: &[f64],
+    pl: &[Plateau],
+    k: usize,
+) -> Option<(f64, Option<f64>)> {
+    let p = pl.get(k)?;
+    idle.iter()
+        .find(|(x, _, _)| *x >= xs[p.first] * 0.999 && *x <= xs[p.last] * 1.001)
+        .map(|&(_, ns, cy)| (ns, cy))
+}
+
+/// A level's size: the boundary to the next plateau, or the largest size
+/// measured when the plateau runs off the sweep.
+pub(super) fn plateau_size(p: &Plateau, xs: &[f64]) -> f64 {
+    if p.bounded {
+        p.end_x
+    } else {
+        xs[p.last]
+    }
+}
+
+/// Cache level `k + 1` from plateau `k`: its size and latency, its replace
+/// time (the step to the next plateau with misses back to back) and miss
+/// latency (the same step on the idle-gap chase), with the nominal figures
+/// beside them. `line` holds the line sizes of tests 1 (L1) and 2 (the
+/// levels beyond).
+pub(super) fn cache_level(
+    sw: &Sweep,
+    pl: &[Plateau],
+    k: usize,
+    idle: &[(f64, f64, Option<f64>)],
+    line: [Option<u64>; 2],
+    machine: &MachineInfo,
+) -> CacheLevel {
+    let p = &pl[k];
+    let level = k as u32 + 1;
+    let cy = sw.cycles(p.first, p.last);
+    let next = if k + 1 < pl.len() { Some(&pl[k + 1]) } else { None };
+    let replace = next.map(|n| {
+        (
+            n.level - p.level,
+            sw.cycles(n.first, n.last).zip(cy).map(|(a, b)| a - b),
+        )
+    });
+    let (edge_start, edge_end) = edge(sw, pl, k);
+    let miss = match (idle_at(idle, &sw.xs, pl, k), idle_at(idle, &sw.xs, pl, k + 1)) {
+        (Some((a, ac)), Some((b, bc))) => Some((b - a, ac.zip(bc).map(|(a, b)| b - a))),
+        _ => None,
+    };
+    let nominal = machine.nominal_data_cache(level);
+    let size = plateau_size(p, &sw.xs);
+    let spread = detrended_spread(&sw.xs[p.first..=p.last], &sw.ys[p.first..=p.last]);
+    CacheLevel {
+        level,
+        size_bytes: whole_lines(size),
+        line_bytes: if level == 1 { line[0] } else { line[1] },
+        latency_ns: p.level,
+        latency_cycles: cy,
+        miss_latency_ns: miss.map(|m| m.0),
+        miss_latency_cycles: miss.and_then(|m| m.1),
+        replace_time_ns: replace.map(|r| r.0),
+        replace_time_cycles: replace.and_then(|r| r.1),
+        nominal_size_bytes: nominal.map(|c| c.size_bytes),
+        // Arm: CTR_EL0's smallest line where sysfs states none.
+        nominal_line_bytes: nominal.and_then(|c| c.line_bytes).or(machine.dminline_bytes),
+        verdict: if spread > 0.05 {
+            Verdict::Noisy
+        } else {
+            Verdict::Ok
+        },
+        edge_start_bytes: edge_start,
+        edge_end_bytes: edge_end,
+        line_method: None,
+        // Filled in by [`intervals`], which re-derives every level at once.
+        latency_ns_ci95: None,
+        size_bytes_ci95: None,
+    }
+}
+
+/// Notes on one cache level: a size that is only a lower bound (the sweep
+/// ended on its plateau), and a size or line that disagrees with the
+/// nominal one.
+pub(super) fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let level = l.level;
+    // The reported size, so the notes and `private_shortfall` judge alike.
+    let size = l.size_bytes as f64;
+    if !p.bounded {
+        let text = format!(
+            "L{level}: its plateau runs to the largest size measured ({}); its size is at least that \
+             (raise --max-size to see memory)",
+            size_text(size)
+        );
+        notes.push(note("cache", &format!("l{level}-size-lower-bound"), text));
+    }
+    if let Some((fit, held)) = p.colour {
+        let text = format!(
+            "L{level}: on base pages (no huge pages to the TLB) its edge is spread by page colouring \
+             (some of its page colours overflow while others still have room); the capacity that \
+             explains the edge under random page placement is {} (a whole number of colours, so to \
+             within {}; fit within {:.0}% of the loads at {} sizes on the edge), where it was seen to \
+             hold at most {}",
+            size_text(fit.capacity),
+            size_text(fit.colour_bytes),
+            fit.rms * 100.0,
+            fit.inside,
+            size_text(held)
+        );
+        notes.push(note("cache", &format!("l{level}-colour-fit"), text));
+    }
+    if let Some(n) = machine.nominal_data_cache(level) {
+        let r = size / n.size_bytes as f64;
+        if p.bounded && (r - 1.0).abs() > NOMINAL_SIZE_TOLERANCE {
+            let what = if r >= 1.0 {
+                "over-nominal"
+            } else if n.shared_cpus.len() > 1 {
+                "short-shared"
+            } else {
+                "short-private"
+            };
+            let text = format!(
+                "L{level}: effective size {} but nominal {} ({}){}",
+                size_text(size),
+                size_text(n.size_bytes as f64),
+                n.source,
+                if r < 1.0 && n.shared_cpus.len() > 1 {
+                    "; a shared cache of which this CPU (or VM) gets only part"
+                } else if r < 1.0 {
+                    "; the cache is private to this CPU, so another thread on the same physical core held part \
+                     of it during the sweep (on a VM possibly the host's other hyperthread, which /proc/stat \
+                     cannot show) or, on 4 KiB pages, physical pages collided in its sets; re-run to see the \
+                     full size"
+                } else {
+                    ""
+                }
+            );
+            notes.push(note("cache", &format!("l{level}-{what}"), text));
+        }
+        if let (Some(nl), Some(ml)) = (n.line_bytes, l.line_bytes) {
+            if nl != ml {
+                notes.push(line_nominal_note(level, ml, nl));
+            }
+        }
+    }
+    notes
+}
+
+/// A measured line size that is not the nominal one.
+pub(super) fn line_nominal_note(level: u32, measured: u64, nominal: u64) -> Note {
+    note(
+        "cache",
+        &format!("l{level}-line-nominal-disagree"),
+        format!("L{level}: measured line {measured} B, nominal {nominal} B"),
+    )
+}
+
+/// How far a level's effective size may stray from its nominal one before a
+/// note (and, for a private cache read short, a noisy verdict) says so: the
+/// refined sweep resolves sizes to about 4%.
+pub const NOMINAL_SIZE_TOLERANCE: f64 = 0.125;
+
+/// Whether a level reads well below the nominal size of a cache private to
+/// this CPU. One thread alone fills a private cache completely (L1 is
+/// virtually indexed, and on huge pages a physically indexed L2 sees no
+/// page-colour conflicts either), so a shortfall means the run was
+/// disturbed — typically by an SMT sibling this guest cannot see — and the
+/// level is marked noisy rather than reported as the hardware's size. On 4
+/// KiB pages a physically indexed level beyond L1 is judged only where its
+/// edge was measured over several page placements and the page-colour fit
+/// either sized it or rejected it: the held capacity of one placement
+/// loses capacity to page colouring without any disturbance, but a quiet
+/// edge over placements is what the fit explains, so a level still short
+/// there was sized short by the fit, or its edge was too disturbed for the
+/// fit to accept.
+pub(super) fn private_shortfall(
+    l: &CacheLevel,
+    p: &Plateau,
+    machine: &MachineInfo,
+    huge_pages: bool,
+) -> bool {
+    let Some(n) = machine.nominal_data_cache(l.level) else {
+        return false;
+    };
+    let private = n.shared_cpus.len() <= 1;
+    let judged = l.level == 1 || huge_pages || p.colour.is_some() || p.colour_rejected;
+    // The same size and margin as the "effective size" note of
+    // `level_notes`, so a flagged level always carries that note.
+    let size = l.size_bytes as f64;
+    private && judged && p.bounded && size < (1.0 - NOMINAL_SIZE_TOLERANCE) * n.size_bytes as f64
+}
+
+/// Where the last cache level's plateau ends (`prev_end`) and the working
+/// set from which latency is within 10% of memory (`reach`), the memory
+/// plateau being `pl[n_cache]`.
+pub(super) fn cache_reach(sw: &Sweep, pl: &[Plateau], n_cache: usize) -> (f64, f64) {
+    let mem_level = pl[n_cache].level;
+    let prev_end = if n_cache > 0 {
+        pl[n_cache - 1].end_x
+    } else {
+        sw.xs[0]
+    };
+    // Where the curve gets within 10% of memory latency: the working set
+    // the whole cache hierarchy can serve to this CPU.
+    let reach = sw
+        .xs
+        .iter()
+        .zip(&sw.ys)
+        .find(|&(&x, &y)| x > prev_end && y >= 0.9 * mem_level)
+        .map_or(sw.xs[pl[n_cache].first], |(&x, _)| x);
+    (prev_end, reach)
+}
+
+/// Nominal levels without a plateau of their own: how much capacity they
+/// add at most, from the last level's end to where memory latency is reached.
+pub(super) fn missing_level_notes(
+    machine: &MachineInfo,
+    n_cache: usize,
+    prev_end: f64,
+    reach: f64,
+) -> Vec<Note> {
+    let max_nominal = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .map(|c| c.level)
+        .max()
+        .unwrap_or(0);
+    let mut notes = Vec::new();
+    for level in (n_cache as u32 + 1)..=max_nominal {
+        if let Some(n) = machine.nominal_data_cache(level) {
+            let text = format!(
+                "L{level} (nominal {}): no plateau of its own; past L{} ({}) latency reaches memory \
+                 level by {}, so it adds at most {} of usable capacity here{}",
+                size_text(n.size_bytes as f64),
+                level - 1,
+                size_text(prev_end),
+                size_text(reach),
+                size_text((reach - prev_end).max(0.0)),
+                if n.shared_cpus.len() > 1 {
+                    " (a cache shared beyond this CPU: a VM gets only a slice of it)"
+                } else {
+                    ""
+                }
+            );
+            notes.push(note("cache", &format!("l{level}-no-plateau"), text));
+        }
+    }
+    notes
+}

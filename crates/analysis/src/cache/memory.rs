@@ -1,0 +1,125 @@
+//! Memory as the cache sweep sees it: whether the last plateau is memory
+//! at all, memory latency from its far end (TLB share beside it), and the
+//! memory-level parallelism of k independent chases (lmbench `par_mem`).
+
+use super::sweep::{detrended_spread, Sweep};
+use crate::levels::{point_cycles, Plateau};
+use crate::stats::median;
+use hwcal_model::{MachineInfo, MemoryLatency, MlpPoint, RawCurve, Verdict};
+
+/// No DRAM answers a dependent load at a random address faster than this
+/// (ns): client DDR4/DDR5 with huge pages reads 60–80 ns, servers 90–150
+/// ns, while no cache level has been this slow on a core hwcal has met
+/// below an L3 slice of a large mesh (~40–50 ns). A plateau faster than
+/// this is a cache, whatever the sweep's size.
+pub const MIN_MEMORY_NS: f64 = 40.0;
+
+/// How much slower memory is than the last cache level at least: from ~2.5x
+/// (a large server mesh's L3) to ~10x (a client's or a VM's small share).
+/// A last plateau less than this above the one before is a cache level.
+pub const MIN_MEMORY_STEP: f64 = 1.5;
+
+/// Whether the last of plateaus at these latencies can be memory: slower
+/// than any cache, and a clear step above the last level that is surely a
+/// cache (faster than [`MIN_MEMORY_NS`]; a plateau between that one and
+/// the last, itself as slow as memory, is memory that moved while a busy
+/// sweep ran, or a slow L3 slice, and says nothing against it).
+pub(super) fn memory_like(levels: &[f64]) -> bool {
+    let Some((&last, before)) = levels.split_last() else {
+        return false;
+    };
+    let cache = before.iter().rev().find(|&&v| v < MIN_MEMORY_NS);
+    !before.is_empty() && last >= MIN_MEMORY_NS && cache.is_none_or(|&c| last >= MIN_MEMORY_STEP * c)
+}
+
+/// Whether the last plateau is memory rather than a cache level: it can be
+/// memory ([`memory_like`]), and where the sweep stopped short of the
+/// nominal last-level cache it is slower than 50 ns (an L3 slice of a
+/// large mesh can reach ~45 ns).
+pub(super) fn ends_in_memory(pl: &[Plateau], xs: &[f64], machine: &MachineInfo) -> bool {
+    let max_x = xs.last().copied().unwrap_or(0.0);
+    let nominal_llc = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .max_by_key(|c| c.level);
+    let levels: Vec<f64> = pl.iter().map(|p| p.level).collect();
+    let Some(last) = levels.last() else {
+        return false;
+    };
+    memory_like(&levels) && (!matches!(nominal_llc, Some(c) if max_x < c.size_bytes as f64) || *last >= 50.0)
+}
+
+/// What [`MemoryLatency::source`] says of a figure from the sweep's memory
+/// plateau.
+pub const SWEEP_SOURCE: &str = "cache sweep";
+
+/// The parallel-chase points, each with its speed-up over one chase.
+pub fn mlp_points(mlp: Option<&RawCurve>) -> Vec<MlpPoint> {
+    mlp.map(|c| {
+        let one = c.points.iter().find(|q| q.x == 1.0).map(|q| q.y);
+        c.points
+            .iter()
+            .map(|q| MlpPoint {
+                chains: q.x as u32,
+                ns_per_load: q.y,
+                speedup: one.map_or(f64::NAN, |o| o / q.y),
+            })
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Memory latency from its plateau `m`, with the caches' reach and the
+/// memory-level parallelism.
+pub(super) fn memory_latency(
+    sw: &Sweep,
+    m: &Plateau,
+    reach: f64,
+    mlp: Option<&RawCurve>,
+    huge_fraction: Option<f64>,
+) -> MemoryLatency {
+    let huge = huge_fraction.is_some_and(|f| f >= 0.9);
+    let mlp_pts = mlp_points(mlp);
+    let idx = memory_points(sw, m);
+    let ns: Vec<f64> = idx.iter().map(|&i| sw.raw_ys[i]).collect();
+    let raw_cy: Option<Vec<f64>> = idx.iter().map(|&i| point_cycles(&sw.pts[i])).collect();
+    let share_ns: Vec<f64> = idx.iter().map(|&i| sw.share[i].0).collect();
+    let share_cy: Option<Vec<f64>> = idx.iter().map(|&i| sw.share[i].1).collect();
+    let tlb_share = median(&share_ns);
+    MemoryLatency {
+        latency_ns: median(&ns),
+        latency_cycles: raw_cy.map(|c| median(&c)),
+        huge_pages: huge,
+        cache_reach_bytes: Some(reach as u64),
+        mlp: mlp_pts,
+        verdict: if detrended_spread(&sw.xs[m.first..=m.last], &sw.ys[m.first..=m.last]) > 0.05 {
+            Verdict::Noisy
+        } else {
+            Verdict::Ok
+        },
+        tlb_share_ns: (tlb_share > 0.0).then_some(tlb_share),
+        tlb_share_cycles: share_cy.filter(|_| tlb_share > 0.0).map(|c| median(&c)),
+        latency_ns_ci95: None,
+        source: Some(SWEEP_SOURCE.into()),
+        size_bytes: idx.last().map(|&i| sw.xs[i].round() as u64),
+        latency_no_walks_ns: None,
+        measures: Vec::new(),
+    }
+}
+
+/// The points memory latency is read from: the far end of its plateau
+/// (sizes at least 4× where it starts), whose first sizes are within
+/// tolerance of memory but still get a few hits from the last cache. The
+/// figure is the measured one, TLB misses included; their share is
+/// reported beside it.
+pub(super) fn memory_points(sw: &Sweep, m: &Plateau) -> Vec<usize> {
+    let far: Vec<usize> = (m.first..=m.last)
+        .filter(|&i| sw.xs[i] >= 4.0 * sw.xs[m.first])
+        .collect();
+    if far.len() >= 3 {
+        far
+    } else {
+        (m.first..=m.last).collect()
+    }
+}

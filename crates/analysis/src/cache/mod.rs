@@ -1,0 +1,329 @@
+//! From the raw curves of `hwcal cache` to cache levels, memory latency and
+//! memory-level parallelism (The Calibrator's figures, lmbench `par_mem`).
+//!
+//! Raw curves read here (ids):
+//! * `cache.latency` — ns per load of a random dependent chase vs working
+//!   set (bytes), clock per sample;
+//! * `cache.gap` — the same chase with an idle gap of dependent adds after
+//!   each load, at a few sizes: the first point is L1-resident and
+//!   calibrates the gap's cost, the others sit in the middle of a plateau;
+//! * `cache.line.{1,2}.{fwd,bwd}` — ns per dependent pair vs offset `d`,
+//!   with a footprint that misses L1 (test 1: L1's line) or every cache
+//!   (test 2: the line of the levels below memory);
+//! * `cache.mlp` — ns per load with k independent chases (x = k);
+//! * `cache.huge_fraction` — share of the chase buffer backed by huge pages.
+//!
+//! Figures, in the Calibrator's meaning: a level's *latency* is its plateau;
+//! its *replace time* is plateau(i+1) − plateau(i) with misses back to back
+//! (the plain chase); its *miss latency* is the same difference with an
+//! idle memory system between misses (the gap chase).
+//!
+//! This module holds the entry points ([`analyze`], [`analyze_curves`],
+//! [`analyze_curves_tlb`], [`analyze_sweep`]) and the result
+//! ([`CacheAnalysis`]); the steps live in the submodules:
+//! * `codes` — the note catalogue, raw curve ids, the size formatter;
+//! * `sweep` — the latency curve as the analysis reads it, and the busy check;
+//! * `tlb_share` — the TLB's share of a chase on 4 KiB pages;
+//! * `edge` — a level's edge: held capacity and the page-colour fit;
+//! * `plateaus` — the curve's plateaus and where each ends;
+//! * `levels` — cache levels from plateaus, with their notes;
+//! * `memory` — memory latency and memory-level parallelism;
+//! * `intervals` — the figures' 95% intervals by a residual bootstrap.
+
+mod codes;
+mod edge;
+mod intervals;
+mod levels;
+mod memory;
+mod plateaus;
+mod sweep;
+mod tlb_share;
+
+#[cfg(test)]
+mod tests;
+
+pub use crate::neighbours::{neighbour_note, NEIGHBOUR_BUSY_LIMIT};
+pub use codes::{flush_id, line_id, note_patterns, NOTE_CODES};
+pub use edge::{held_capacity, placement_mean};
+pub use levels::{whole_cycle_note, NOMINAL_SIZE_TOLERANCE, WHOLE_CYCLE_TOLERANCE};
+pub use memory::{mlp_points, MIN_MEMORY_NS, MIN_MEMORY_STEP, SWEEP_SOURCE};
+pub(crate) use plateaus::nominal_sizes;
+pub use sweep::busy_note;
+pub use tlb_share::TlbShare;
+
+use crate::levels::Plateau;
+use crate::line::line_size;
+use edge::colour_points;
+use hwcal_model::note::analysis as note;
+use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, Note, Profile, RawCurve, Verdict};
+use intervals::{intervals, Intervals};
+use levels::{
+    cache_level, cache_reach, idle_points, level_notes, line_nominal_note, missing_level_notes,
+    no_memory_note, private_shortfall, unfound_level_notes, whole_lines,
+};
+use memory::{ends_in_memory, memory_latency};
+use plateaus::plateaus;
+use sweep::Sweep;
+use tlb_share::{huge_page_note, tlb_note};
+
+pub use hwcal_model::curve::{
+    CACHE_COLOUR as COLOUR, CACHE_GAP as GAP, CACHE_HUGE_FRACTION as HUGE, CACHE_LATENCY as LATENCY,
+    CACHE_MLP as MLP, CACHE_NEIGHBOURS as NEIGHBOURS,
+};
+
+/// Everything the analysis found.
+#[derive(Debug, Clone, Default)]
+pub struct CacheAnalysis {
+    pub levels: Vec<CacheLevel>,
+    pub memory: Option<MemoryLatency>,
+    /// Coded notes (see [`NOTE_CODES`]).
+    pub notes: Vec<Note>,
+    /// Plateaus of the latency curve (for plots).
+    pub plateaus: Vec<Plateau>,
+}
+
+/// Analyse the cache curves of a profile. `None` if it has no latency curve.
+pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
+    let curve = p.raw_curve(LATENCY)?;
+    let machine = p.machine.clone().unwrap_or_default();
+    let tlb = TlbShare::from_profile(p);
+    let mut a = analyze_curves_tlb(
+        curve,
+        tlb.as_ref(),
+        p.raw_curve(COLOUR),
+        p.raw_curve(GAP),
+        [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
+        p.raw_curve(MLP),
+        p.raw_curve(HUGE).and_then(|c| {
+            // Point x = 0 (when present) says whether the TLB saw the huge
+            // pages; a failed check counts as no huge pages.
+            let tlb_ok = !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5);
+            c.points
+                .iter()
+                .find(|q| q.x > 0.0)
+                .map(|q| if tlb_ok { q.y } else { 0.0 })
+        }),
+        &machine,
+    );
+    flush_lines(p, &mut a);
+    if let Some(n) = neighbour_note(p, NEIGHBOURS, "cache") {
+        mark_noisy(&mut a, n);
+    }
+    Some(a)
+}
+
+/// Each level's line from its flush-granule curve where there is one (a
+/// method prefetchers cannot fool); the dependent pairs stay as a
+/// cross-check, and where neither gives a line a note says why.
+fn flush_lines(p: &Profile, a: &mut CacheAnalysis) {
+    for l in &mut a.levels {
+        let pairs = l.line_bytes;
+        let flush = p
+            .raw_curve(&flush_id(l.level))
+            .and_then(crate::line::line_from_flush);
+        match (flush, pairs) {
+            (Some(f), _) => {
+                l.line_bytes = Some(f);
+                l.line_method = Some("clflush".into());
+                let stale = format!("cache.l{}-line-nominal-disagree", l.level);
+                a.notes.retain(|n| n.code != stale);
+                if let Some(n) = l.nominal_line_bytes.filter(|&n| n != f) {
+                    a.notes.push(line_nominal_note(l.level, f, n));
+                }
+                if let Some(q) = pairs.filter(|&q| q != f) {
+                    a.notes.push(note(
+                        "cache",
+                        &format!("l{}-line-prefetched", l.level),
+                        format!(
+                            "L{}: dependent pairs of loads read {q} B lines, the flush granule {f} B: \
+                         prefetchers fetched neighbouring lines with the one asked for",
+                            l.level
+                        ),
+                    ));
+                }
+            }
+            (None, Some(_)) => l.line_method = Some("pairs".into()),
+            (None, None) => a.notes.push(note(
+                "cache",
+                &format!("l{}-line-unmeasured", l.level),
+                format!(
+                    "L{}: line size not measured ({})",
+                    l.level,
+                    if p.raw_curve(&flush_id(l.level)).is_some() {
+                        "the flush test saw no clear contrast between a flushed line and a cached one"
+                    } else {
+                        "no flush test in this profile, and the pair test saw no clear miss"
+                    }
+                ),
+            )),
+        }
+    }
+}
+
+/// The analysis proper, on the curves themselves.
+pub fn analyze_curves(
+    curve: &RawCurve,
+    gap: Option<&RawCurve>,
+    lines: [(Option<&RawCurve>, Option<&RawCurve>); 2],
+    mlp: Option<&RawCurve>,
+    huge_fraction: Option<f64>,
+    machine: &MachineInfo,
+) -> CacheAnalysis {
+    analyze_curves_tlb(curve, None, None, gap, lines, mlp, huge_fraction, machine)
+}
+
+/// As [`analyze_curves`], with the TLB's share removed from the latency
+/// curve first where the chase ran on pages the TLB sees as 4 KiB, and
+/// the private levels' edges over several page placements (`colour`, see
+/// `edge::colour_points`) for their page-colour fit.
+#[allow(clippy::too_many_arguments)]
+pub fn analyze_curves_tlb(
+    curve: &RawCurve,
+    tlb: Option<&TlbShare>,
+    colour: Option<&RawCurve>,
+    gap: Option<&RawCurve>,
+    lines: [(Option<&RawCurve>, Option<&RawCurve>); 2],
+    mlp: Option<&RawCurve>,
+    huge_fraction: Option<f64>,
+    machine: &MachineInfo,
+) -> CacheAnalysis {
+    let side = Side {
+        tlb,
+        colour,
+        gap,
+        lines,
+        mlp,
+    };
+    analyze_with(curve, &side, huge_fraction, machine, true)
+}
+
+/// The levels and memory of a bare latency sweep, without the figures'
+/// intervals: what the cache probe asks while it decides where to measure
+/// more (the bootstrap would only cost time there; the profile's figures
+/// come from [`analyze`]).
+pub fn analyze_sweep(curve: &RawCurve, huge_fraction: Option<f64>, machine: &MachineInfo) -> CacheAnalysis {
+    analyze_with(curve, &Side::default(), huge_fraction, machine, false)
+}
+
+/// The curves beside the latency sweep that [`analyze_curves_tlb`] reads
+/// (none for a bare sweep).
+#[derive(Default)]
+struct Side<'a> {
+    tlb: Option<&'a TlbShare>,
+    colour: Option<&'a RawCurve>,
+    gap: Option<&'a RawCurve>,
+    lines: [(Option<&'a RawCurve>, Option<&'a RawCurve>); 2],
+    mlp: Option<&'a RawCurve>,
+}
+
+/// [`analyze_curves_tlb`], with or without the figures' intervals.
+fn analyze_with(
+    curve: &RawCurve,
+    side: &Side,
+    huge_fraction: Option<f64>,
+    machine: &MachineInfo,
+    with_intervals: bool,
+) -> CacheAnalysis {
+    let Side {
+        tlb,
+        colour,
+        gap,
+        lines,
+        mlp,
+    } = *side;
+    let mut out = CacheAnalysis::default();
+    let huge = huge_fraction.is_some_and(|f| f >= 0.9);
+    let tlb = tlb.filter(|_| !huge);
+    let mut sw = Sweep::new(curve, tlb);
+    if !huge {
+        sw.colour = colour_points(colour, tlb, None);
+    }
+    let busy = busy_note(&sw.pts);
+    let (pl, merged) = plateaus(&sw, machine, !huge, busy.is_some());
+    out.notes.extend(merged);
+    if pl.is_empty() {
+        out.notes.push(note(
+            "cache",
+            "no-plateau",
+            "cache: no latency plateau found; no levels reported",
+        ));
+        return out;
+    }
+    let last_is_memory = ends_in_memory(&pl, &sw.xs, machine);
+    let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
+    let idle = gap.map(|g| idle_points(g, &sw.pts)).unwrap_or_default();
+    let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
+    for k in 0..n_cache {
+        let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
+        out.notes.extend(level_notes(&pl[k], &level, machine));
+        if private_shortfall(&level, &pl[k], machine, huge) {
+            level.verdict = Verdict::Noisy;
+        }
+        out.levels.push(level);
+    }
+    if last_is_memory {
+        let (prev_end, reach) = cache_reach(&sw, &pl, n_cache);
+        out.notes
+            .extend(missing_level_notes(machine, n_cache, prev_end, reach));
+        out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
+        out.notes.extend(tlb_note(tlb, out.memory.as_ref()));
+    } else {
+        out.notes.push(no_memory_note(&sw, &pl));
+        out.notes.extend(unfound_level_notes(machine, &sw, &pl));
+    }
+    if let Some(n) = busy {
+        mark_noisy(&mut out, n);
+    }
+    if with_intervals {
+        attach_intervals(
+            &mut out,
+            intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge),
+        );
+    }
+    out.notes.extend(huge_page_note(huge_fraction));
+    if let Some(n) = whole_cycle_note(&out.levels) {
+        // L1's own figures are off (its cycles, and its ns too where
+        // another thread slowed the loads): not a level to report as
+        // measured.
+        out.levels[0].verdict = Verdict::Noisy;
+        out.notes.push(n);
+    }
+    out.plateaus = pl;
+    out
+}
+
+/// A run too disturbed to trust (a busy sweep, busy neighbours): its note,
+/// and every level and memory noisy.
+fn mark_noisy(out: &mut CacheAnalysis, n: Note) {
+    out.notes.push(n);
+    for l in &mut out.levels {
+        l.verdict = Verdict::Noisy;
+    }
+    if let Some(m) = &mut out.memory {
+        m.verdict = Verdict::Noisy;
+    }
+}
+
+/// The run's 95% intervals onto its levels (sizes in whole lines, as the
+/// sizes themselves) and memory.
+fn attach_intervals(out: &mut CacheAnalysis, iv: Intervals) {
+    for (k, l) in out.levels.iter_mut().enumerate() {
+        l.latency_ns_ci95 = iv.latency.get(k).copied().flatten();
+        l.size_bytes_ci95 = iv
+            .size
+            .get(k)
+            .copied()
+            .flatten()
+            .map(|[a, b]| [whole_lines(a), whole_lines(b)]);
+    }
+    if let Some(m) = &mut out.memory {
+        m.latency_ns_ci95 = iv.memory;
+    }
+}
+
+/// Sizes in the middle of each plateau (where the idle-gap chase is run).
+pub fn representative_sizes(a: &CacheAnalysis, curve: &RawCurve) -> Vec<f64> {
+    let mut xs: Vec<f64> = curve.points.iter().map(|q| q.x).collect();
+    xs.sort_by(f64::total_cmp);
+    a.plateaus.iter().map(|p| p.middle_x(&xs)).collect()
+}

@@ -1,0 +1,217 @@
+//! The plateaus of the latency sweep: levels by slope
+//! ([`crate::segments`]), held to the levels the machine states where the
+//! sweep was busy or a plateau is as slow as memory, each bounded by its
+//! edge to the next level (or to the sweep's top where it ends on a climb).
+
+use super::codes::size_text;
+use super::edge::{ColourOutcome, Edge};
+use super::memory::{ends_in_memory, memory_like, MIN_MEMORY_NS, MIN_MEMORY_STEP};
+use super::sweep::Sweep;
+use crate::levels::Plateau;
+use crate::segments::{crossing, segments_guided, SegOptions};
+use hwcal_model::note::analysis as note;
+use hwcal_model::{MachineInfo, Note};
+
+/// The plateaus of the (corrected) latency curve: levels by slope (see
+/// [`crate::segments`]), each level's size the capacity it was seen to
+/// hold (see [`held_capacity`]), or, for a private level on pages the TLB
+/// sees as 4 KiB, the capacity a page-colour fit of its edge gives (see
+/// [`colour_size`]).
+///
+/// On a busy sweep (`busy`, see [`busy_note`]) the curve is not trusted to
+/// add a level the machine does not state: latency that moved while the
+/// sweep ran (a neighbour's traffic coming and going) can leave a plateau
+/// between the last cache and memory. Surplus plateaus then join their
+/// nearest neighbour ([`crate::segments::merge_to`]), with a note. A quiet
+/// sweep keeps every plateau it shows: a machine may state fewer levels
+/// than it has (a VM whose hypervisor hides its L3).
+pub(super) fn plateaus(
+    sw: &Sweep,
+    machine: &MachineInfo,
+    small_pages: bool,
+    busy: bool,
+) -> (Vec<Plateau>, Option<Note>) {
+    let max_x = sw.xs.last().copied().unwrap_or(0.0);
+    let opts = SegOptions::cache();
+    let cy = sw.cy.as_deref();
+    // How many levels to look for: the nominal cache levels the sweep
+    // spans, and memory only where the curve itself ends on a plateau that
+    // can be memory. A last level whose hit share falls off slowly (a
+    // victim L3 that does not replace in LRU order) leaves no memory
+    // plateau inside a sweep to 4x its size; counting memory there made
+    // the search take a bump on the edge into that level for a level of
+    // its own, and the level itself for memory.
+    let caches = spanned_cache_levels(machine, max_x);
+    let unguided = segments_guided(&sw.xs, &sw.ys, cy, &opts, 0);
+    let levels: Vec<f64> = unguided.iter().map(|g| g.level).collect();
+    let mem_seen = memory_like(&levels);
+    let want = if caches == 0 {
+        0
+    } else {
+        caches + usize::from(mem_seen)
+    };
+    let mut segs = if want > unguided.len() {
+        segments_guided(&sw.xs, &sw.ys, cy, &opts, want)
+    } else {
+        unguided
+    };
+    let mut merged = None;
+    // Only where the count includes memory: a sweep whose top still climbs
+    // shows no memory plateau, which the count would not.
+    if busy && want > 0 && mem_seen && segs.len() > want {
+        let found = segs.len();
+        let extra: Vec<String> = segs
+            .iter()
+            .map(|g| format!("from {} at {:.1} ns", size_text(sw.xs[g.first]), g.level))
+            .collect();
+        segs = crate::segments::merge_to(segs, &sw.ys, want);
+        merged = Some(note(
+            "cache",
+            "busy-merged",
+            format!(
+                "cache: the busy sweep showed {found} plateaus ({}) where the machine states {} (the cache \
+                 levels the sweep spans, and memory); latency moved while it ran, so the nearest plateaus \
+                 were taken as one",
+                extra.join(", "),
+                want
+            ),
+        ));
+    }
+    if merged.is_none() && caches > 0 && mem_seen {
+        merged = join_unstated(&mut segs, caches, &sw.xs, &sw.ys);
+    }
+    let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&sw.xs)).collect();
+    let mut memo = crate::colour::Memo::default();
+    for k in 0..segs.len().saturating_sub(1) {
+        let (a, b) = (segs[k].level, segs[k + 1].level);
+        if b <= a {
+            continue;
+        }
+        let (from, to) = (segs[k].first, segs[k + 1].first);
+        let edge = Edge {
+            level: k as u32 + 1,
+            from,
+            to,
+            a,
+            b,
+        };
+        bound(&mut pl[k], &edge, sw, machine, small_pages, &mut memo);
+    }
+    // The one decision the analysis then reads too (`analyze_with`).
+    if !ends_in_memory(&pl, &sw.xs, machine) {
+        if let Some((k, edge)) = tail_edge(sw, &pl) {
+            bound(&mut pl[k], &edge, sw, machine, small_pages, &mut memo);
+            pl[k].tail_to = Some(edge.to);
+        }
+    }
+    (pl, merged)
+}
+
+/// Plateaus beyond the `caches` levels the machine states that are as
+/// slow as memory ([`MIN_MEMORY_NS`]) and less than [`MIN_MEMORY_STEP`]
+/// below the memory plateau after them join it, with a note. Such a
+/// plateau is memory seen through the last level's remaining hits, not a
+/// level: a guest whose sysfs states only its share of an L3 shared with
+/// other tenants (8 MiB of a Zen 3's 32 MiB) still hits the rest of that
+/// L3 now and then, so past its share latency dwells part-way to memory
+/// (90 ns from 10 to 20 MiB, then 120 ns: the curve of
+/// `an_unstated_plateau_close_to_memory_is_memory_and_a_clear_one_a_level`).
+/// A cache the machine does not state must be as clear as one it states,
+/// a step well below memory.
+fn join_unstated(
+    segs: &mut Vec<crate::segments::Segment>,
+    caches: usize,
+    xs: &[f64],
+    ys: &[f64],
+) -> Option<Note> {
+    let mut joined = Vec::new();
+    while segs.len() > caches + 1 {
+        let n = segs.len();
+        let (prev, last) = (segs[n - 2], segs[n - 1]);
+        if prev.level < MIN_MEMORY_NS || last.level >= MIN_MEMORY_STEP * prev.level {
+            break;
+        }
+        joined.push(format!("{} at {:.0} ns", size_text(xs[prev.first]), prev.level));
+        crate::segments::join_next(segs, n - 2, ys);
+    }
+    (!joined.is_empty()).then(|| {
+        note(
+            "cache",
+            "unstated-merged",
+            format!(
+                "cache: a plateau past the {caches} cache levels the machine states ({}) is as slow as memory and \
+                 less than {MIN_MEMORY_STEP}x below it: memory seen through the last level's remaining hits, \
+                 taken as memory, not as a level",
+                joined.join(", ")
+            ),
+        )
+    })
+}
+
+/// Plateau `p`'s end from its `edge` to the next level: the capacity it
+/// was seen to hold, or the page-colour fit that replaces it, and where
+/// the sweep should be refined.
+fn bound(
+    p: &mut Plateau,
+    edge: &Edge,
+    sw: &Sweep,
+    machine: &MachineInfo,
+    small_pages: bool,
+    memo: &mut crate::colour::Memo,
+) {
+    let s = &sw.clean;
+    let (size, outcome) = edge.size(&sw.xs, s, &sw.colour, machine, small_pages, memo);
+    let fitted = outcome.fit();
+    p.end_x = fitted.map_or(size, |f| f.capacity);
+    p.colour = fitted.map(|f| (f, size));
+    p.colour_rejected = outcome == ColourOutcome::Rejected;
+    p.bounded = true;
+    // Refine where the edge is: up to where a quarter of the loads miss.
+    let (from, to, a, b) = (edge.from, edge.to, edge.a, edge.b);
+    let quarter = crossing(&sw.xs, s, from, to, a + 0.25 * (b - a)).unwrap_or(size);
+    p.cross = sw.xs.iter().position(|&x| x > quarter.max(size));
+}
+
+/// How far past the last plateau the curve must have climbed, as a
+/// multiple of its latency, for that plateau to count as left: a hit in
+/// the next level of any hierarchy costs at least this much more.
+const TAIL_RISE: f64 = 2.0;
+
+/// Where the sweep ends on a climb rather than a plateau (no memory
+/// plateau: the last level's hits fall off slowly past its size), the
+/// last plateau's edge to the sweep's top, the top standing in for the
+/// next level; `None` when the curve past the last plateau never leaves
+/// it.
+fn tail_edge(sw: &Sweep, pl: &[Plateau]) -> Option<(usize, Edge)> {
+    let k = pl.len().checked_sub(1)?;
+    let n = sw.xs.len();
+    let last = &pl[k];
+    if last.last + 1 >= n {
+        return None;
+    }
+    let top = sw.clean[n - 1];
+    (top >= TAIL_RISE * last.level).then_some((
+        k,
+        Edge {
+            level: k as u32 + 1,
+            from: last.first,
+            to: n - 1,
+            a: last.level,
+            b: top,
+        },
+    ))
+}
+
+/// How many nominal cache levels a sweep up to `max_x` spans (0 without
+/// nominal caches: the curve alone decides).
+fn spanned_cache_levels(machine: &MachineInfo, max_x: f64) -> usize {
+    nominal_sizes(machine).iter().filter(|&&s| s < max_x).count()
+}
+
+/// The nominal data cache sizes, L1 to L4 (those the machine states).
+pub(crate) fn nominal_sizes(machine: &MachineInfo) -> Vec<f64> {
+    (1..=4)
+        .filter_map(|l| machine.nominal_data_cache(l))
+        .map(|c| c.size_bytes as f64)
+        .collect()
+}

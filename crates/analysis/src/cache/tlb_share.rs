@@ -1,0 +1,88 @@
+//! The TLB's share of a random chase on 4 KiB pages ([`TlbShare`], from
+//! the TLB probe's measured levels), and the notes on the pages the chase
+//! ran on: the TLB's share of memory latency, a buffer not all huge pages.
+
+use hwcal_model::note::analysis as note;
+use hwcal_model::{MemoryLatency, Note, Profile};
+
+/// Where the chase's loads miss the TLB, from the measured 4 KiB TLB
+/// levels: a random chase over S bytes touches a page picked at random
+/// among S/4096 on every load, so a level of E entries misses with
+/// probability 1 − E/P once P = S/4096 exceeds E, and each miss costs that
+/// level's miss latency. (The TLB probe's own curve is a cyclic walk, which
+/// thrashes a TLB the moment it is outgrown; a random chase does not, so
+/// its curve at the same page count would overstate the share near each
+/// step.) The page walks of a chase over a large working set find their
+/// page-table lines evicted by the data more often than the TLB probe's
+/// walks do, so the share is a lower bound there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TlbShare {
+    /// (entries, miss latency ns, miss latency cycles), by level.
+    pub levels: Vec<(f64, f64, Option<f64>)>,
+}
+
+impl TlbShare {
+    /// From the 4 KiB TLB levels a profile's TLB curves give; `None`
+    /// without them.
+    pub fn from_profile(p: &Profile) -> Option<TlbShare> {
+        let a = crate::tlb::analyze(p).filter(|a| a.baseline_ok)?;
+        let levels: Vec<(f64, f64, Option<f64>)> = a
+            .levels
+            .iter()
+            .filter(|l| l.page_bytes == 4096 && l.miss_latency_ns.is_finite() && l.miss_latency_ns > 0.0)
+            .map(|l| (l.entries as f64, l.miss_latency_ns, l.miss_latency_cycles))
+            .collect();
+        (!levels.is_empty()).then_some(TlbShare { levels })
+    }
+
+    /// TLB time per load (ns, cycles) of a random chase over `pages` pages.
+    pub fn at(&self, pages: f64) -> (f64, Option<f64>) {
+        let mut ns = 0.0;
+        let mut cy = Some(0.0);
+        for &(e, n, c) in &self.levels {
+            let miss = (1.0 - e / pages).max(0.0);
+            ns += miss * n;
+            cy = cy.zip(c).map(|(a, c)| a + miss * c);
+        }
+        (ns, cy)
+    }
+}
+
+/// The note on a curve corrected for TLB misses: how much of the memory
+/// latency they are.
+pub(super) fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Note> {
+    tlb?;
+    let m = mem?;
+    let share = m.tlb_share_ns?;
+    Some(note(
+        "cache",
+        "tlb-share",
+        format!(
+        "cache: the chase ran on 4 KiB pages as the TLB sees them; level sizes and latencies are judged with \
+         the TLB's share removed (from the measured TLB levels), and of the sweep's {:.1} ns memory plateau \
+         about {:.1} ns is TLB misses by that model (a lower bound: it leaves out that the page walks' own \
+         loads miss the caches), so memory itself is at most {:.1} ns",
+        m.latency_ns,
+        share,
+        m.latency_ns - share
+    ),
+    ))
+}
+
+/// The note for a chase buffer that was not all huge pages, if so.
+pub(super) fn huge_page_note(huge_fraction: Option<f64>) -> Option<Note> {
+    let f = huge_fraction?;
+    (f < 0.9).then(|| {
+        note(
+            "cache",
+            "huge-pages-partial",
+            format!(
+                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
+             and after the sweep (THP refused, or a hypervisor mapping or splitting them into 4 KiB \
+             pages); TLB misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
+             show up as an extra level",
+                f * 100.0
+            ),
+        )
+    })
+}
