@@ -3,10 +3,10 @@
 
 use super::*;
 use crate::store::Columns;
-use std::path::PathBuf;
 use hwcal_model::sample::full_profile;
 use rusqlite::{params, Connection};
 use sqlite::MIGRATIONS;
+use std::path::PathBuf;
 
 fn temp_db() -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
