@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod cache;
 pub mod clock;
 pub mod colour;
+pub mod compare;
 pub mod consistency;
 pub mod ctx;
 pub mod gcd;

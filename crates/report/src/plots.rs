@@ -7,7 +7,7 @@
 
 use crate::svg::{Marker, Plot, Series};
 use crate::text::human_bytes;
-use hwcal_analysis::{cache as can, tlb as tan};
+use hwcal_analysis::{cache as cache_analysis, tlb as tlb_analysis};
 use hwcal_model::{curve, Profile, RawCurve};
 
 /// One run's contribution to a plot; `tag` prefixes series names in a
@@ -139,7 +139,9 @@ pub fn gap_curve(p: &Profile) -> Option<(&RawCurve, f64)> {
 /// latency chase) and, where measured, with an idle gap between loads
 /// (`cache.gap`, less the gap itself); each level's figures marked.
 pub fn cache_replace_time(p: &Profile) -> Option<Plot> {
-    let lat = p.raw_curve(can::LATENCY).filter(|c| !c.points.is_empty())?;
+    let lat = p
+        .raw_curve(cache_analysis::LATENCY)
+        .filter(|c| !c.points.is_empty())?;
     let l1 = l1_hit_ns(p, lat);
     let mut plot = Plot {
         title: "cache replace time vs working set".into(),
@@ -184,7 +186,7 @@ pub fn line_size(p: &Profile) -> Option<Plot> {
     };
     for t in [1, 2] {
         for fwd in [true, false] {
-            if let Some(c) = p.raw_curve(&can::line_id(t, fwd)) {
+            if let Some(c) = p.raw_curve(&cache_analysis::line_id(t, fwd)) {
                 lines.series.push(Series {
                     name: format!(
                         "{} {}",
@@ -208,7 +210,7 @@ fn tlb_label(t: &hwcal_model::TlbLevel) -> String {
 /// each size minus the same lines without TLB misses, against pages
 /// touched, with each TLB level's entry count marked. A page size without
 /// data has no series; `None` when neither has data.
-pub fn tlb_penalty(p: &Profile, a: &tan::TlbAnalysis) -> Option<Plot> {
+pub fn tlb_penalty(p: &Profile, a: &tlb_analysis::TlbAnalysis) -> Option<Plot> {
     let mut plot = Plot {
         title: "TLB penalty vs pages touched".into(),
         x_label: "pages touched (one load per page)".into(),
@@ -243,10 +245,10 @@ pub fn tlb_curves(sides: &[Side]) -> Option<Plot> {
     for s in sides {
         let used = s.p.tlbs.iter().flatten().find_map(|t| t.baseline.clone());
         let named = [
-            (tan::SMALL, "4 KiB pages"),
-            (tan::BASELINE, "same lines in huge pages"),
-            (tan::DENSE, "as many lines packed densely"),
-            (tan::HUGE, "one line per 2 MiB page"),
+            (tlb_analysis::SMALL, "4 KiB pages"),
+            (tlb_analysis::BASELINE, "same lines in huge pages"),
+            (tlb_analysis::DENSE, "as many lines packed densely"),
+            (tlb_analysis::HUGE, "one line per 2 MiB page"),
         ];
         let curves: Vec<&RawCurve> = named.iter().filter_map(|(id, _)| s.p.raw_curve(id)).collect();
         for c in &curves {
@@ -256,8 +258,8 @@ pub fn tlb_curves(sides: &[Side]) -> Option<Plot> {
             }
             let label = named.iter().find(|(id, _)| *id == c.id).map_or("", |n| n.1);
             let is_used = match used.as_deref() {
-                Some("dense") => c.id == tan::DENSE,
-                Some(_) => c.id == tan::BASELINE,
+                Some("dense") => c.id == tlb_analysis::DENSE,
+                Some(_) => c.id == tlb_analysis::BASELINE,
                 None => false,
             };
             plot.series.push(Series {

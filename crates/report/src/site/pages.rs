@@ -3,11 +3,63 @@
 //! profile passes through [`crate::esc`].
 
 use super::assets::{COMPARE_JS, ONERROR_JS, SITE_CSS, TABLE_JS};
+use super::catalogue::{machine_path, run_path, Machine, Site};
 use super::facts::{Fig, RunFacts};
-use super::{Machine, Site};
+use super::marker::marker;
+use crate::export::NamedFile;
+use crate::format::{esc, format_utc};
 use crate::text::human_bytes;
-use crate::{esc, format_utc};
+use hwcal_model::Profile;
 use std::fmt::Write;
+
+/// The pages of a [`Site`]: its run reports, index, comparison page and
+/// machine pages, and the marker.
+impl Site {
+    /// The report page of run `id` (its profile `p`), with links back to
+    /// the index and its machine's page.
+    pub fn run_page(&self, id: i64, p: &Profile) -> NamedFile {
+        let p = crate::sanitize::inert_profile(p);
+        let (key, name) = self.machine_of(id).map_or((String::new(), String::new()), |m| {
+            (m.key.key.clone(), m.key.display())
+        });
+        let html = crate::html::report(&p, &format!("hwcal report — run {id} ({name})"));
+        let mut nav = String::from("<nav><a href=\"../index.html\">all machines</a>");
+        if !key.is_empty() {
+            nav += &format!(
+                "<a href=\"../{}\">{}: every run</a>",
+                esc(&machine_path(&key)),
+                esc(&name)
+            );
+        }
+        nav += "</nav>\n";
+        NamedFile {
+            name: run_path(id),
+            bytes: html
+                .replacen("<main>\n", &format!("<main>\n{nav}"), 1)
+                .into_bytes(),
+        }
+    }
+
+    /// The index, the comparison page, each machine's page and the marker
+    /// (everything but the run reports).
+    pub fn pages(&self) -> Vec<NamedFile> {
+        let file = |name: String, text: String| NamedFile {
+            name,
+            bytes: text.into_bytes(),
+        };
+        let mut v = vec![
+            file("index.html".into(), index(self)),
+            file("compare.html".into(), compare(self)),
+        ];
+        v.extend(
+            self.machines
+                .iter()
+                .map(|m| file(machine_path(&m.key.key), machine(m))),
+        );
+        v.push(marker(&self.file_names()));
+        v
+    }
+}
 
 /// A site page: `root` is the way back to the site's top (`""` or `"../"`).
 pub(super) fn page(title: &str, subtitle: &str, root: &str, body: &str, script: &str) -> String {

@@ -7,9 +7,11 @@
 //! once for each run's report), so a large database never sits in memory
 //! whole.
 
-use super::{is_site_file, marker, parse_marker, stale, RunFacts, Site, MARKER};
+use super::catalogue::Site;
+use super::facts::RunFacts;
+use super::marker::{is_site_file, marker, parse_marker, stale, MARKER};
 use crate::atomic::{self, Protected};
-use crate::NamedFile;
+use crate::export::NamedFile;
 use hwcal_model::Profile;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,3 +1,4 @@
+use super::catalogue::machine_path;
 use super::*;
 use hwcal_model::{sample, MachineIdentity};
 

@@ -14,7 +14,7 @@
 
 use crate::plots::{self, Side};
 use crate::svg::{Marker, Plot};
-use hwcal_analysis::{cache as can, levels::point_cycles, tlb as tan};
+use hwcal_analysis::{cache as cache_analysis, levels::point_cycles, tlb as tlb_analysis};
 use hwcal_model::{Profile, RawCurve};
 use std::fmt::Write;
 
@@ -183,7 +183,10 @@ fn gnuplot_pair(spec: &Plot, prefix: &str, what: &str, header: &str, blocks: &[B
 /// cache-only profile, two for a TLB-only one, none for neither).
 pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
     let mut out = Vec::new();
-    if let Some(lat) = p.raw_curve(can::LATENCY).filter(|c| !c.points.is_empty()) {
+    if let Some(lat) = p
+        .raw_curve(cache_analysis::LATENCY)
+        .filter(|c| !c.points.is_empty())
+    {
         if let Some(spec) = plots::cache_latency(&Side::single(p)) {
             out.extend(cache_miss_latency_files(&spec, prefix, lat));
         }
@@ -191,7 +194,7 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
             out.extend(cache_replace_time_files(p, &spec, prefix, lat));
         }
     }
-    if let Some(a) = tan::analyze(p) {
+    if let Some(a) = tlb_analysis::analyze(p) {
         if let Some(spec) = plots::tlb_penalty(p, &a) {
             out.extend(tlb_miss_latency_files(&spec, prefix, &a));
         }
@@ -259,8 +262,8 @@ fn cache_replace_time_files(p: &Profile, spec: &Plot, prefix: &str, lat: &RawCur
 /// TLB misses: in huge pages the TLB sees, or packed densely) for 4 KiB and
 /// 2 MiB pages (one gnuplot index per page size measured), with the
 /// detected entry counts marked.
-fn tlb_miss_latency_files(spec: &Plot, prefix: &str, a: &tan::TlbAnalysis) -> [File; 2] {
-    let sets: Vec<&Vec<tan::DiffPoint>> = [&a.small, &a.huge]
+fn tlb_miss_latency_files(spec: &Plot, prefix: &str, a: &tlb_analysis::TlbAnalysis) -> [File; 2] {
+    let sets: Vec<&Vec<tlb_analysis::DiffPoint>> = [&a.small, &a.huge]
         .into_iter()
         .filter(|set| !set.is_empty())
         .collect();
@@ -304,7 +307,7 @@ fn tlb_miss_latency_files(spec: &Plot, prefix: &str, a: &tan::TlbAnalysis) -> [F
 /// the same plots as the gnuplot files and the HTML report draw.
 pub fn svg_plots(p: &Profile) -> Vec<File> {
     let mut out = Vec::new();
-    if p.raw_curve(can::LATENCY).is_some() {
+    if p.raw_curve(cache_analysis::LATENCY).is_some() {
         if let Some(plot) = plots::cache_latency(&Side::single(p)) {
             out.push(("cache-latency.svg".into(), plot.render()));
         }
@@ -312,7 +315,7 @@ pub fn svg_plots(p: &Profile) -> Vec<File> {
             out.push(("cache-line-size.svg".into(), plot.render()));
         }
     }
-    if let Some(plot) = tan::analyze(p).and_then(|a| plots::tlb_penalty(p, &a)) {
+    if let Some(plot) = tlb_analysis::analyze(p).and_then(|a| plots::tlb_penalty(p, &a)) {
         out.push(("tlb-penalty.svg".into(), plot.render()));
     }
     out
@@ -328,7 +331,7 @@ mod tests {
         let mut p = Profile::new("t", 0);
         assert!(gnuplot_files(&p, "x").is_empty());
         p.raw.push(RawCurve {
-            id: can::LATENCY.into(),
+            id: cache_analysis::LATENCY.into(),
             points: vec![RawPoint {
                 x: 4096.0,
                 y: 2.0,

@@ -1,0 +1,91 @@
+//! One compared figure ([`Row`]): its two sides, B / A, and the verdict on
+//! B against A (better, worse, or no verdict where either side is noisy or
+//! the ratio is within [`VERDICT_THRESHOLD`]); and the whole
+//! [`Comparison`] of two runs.
+
+use hwcal_model::{Direction, FigureUnit};
+
+/// One compared figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// `clock`, `caches`, `memory`, `tlbs`, `mem`, `bandwidth`, `ctx`, `io`.
+    pub section: &'static str,
+    /// What is compared, e.g. `L2 latency`.
+    pub figure: String,
+    pub unit: FigureUnit,
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    pub better: Direction,
+    /// The figure carries a noisy verdict on either side: its ratio is
+    /// shown, but no better/worse.
+    pub noisy: bool,
+    /// The two figures were measured under different conditions (e.g.
+    /// bandwidth at different thread counts, said in `figure`): no ratio.
+    pub unlike: bool,
+}
+
+/// The verdict on one row, B against A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Better,
+    Worse,
+    /// A noisy figure on either side: no verdict either way.
+    Noisy,
+}
+
+impl Row {
+    /// B / A when both are finite, A is not zero and the two were measured
+    /// alike.
+    pub fn ratio(&self) -> Option<f64> {
+        match (self.a, self.b) {
+            (Some(a), Some(b)) if !self.unlike && a.is_finite() && b.is_finite() && a != 0.0 => Some(b / a),
+            _ => None,
+        }
+    }
+
+    /// The row's verdict: [`Mark::Noisy`] where either side is noisy and
+    /// both were measured (and the figure has a better direction at all),
+    /// else better/worse as [`Row::b_is_better`].
+    pub fn mark(&self, threshold: f64) -> Option<Mark> {
+        if self.noisy && self.ratio().is_some() && self.better != Direction::Neither {
+            return Some(Mark::Noisy);
+        }
+        self.b_is_better(threshold)
+            .map(|b| if b { Mark::Better } else { Mark::Worse })
+    }
+
+    /// `Some(true)` when B is better than A by more than `threshold`
+    /// (relative, e.g. 0.05), `Some(false)` when worse by more than that,
+    /// `None` when within it, not comparable, noisy on either side, or
+    /// neither direction is better.
+    pub fn b_is_better(&self, threshold: f64) -> Option<bool> {
+        if self.noisy {
+            return None;
+        }
+        let r = self.ratio()?;
+        let (better, worse) = match self.better {
+            Direction::Higher => (r > 1.0 + threshold, r < 1.0 / (1.0 + threshold)),
+            Direction::Lower => (r < 1.0 / (1.0 + threshold), r > 1.0 + threshold),
+            Direction::Neither => return None,
+        };
+        if better {
+            Some(true)
+        } else if worse {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// Everything two profiles have in common, figure by figure.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Comparison {
+    pub rows: Vec<Row>,
+    /// Why some figures are not compared (different settings) and which
+    /// sections only one side has.
+    pub notes: Vec<String>,
+}
+
+/// How far B / A must be from 1 for a better/worse verdict.
+pub const VERDICT_THRESHOLD: f64 = 0.05;

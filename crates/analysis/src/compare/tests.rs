@@ -1,0 +1,297 @@
+//! Tests of the comparison logic: pairing of levels and sections, ratios,
+//! verdicts and notes, on the synthetic sample profiles.
+
+use super::*;
+use hwcal_model::sample::full_profile;
+use hwcal_model::*;
+
+fn find<'a>(c: &'a Comparison, section: &str, figure: &str, unit: FigureUnit) -> &'a Row {
+    c.rows
+        .iter()
+        .find(|r| r.section == section && r.figure == figure && r.unit == unit)
+        .unwrap_or_else(|| panic!("no row {section}/{figure}"))
+}
+
+#[test]
+fn ratios_follow_the_synthetic_scaling() {
+    // Variant 5: latencies × 1.5, clock ÷ 1.5, bandwidth ÷ 1.5.
+    let c = compare(&full_profile(0), &full_profile(5));
+    let close = |r: Option<f64>, want: f64| (r.unwrap() - want).abs() < 1e-9;
+    assert!(close(
+        find(&c, "clock", "core clock", FigureUnit::Mhz).ratio(),
+        1.0 / 1.5
+    ));
+    assert!(close(
+        find(&c, "caches", "L1 latency", FigureUnit::Ns).ratio(),
+        1.5
+    ));
+    assert!(close(
+        find(&c, "caches", "L3 miss latency", FigureUnit::Ns).ratio(),
+        1.5
+    ));
+    assert!(close(
+        find(&c, "caches", "L2 size", FigureUnit::Bytes).ratio(),
+        1.0
+    ));
+    assert!(close(
+        find(&c, "memory", "memory latency", FigureUnit::Ns).ratio(),
+        1.5
+    ));
+    // Cycles scale by latency × clock: 1.5 / 1.5 = 1.
+    assert!(close(
+        find(&c, "memory", "memory latency", FigureUnit::Cycles).ratio(),
+        1.0
+    ));
+    assert!(close(
+        find(&c, "tlbs", "L2 TLB (4 KiB pages) miss latency", FigureUnit::Ns).ratio(),
+        1.5
+    ));
+    assert!(close(
+        find(&c, "tlbs", "L1 TLB (2 MiB pages) entries", FigureUnit::Count).ratio(),
+        1.0
+    ));
+    assert!(close(
+        find(&c, "bandwidth", "read", FigureUnit::BytesPerSec).ratio(),
+        1.0 / 1.5
+    ));
+    assert!(close(
+        find(&c, "bandwidth", "write, 3 thread(s)", FigureUnit::BytesPerSec).ratio(),
+        1.0 / 1.5
+    ));
+    assert!(close(
+        find(&c, "ctx", "64 KB: 8 procs (median)", FigureUnit::Us).ratio(),
+        1.5
+    ));
+    assert!(close(find(&c, "io", "IOPS", FigureUnit::Iops).ratio(), 1.0 / 1.5));
+    assert!(close(find(&c, "io", "latency p99", FigureUnit::Us).ratio(), 1.5));
+    // The synthetic profiles mark L3 and the 32-process rings noisy.
+    assert_eq!(c.notes.len(), 2, "{:?}", c.notes);
+    assert!(c.notes[0].starts_with("caches: some of A and B's figures are marked noisy"));
+    assert!(c.notes[1].starts_with("context switch: some of A and B's"));
+    // Direction: slower latency and lower clock are worse for B.
+    assert_eq!(
+        find(&c, "memory", "memory latency", FigureUnit::Ns).b_is_better(0.05),
+        Some(false)
+    );
+    assert_eq!(
+        find(&c, "clock", "core clock", FigureUnit::Mhz).b_is_better(0.05),
+        Some(false)
+    );
+    assert_eq!(find(&c, "clock", "TSC", FigureUnit::Mhz).b_is_better(0.05), None);
+    assert_eq!(
+        find(&c, "caches", "L2 size", FigureUnit::Bytes).b_is_better(0.05),
+        None
+    );
+    // And the reverse comparison says B is better.
+    let r = compare(&full_profile(5), &full_profile(0));
+    assert_eq!(
+        find(&r, "memory", "memory latency", FigureUnit::Ns).b_is_better(0.05),
+        Some(true)
+    );
+}
+
+#[test]
+fn a_profile_compared_with_itself_is_all_ones() {
+    let p = full_profile(2);
+    let c = compare(&p, &p);
+    assert!(c.rows.len() > 40, "{}", c.rows.len());
+    for r in &c.rows {
+        if let Some(x) = r.ratio() {
+            assert!((x - 1.0).abs() < 1e-12, "{r:?}");
+        }
+        assert_eq!(r.b_is_better(0.0), None);
+    }
+}
+
+#[test]
+fn only_common_sections_are_compared_and_missing_levels_show_as_absent() {
+    let a = full_profile(0);
+    let mut b = Profile::new("hwcal clock", 0);
+    b.clock = a.clock.clone();
+    let mut caches = a.caches.clone().unwrap();
+    caches.pop(); // B has no L3
+    b.caches = Some(caches);
+    let c = compare(&a, &b);
+    assert!(c
+        .rows
+        .iter()
+        .all(|r| r.section == "clock" || r.section == "caches"));
+    let l3 = find(&c, "caches", "L3 (only A) latency", FigureUnit::Ns);
+    assert!(l3.a.is_some() && l3.b.is_none() && l3.ratio().is_none());
+    assert!(c
+        .notes
+        .iter()
+        .any(|n| n.contains("memory") && n.contains("only A")));
+    assert!(c.notes.iter().any(|n| n.contains("io")));
+}
+
+#[test]
+fn different_benchmarks_are_noted_not_compared() {
+    let a = full_profile(0);
+    let mut b = full_profile(0);
+    b.mem.as_mut().unwrap().op = "read".into();
+    b.mem.as_mut().unwrap().access_pattern = "sequential".into();
+    let c = compare(&a, &b);
+    assert!(!c.rows.iter().any(|r| r.section == "mem"));
+    assert!(c.notes.iter().any(|n| n.starts_with("mem: different")));
+}
+
+#[test]
+fn a_noisy_side_is_named() {
+    let a = full_profile(0);
+    let mut b = full_profile(0);
+    b.clock.as_mut().unwrap().verdict = Verdict::Noisy;
+    let c = compare(&a, &b);
+    assert!(c
+        .notes
+        .iter()
+        .any(|n| n == "clock: some of B's figures are marked noisy; their ratios are unreliable"));
+    let c = compare(&b, &a);
+    assert!(c.notes.iter().any(|n| n.starts_with("clock: some of A's")));
+}
+
+fn level(level: u32, kib: u64, ns: f64, nominal_kib: Option<u64>) -> CacheLevel {
+    CacheLevel {
+        level,
+        size_bytes: kib << 10,
+        latency_ns: ns,
+        nominal_size_bytes: nominal_kib.map(|k| k << 10),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_spurious_extra_level_is_not_set_against_the_real_one() {
+    // B was busy: an artefact at 4 MiB, then the real 32 MiB L3 as "L4".
+    let a = [
+        level(1, 48, 1.7, Some(48)),
+        level(2, 2048, 5.5, Some(2048)),
+        level(3, 30 << 10, 40.0, Some(32 << 10)),
+    ];
+    let b = [
+        level(1, 44, 1.8, Some(48)),
+        level(2, 1800, 6.0, Some(2048)),
+        level(3, 4 << 10, 13.0, Some(32 << 10)),
+        level(4, 31 << 10, 41.0, None),
+    ];
+    use LevelMatch::*;
+    assert_eq!(
+        match_levels(&a, &b),
+        [Both(0, 0), Both(1, 1), OnlyB(2), Both(2, 3)]
+    );
+    let mut pa = Profile::new("a", 0);
+    let mut pb = Profile::new("b", 0);
+    pa.caches = Some(a.to_vec());
+    pb.caches = Some(b.to_vec());
+    let c = compare(&pa, &pb);
+    // The real L3s meet: a ratio near 1, not "0.325× B better".
+    let l3 = find(&c, "caches", "L3 (B: L4) latency", FigureUnit::Ns);
+    assert!((l3.ratio().unwrap() - 41.0 / 40.0).abs() < 1e-9);
+    assert_eq!(l3.mark(VERDICT_THRESHOLD), None);
+    let spurious = find(&c, "caches", "L3 (only B) latency", FigureUnit::Ns);
+    assert!(spurious.a.is_none() && spurious.ratio().is_none() && spurious.mark(0.05).is_none());
+    assert!(!c.rows.iter().any(|r| r.figure == "L3 latency"));
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.starts_with("caches: no level of A matches B's L3 (4 MiB)")),
+        "{:?}",
+        c.notes
+    );
+    // And the other way round, A's spurious level is A's only.
+    let c = compare(&pb, &pa);
+    assert!(c.rows.iter().any(|r| r.figure == "L3 (only A) size"));
+    assert!(c.rows.iter().any(|r| r.figure == "L4 (B: L3) size"));
+}
+
+#[test]
+fn levels_of_different_machines_meet_by_nominal_level() {
+    // A 512 KiB L2 against a 2 MiB one: 4× apart, but each is its
+    // machine's nominal L2. A level without its nominal cache stays alone.
+    let a = [level(1, 34, 1.3, Some(32)), level(2, 520, 3.9, Some(512))];
+    let b = [level(1, 48, 1.7, Some(48)), level(2, 2080, 5.5, Some(2048))];
+    use LevelMatch::*;
+    assert_eq!(match_levels(&a, &b), [Both(0, 0), Both(1, 1)]);
+    let b = [level(1, 48, 1.7, Some(48)), level(2, 2080, 5.5, None)];
+    assert_eq!(match_levels(&a, &b), [Both(0, 0), OnlyA(1), OnlyB(1)]);
+    assert_eq!(match_levels(&a, &[]), [OnlyA(0), OnlyA(1)]);
+}
+
+#[test]
+fn bandwidth_at_different_thread_counts_gets_no_ratio() {
+    let mut a = full_profile(0);
+    let mut b = full_profile(0);
+    let (ba, bb) = (a.bandwidth.as_mut().unwrap(), b.bandwidth.as_mut().unwrap());
+    bb.threads = ba.threads * 8;
+    bb.read_bytes_per_sec = ba.read_bytes_per_sec.map(|v| v * 5.0);
+    bb.scaling.retain(|p| p.threads == 1);
+    let c = compare(&a, &b);
+    let read = c
+        .rows
+        .iter()
+        .find(|r| r.section == "bandwidth" && r.figure.starts_with("read ("))
+        .unwrap();
+    assert!(read.figure.contains("threads"), "{}", read.figure);
+    assert!(read.a.is_some() && read.b.is_some());
+    assert_eq!(read.ratio(), None);
+    assert_eq!(read.mark(VERDICT_THRESHOLD), None);
+    assert!(c
+        .notes
+        .iter()
+        .any(|n| n.starts_with("bandwidth: A's read/write/copy figures used")));
+    // Per thread count: compared where both have the count only.
+    let one = find(&c, "bandwidth", "read, 1 thread(s)", FigureUnit::BytesPerSec);
+    assert_eq!(one.ratio(), Some(1.0));
+    for r in c
+        .rows
+        .iter()
+        .filter(|r| r.figure.starts_with("read, ") && !r.figure.starts_with("read, 1 "))
+    {
+        assert!(r.b.is_none() && r.ratio().is_none(), "{r:?}");
+    }
+    // Equal thread counts: the headline figures are compared as before.
+    b.bandwidth.as_mut().unwrap().threads = a.bandwidth.as_ref().unwrap().threads;
+    a.bandwidth.as_mut().unwrap().scaling.clear();
+    let c = compare(&a, &b);
+    assert_eq!(
+        find(&c, "bandwidth", "read", FigureUnit::BytesPerSec).ratio(),
+        Some(5.0)
+    );
+}
+
+#[test]
+fn a_noisy_figure_gets_no_verdict() {
+    let a = full_profile(0);
+    let mut b = full_profile(5); // latencies × 1.5: B worse
+    b.memory.as_mut().unwrap().verdict = Verdict::Noisy;
+    let c = compare(&a, &b);
+    let mem = find(&c, "memory", "memory latency", FigureUnit::Ns);
+    assert!(mem.noisy);
+    assert!((mem.ratio().unwrap() - 1.5).abs() < 1e-9, "the ratio still shows");
+    assert_eq!(mem.b_is_better(VERDICT_THRESHOLD), None);
+    assert_eq!(mem.mark(VERDICT_THRESHOLD), Some(Mark::Noisy));
+    // Figures of other sections keep their verdict.
+    let l1 = find(&c, "caches", "L1 latency", FigureUnit::Ns);
+    assert_eq!(l1.mark(VERDICT_THRESHOLD), Some(Mark::Worse));
+    // Noisy on A's side alone is enough.
+    let c = compare(&b, &a);
+    assert_eq!(
+        find(&c, "memory", "memory latency", FigureUnit::Ns).mark(0.05),
+        Some(Mark::Noisy)
+    );
+}
+
+#[test]
+fn zero_or_missing_a_gives_no_ratio() {
+    let r = Row {
+        section: "x",
+        figure: "y".into(),
+        unit: FigureUnit::Ns,
+        a: Some(0.0),
+        b: Some(1.0),
+        better: Direction::Lower,
+        noisy: false,
+        unlike: false,
+    };
+    assert_eq!(r.ratio(), None);
+}

@@ -1,0 +1,212 @@
+//! The `mem` block of the terminal summary: one memory benchmark's
+//! configuration, figures, kernel, threads and NUMA placement.
+
+use crate::format::noisy_mark;
+use hwcal_model::*;
+use std::fmt::Write;
+
+pub fn mem(m: &MemResult) -> String {
+    let mut s = mem_heading(m);
+    for (k, v) in mem_rows(m) {
+        let _ = writeln!(s, "  {k:<15} {v}");
+    }
+    if let Some(p) = m.preemptions {
+        if p > 0 {
+            let _ = writeln!(
+                s,
+                "  {:<15} {p}  (measuring threads descheduled by others)",
+                "preemptions"
+            );
+        }
+    }
+    mem_threads(&mut s, m);
+    mem_numa(&mut s, m);
+    s
+}
+
+/// The `mem (...)` heading line: pattern, op, threads, size, which pages
+/// backed the buffer (huge pages change the latency), and the verdict.
+fn mem_heading(m: &MemResult) -> String {
+    let mut s = String::new();
+    let pages = mem_pages(m);
+    let _ = writeln!(
+        s,
+        "mem ({} {}, {} thread{}, {}, {}):{}",
+        m.access_pattern,
+        m.op,
+        m.threads,
+        if m.threads == 1 { "" } else { "s" },
+        human_bytes(m.size_bytes),
+        pages,
+        noisy_mark(m.verdict)
+    );
+    s
+}
+
+/// micbench's key/value block, each figure with what it was measured
+/// against (core clock, TSC rate, per-slice spread) and the kernel used.
+fn mem_rows(m: &MemResult) -> Vec<(&'static str, String)> {
+    let mhz = m.core_mhz.map_or(String::new(), |c| {
+        format!(
+            "  core cycles; core {:.0} MHz median ({:.0}–{:.0}) measured between slices",
+            c.median, c.min, c.max
+        )
+    });
+    let tsc = m.tsc_mhz.map_or(String::new(), |t| {
+        format!("  TSC ticks at {t:.0} MHz (micbench's clk_per_op)")
+    });
+    let slices = m.slice_ns_per_op.map_or(String::new(), |sp| {
+        format!(
+            "  mean; per slice: median {:.3}, min {:.3}, max {:.3}",
+            sp.median, sp.min, sp.max
+        )
+    });
+    vec![
+        ("access_pattern", m.access_pattern.clone()),
+        ("multiplicity", m.threads.to_string()),
+        ("local", m.local.to_string()),
+        ("page_size", m.page_size_bytes.to_string()),
+        ("size", m.size_bytes.to_string()),
+        ("use_hugepages", m.use_hugepages.to_string()),
+        ("total_ops", m.total_ops.to_string()),
+        ("total_clk", format!("{:.0}", m.total_clk)),
+        ("exec_time", format!("{:.6}", m.exec_time_s)),
+        ("ops_per_sec", format!("{:.6e}", m.ops_per_sec)),
+        ("clk_per_op", format!("{:.3}{mhz}", m.clk_per_op)),
+        (
+            "tsc_per_op",
+            m.tsc_per_op.map_or("n/a".into(), |v| format!("{v:.3}{tsc}")),
+        ),
+        ("ns_per_op", format!("{:.3}{slices}", m.ns_per_op)),
+        (
+            "bytes_per_sec",
+            format!(
+                "{:.6e}  ({:.2} GB/s, {} B per op)",
+                m.bytes_per_sec,
+                m.bytes_per_sec / 1e9,
+                m.bytes_per_op
+            ),
+        ),
+        ("kernel", mem_kernel(m)),
+        (
+            "setup_time",
+            format!(
+                "{:.3}  (map, touch{})",
+                m.setup_s,
+                if m.access_pattern == "random" {
+                    ", link"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        ("total_exec_time", format!("{:.6}", m.total_exec_time_s)),
+    ]
+}
+
+/// What the timed loop did: a dependent chase (or several independent ones,
+/// whose time per load is not a latency), loads, or which kind of stores.
+fn mem_kernel(m: &MemResult) -> String {
+    if m.access_pattern == "random" && m.chains > 1 {
+        format!(
+            "{} independent chases per thread (memory-level parallelism: ns_per_op is time per load, not latency)",
+            m.chains
+        )
+    } else if m.access_pattern == "random" {
+        "dependent chase (64-byte lines, pseudo-random cycle)".to_string()
+    } else if m.op == "read" {
+        format!("{} loads", m.kernel)
+    } else {
+        format!(
+            "{} {} stores",
+            m.kernel,
+            if m.nontemporal { "non-temporal" } else { "regular" }
+        )
+    }
+}
+
+/// One line per thread, when there are several or any was placed on a NUMA
+/// node: a slow thread or a remote node shows here, not in the mean.
+fn mem_threads(s: &mut String, m: &MemResult) {
+    if m.per_thread.len() > 1 || m.per_thread.iter().any(|t| t.node.is_some()) {
+        for t in &m.per_thread {
+            let _ = writeln!(
+                s,
+                "  thread {:>2} {:<5} cpu {:>3} node {:>2}: {:9.3} ns/op {:9.3} clk/op {:>8} tsc/op {:7.2} GB/s",
+                t.tid,
+                t.work,
+                t.cpu.map_or("-".into(), |c| c.to_string()),
+                t.node.map_or("-".into(), |c| c.to_string()),
+                t.ns_per_op,
+                t.clk_per_op,
+                // Not recorded (no TSC, or an older profile): a dash, not NaN.
+                t.tsc_per_op.map_or("-".into(), |v| format!("{v:.3}")),
+                t.bytes_per_sec / 1e9
+            );
+        }
+    }
+}
+
+/// The NUMA latency matrix, when measured: one row per CPU node, one column
+/// per memory node, `-` where a pair was not measured.
+fn mem_numa(s: &mut String, m: &MemResult) {
+    if m.numa_matrix.is_empty() {
+        return;
+    }
+    let mut mem_nodes: Vec<u32> = m.numa_matrix.iter().map(|c| c.mem_node).collect();
+    mem_nodes.sort_unstable();
+    mem_nodes.dedup();
+    let mut cpu_nodes: Vec<(u32, usize)> = m.numa_matrix.iter().map(|c| (c.cpu_node, c.cpu)).collect();
+    cpu_nodes.sort_unstable();
+    cpu_nodes.dedup();
+    let _ = writeln!(
+        s,
+        "  NUMA latency, ns (cycles): rows = CPU node, columns = memory node"
+    );
+    let mut head = format!("  {:>14}", "");
+    for n in &mem_nodes {
+        let _ = write!(head, " {:>18}", format!("mem {n}"));
+    }
+    let _ = writeln!(s, "{head}");
+    for (cn, cpu) in cpu_nodes {
+        let mut row = format!("  {:>14}", format!("node {cn} (cpu {cpu})"));
+        for n in &mem_nodes {
+            let cell = m
+                .numa_matrix
+                .iter()
+                .find(|c| c.cpu_node == cn && c.mem_node == *n)
+                .map_or("-".into(), |c| match c.clk_per_op {
+                    Some(cy) => format!("{:.1} ({:.0})", c.ns_per_op, cy),
+                    None => format!("{:.1}", c.ns_per_op),
+                });
+            let _ = write!(row, " {cell:>18}");
+        }
+        let _ = writeln!(s, "{row}");
+    }
+}
+
+/// Which pages backed the `mem` buffer: what `page_size`/`use_hugepages`
+/// say, with smaps' share of huge pages; the one statement text and HTML
+/// print.
+pub fn mem_pages(m: &MemResult) -> String {
+    if m.use_hugepages {
+        if m.huge_fraction >= 0.9 || m.huge_fraction <= 0.0 {
+            format!("{} pages", human_bytes(m.page_size_bytes))
+        } else {
+            format!(
+                "{} pages requested, {:.0}% huge in smaps",
+                human_bytes(m.page_size_bytes),
+                m.huge_fraction * 100.0
+            )
+        }
+    } else if m.huge_fraction >= 0.9 {
+        format!(
+            "4 KiB pages to the TLB ({:.0}% huge pages in smaps)",
+            m.huge_fraction * 100.0
+        )
+    } else if m.huge_fraction > 0.0 {
+        format!("4 KiB pages ({:.0}% huge)", m.huge_fraction * 100.0)
+    } else {
+        "4 KiB pages".into()
+    }
+}
