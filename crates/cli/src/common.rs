@@ -89,24 +89,7 @@ pub fn header(pinned_cpu: Option<usize>) -> hwcal_runner::Header {
 
 /// Apply the pinning the user asked for; returns the CPU pinned to.
 pub fn pin(common: &CommonArgs) -> Result<Option<usize>> {
-    if common.no_pin {
-        return Ok(None);
-    }
-    let allowed = hwcal_harness::pin::allowed_cpus();
-    let cpu = match common.cpu {
-        Some(c) => {
-            if !allowed.contains(&c) {
-                usage!("--cpu {c}: no such CPU or not allowed (allowed: {allowed:?})");
-            }
-            c
-        }
-        None => match hwcal_harness::pin::default_cpu() {
-            Some(c) => c,
-            None => return Ok(None),
-        },
-    };
-    hwcal_harness::pin::pin_to(cpu).with_context(|| format!("pinning to CPU {cpu}"))?;
-    Ok(Some(cpu))
+    Ok(hwcal_runner::machine::pin(common.cpu, common.no_pin)?)
 }
 
 pub fn now_unix() -> u64 {

@@ -11,13 +11,13 @@ use clap::FromArgMatches;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Parsed with `cli::command()`: the derive's definitions plus the
+    // Parsed with `cmd::command()`: the derive's definitions plus the
     // grouped subcommand list of `--help`.
-    let matches = match cli::command().try_get_matches() {
+    let matches = match cmd::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => return clap_exit(e),
     };
-    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cli::command()).exit());
+    let args = cmd::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cmd::command()).exit());
     match cmd::dispatch(args) {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away (`hwcal db export 3 | head`): not an error.

@@ -7,6 +7,7 @@ use crate::cli::PlotArgs;
 use anyhow::{Context, Result};
 use hwcal_model::Profile;
 use hwcal_report::atomic::{self, Protected};
+use hwcal_report::destination;
 use hwcal_report::{Exporter, GnuplotExporter, JsonExporter, SvgExporter, TextExporter};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -120,75 +121,35 @@ pub fn check_dest(json: Option<&str>) -> Result<()> {
 }
 
 /// Check early that an output file given with `flag` (`--json`, `--html`)
-/// can be created: its directory exists and it is not a directory.
+/// can be created (`hwcal_report::destination::check_file`), and is
+/// neither the results database nor an input, nor a symbolic link.
 pub fn check_out(flag: &str, dest: Option<&str>) -> Result<()> {
-    if let Some(d) = dest {
-        if d.is_empty() {
-            crate::usage!("{flag}: empty path (give a file name, or - for stdout)");
+    let Some(d) = dest else { return Ok(()) };
+    destination::check_file(flag, d).map_err(usage)?;
+    if d != "-" {
+        if let Ok(db) = crate::common::db_path() {
+            if destination::place(d) == destination::place(&db.to_string_lossy()) {
+                crate::usage!("{flag} {d}: is the results database; choose another file");
+            }
         }
-        if d != "-" {
-            let p = std::path::Path::new(d);
-            let parent = p.parent().filter(|q| !q.as_os_str().is_empty());
-            if let Some(dir) = parent {
-                if !dir.is_dir() {
-                    crate::usage!("{flag} {d}: directory {} does not exist", dir.display());
-                }
-            }
-            if p.is_dir() {
-                crate::usage!("{flag} {d}: is a directory");
-            }
-            // Never write an output over the results database or an input,
-            // whatever the name, nor through a symbolic link.
-            if let Ok(db) = crate::common::db_path() {
-                if out_key(d) == out_key(&db.to_string_lossy()) {
-                    crate::usage!("{flag} {d}: is the results database; choose another file");
-                }
-            }
-            atomic::check(p, &protected()).map_err(|e| write_error(e).context(flag.to_string()))?;
-        }
+        atomic::check(Path::new(d), &protected()).map_err(|e| write_error(e).context(flag.to_string()))?;
     }
     Ok(())
 }
 
-/// Where an output goes, for comparing two outputs: `-` for stdout, else
-/// the path with its directory resolved (so `a.json` and `./a.json` match).
-fn out_key(d: &str) -> PathBuf {
-    if d == "-" {
-        return PathBuf::from("-");
-    }
-    let p = std::path::Path::new(d);
-    if let Ok(c) = std::fs::canonicalize(p) {
-        return c;
-    }
-    let dir = p
-        .parent()
-        .filter(|q| !q.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    match (std::fs::canonicalize(dir), p.file_name()) {
-        (Ok(c), Some(n)) => c.join(n),
-        _ => p.to_path_buf(),
-    }
-}
-
 /// Check a command's outputs together: each as [`check_out`] does, and no
-/// two to the same place (stdout twice would interleave them, one file twice
-/// would keep only the last).
+/// two to the same place.
 pub fn check_outputs(outs: &[(&str, Option<&str>)]) -> Result<()> {
     let given: Vec<(&str, &str)> = outs.iter().filter_map(|(f, d)| d.map(|d| (*f, d))).collect();
     for (flag, d) in &given {
         check_out(flag, Some(d))?;
     }
-    for (i, (fa, da)) in given.iter().enumerate() {
-        for (fb, db) in &given[i + 1..] {
-            if out_key(da) == out_key(db) {
-                if *da == "-" {
-                    crate::usage!("{fa} - and {fb} -: both to stdout; send one of them to a file");
-                }
-                crate::usage!("{fa} {da} and {fb} {db}: the same file; give each output its own");
-            }
-        }
-    }
-    Ok(())
+    destination::check_distinct(&given).map_err(usage)
+}
+
+/// A destination refused: a usage error (exit 2).
+fn usage(msg: String) -> anyhow::Error {
+    anyhow::Error::new(crate::common::UsageError(msg))
 }
 
 /// Where an exporter's files go.
@@ -259,8 +220,8 @@ impl Outputs {
             match dest {
                 Dest::Stdout => {}
                 Dest::File { flag, path } => check_out(flag, Some(path))?,
-                Dest::Dir { flag, path } => check_dir(flag, path)?,
-                Dest::Prefix { flag, prefix } => check_prefix(flag, prefix)?,
+                Dest::Dir { flag, path } => destination::check_dir(flag, path).map_err(usage)?,
+                Dest::Prefix { flag, prefix } => destination::check_prefix(flag, prefix).map_err(usage)?,
             }
         }
         Ok(())
@@ -296,46 +257,4 @@ impl Outputs {
         }
         Ok(())
     }
-}
-
-/// `--plot DIR`: not empty, not a file, and (like every other output) its
-/// parent directory exists; only DIR itself is created.
-fn check_dir(flag: &str, dir: &std::path::Path) -> Result<()> {
-    if dir.as_os_str().is_empty() {
-        crate::usage!("{flag}: empty path (give a directory)");
-    }
-    if dir.exists() && !dir.is_dir() {
-        crate::usage!("{flag} {}: not a directory", dir.display());
-    }
-    if !dir.exists() {
-        if let Some(parent) = dir.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !parent.is_dir() {
-                crate::usage!(
-                    "{flag} {}: directory {} does not exist",
-                    dir.display(),
-                    parent.display()
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A file prefix such as `out/mymachine`: not empty, not a directory
-/// name, in a directory that exists, and nothing that could end a quoted
-/// string or a line in the `.gp` scripts it is written into.
-fn check_prefix(flag: &str, prefix: &str) -> Result<()> {
-    if prefix.is_empty() || prefix.ends_with('/') {
-        crate::usage!("{flag} {prefix:?}: expected a file prefix such as out/mymachine");
-    }
-    if let Err(e) = hwcal_report::sanitize::check_script_path(prefix) {
-        crate::usage!("{flag} {}: {e}", hwcal_report::sanitize::inert_line(prefix));
-    }
-    let p = std::path::Path::new(prefix);
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            crate::usage!("{flag} {prefix}: directory {} does not exist", dir.display());
-        }
-    }
-    Ok(())
 }

@@ -7,6 +7,7 @@
 
 pub mod atomic;
 pub mod compare;
+pub mod destination;
 pub mod export;
 pub mod format;
 pub mod gnuplot;

@@ -3,7 +3,7 @@
 //! [`from_env`]. The trait they implement is [`Machine`](crate::Machine).
 
 use crate::probe::{Machine, Plan, ProbeEntry, Progress};
-use crate::Result;
+use crate::{usage, Context, Result};
 use hwcal_model::{HarnessInfo, MachineInfo, NominalCache, Profile};
 
 /// The real machine: sysfs, CPUID and the kernels.
@@ -38,4 +38,28 @@ pub fn from_env() -> Box<dyn Machine> {
         return Box::new(crate::synthetic::Synthetic);
     }
     Box::new(Real)
+}
+
+/// Pin the measuring thread: to `cpu` (which must be allowed), else to
+/// [`hwcal_harness::pin::default_cpu`], unless `no_pin`; returns the CPU
+/// pinned to.
+pub fn pin(cpu: Option<usize>, no_pin: bool) -> Result<Option<usize>> {
+    if no_pin {
+        return Ok(None);
+    }
+    let allowed = hwcal_harness::pin::allowed_cpus();
+    let cpu = match cpu {
+        Some(c) => {
+            if !allowed.contains(&c) {
+                usage!("--cpu {c}: no such CPU or not allowed (allowed: {allowed:?})");
+            }
+            c
+        }
+        None => match hwcal_harness::pin::default_cpu() {
+            Some(c) => c,
+            None => return Ok(None),
+        },
+    };
+    hwcal_harness::pin::pin_to(cpu).with_context(|| format!("pinning to CPU {cpu}"))?;
+    Ok(Some(cpu))
 }

@@ -1,4 +1,5 @@
-//! The options every measuring command shares (`--json`, pinning, saving).
+//! The options several commands share: `--json`, pinning and saving for
+//! every measuring command, the plot outputs of `analyze`, `cache` and `tlb`.
 
 use clap::Args;
 
@@ -20,4 +21,19 @@ pub struct CommonArgs {
     /// Store the profile in the results database (`hwcal run` always does, unless --no-save).
     #[arg(long)]
     pub save: bool,
+}
+
+/// Plot outputs shared by `cache` and `tlb`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PlotArgs {
+    /// Write The Calibrator's .data + gnuplot .gp files for what the profile holds:
+    /// PREFIX.cache-miss-latency.{data,gp} and PREFIX.cache-replace-time.{data,gp} from cache
+    /// data, PREFIX.TLB-miss-latency.{data,gp} from TLB data (`cache` writes the first four,
+    /// `tlb` the last two, `analyze` on a `run` profile all six). Scripts name their data by
+    /// file name: run `gnuplot PREFIX.*.gp` where the files are.
+    #[arg(long, value_name = "PREFIX")]
+    pub gnuplot: Option<String>,
+    /// Write SVG plots (curves with the detected levels marked) into directory DIR.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
 }

@@ -1,10 +1,25 @@
 //! `hwcal analyze FILE`: recompute every figure from a profile's raw data,
 //! offline (the analysis is a pure function of the raw curves).
 
-use crate::cli::AnalyzeArgs;
+use crate::cli::PlotArgs;
 use crate::common::UsageError;
 use crate::output::{check_dest, emit};
 use anyhow::Result;
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// A JSON profile written by `hwcal ... --json`.
+    pub file: std::path::PathBuf,
+    /// Write the re-analysed profile to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+    #[command(flatten)]
+    pub plots: PlotArgs,
+}
+
+crate::subcommand! { pub COMMAND = "analyze" in Results: AnalyzeArgs => run,
+"Re-run the analysis on a saved JSON profile's raw data" }
 
 pub fn run(a: AnalyzeArgs) -> Result<()> {
     // No output (--json, --gnuplot's files, --plot's) replaces the profile

@@ -1,13 +1,29 @@
 //! `hwcal cache`: cache levels, line sizes, memory latency and memory-level
 //! parallelism (The Calibrator's figures; the probe is `hwcal_runner::cache`).
 
-use crate::cli::CacheArgs;
+use crate::cli::{CommonArgs, PlotArgs};
 use crate::common::{check_db, header, pin, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
 use anyhow::Result;
+use clap::Args;
 use hwcal_model::MachineInfo;
 use hwcal_runner::cache::{default_max_size, Cache, ENTRY};
 use hwcal_runner::{calibrate_with, Planned, Real};
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub plots: PlotArgs,
+    /// Largest working set to measure (e.g. 64M, 1G; default 4x the nominal last-level cache,
+    /// at most a quarter of available memory).
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub max_size: Option<String>,
+}
+
+crate::subcommand! { pub COMMAND = "cache" in Measure: CacheArgs => run,
+"Cache levels and memory latency (The Calibrator): latency vs working set, line size, MLP" }
 
 fn parse_max_size(s: &str) -> Result<u64> {
     let v = match crate::common::parse_size(s) {

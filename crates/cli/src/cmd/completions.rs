@@ -2,19 +2,67 @@
 //! man pages generated from the same clap definitions `hwcal` parses with,
 //! so they cannot drift from the real flags.
 
-use crate::cli::{CompletionsArgs, ManArgs};
+use crate::cli::{define, CommandEntry, Group, Whole};
 use anyhow::{Context, Result};
+use clap::{Args, FromArgMatches};
 use std::path::{Path, PathBuf};
 
-pub fn completions(a: CompletionsArgs) -> Result<()> {
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Directory to write hwcal.1 and hwcal-SUBCOMMAND.1 into (created if missing);
+    /// without it hwcal.1 goes to stdout (`hwcal man > hwcal.1; man ./hwcal.1`).
+    #[arg(value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+}
+
+/// `hwcal completions` in the command table.
+pub const COMMAND: CommandEntry = CommandEntry {
+    name: "completions",
+    group: Group::Tools,
+    define: || {
+        define::<CompletionsArgs>(
+            "completions",
+            "Shell completion script (bash, zsh, fish, elvish, powershell) on stdout",
+        )
+        .after_help(COMPLETIONS_AFTER_HELP)
+    },
+    run: |m, whole| completions(CompletionsArgs::from_arg_matches(m)?, whole),
+};
+
+const COMPLETIONS_AFTER_HELP: &str = "\
+Install, e.g.:
+  bash: hwcal completions bash > ~/.local/share/bash-completion/completions/hwcal
+  zsh:  hwcal completions zsh > ~/.zfunc/_hwcal   (with fpath+=~/.zfunc before compinit)
+  fish: hwcal completions fish > ~/.config/fish/completions/hwcal.fish";
+
+/// `hwcal man` in the command table.
+pub const MAN_COMMAND: CommandEntry = CommandEntry {
+    name: "man",
+    group: Group::Tools,
+    define: || {
+        define::<ManArgs>(
+            "man",
+            "Man pages: hwcal.1 on stdout, or hwcal.1 and one page per subcommand into DIR",
+        )
+    },
+    run: |m, whole| man(ManArgs::from_arg_matches(m)?, whole),
+};
+
+pub fn completions(a: CompletionsArgs, whole: &Whole) -> Result<()> {
     let mut buf = Vec::new();
-    clap_complete::generate(a.shell, &mut crate::cli::command(), "hwcal", &mut buf);
+    clap_complete::generate(a.shell, &mut (whole.grouped)(), "hwcal", &mut buf);
     crate::output::write_output("-", &buf)
 }
 
 /// hwcal.1 as roff.
-pub fn man_page() -> Result<Vec<u8>> {
-    render(man_command())
+pub fn man_page(whole: &Whole) -> Result<Vec<u8>> {
+    render(man_command(whole))
 }
 
 /// One man page: clap_mangen's sections, except that the text after the
@@ -49,15 +97,15 @@ fn render(cmd: clap::Command) -> Result<Vec<u8>> {
     Ok(w)
 }
 
-pub fn man(a: ManArgs) -> Result<()> {
+pub fn man(a: ManArgs, whole: &Whole) -> Result<()> {
     let Some(dir) = a.dir else {
-        return crate::output::write_output("-", &man_page()?);
+        return crate::output::write_output("-", &man_page(whole)?);
     };
     if dir.exists() && !dir.is_dir() {
         crate::usage!("{}: not a directory", dir.display());
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    for path in write_pages(man_command(), &dir)? {
+    for path in write_pages(man_command(whole), &dir)? {
         crate::outln!("{}", path.display());
     }
     Ok(())
@@ -78,10 +126,10 @@ Tools: info, completions, man, schema.";
 
 /// The command as the man pages show it: built (so subcommands know their
 /// full name, `hwcal-db-list`), with a description of its own.
-fn man_command() -> clap::Command {
-    // The derive's command, not `cli::command()`: the grouped `--help`
+fn man_command(whole: &Whole) -> clap::Command {
+    // The plain command, not the grouped one: the grouped `--help`
     // template means nothing to roff, and `help` gets no page.
-    let cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+    let cmd = (whole.plain)();
     let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
     let about = about.strip_prefix("hwcal: ").unwrap_or(&about).to_string();
     let mut cmd = cmd

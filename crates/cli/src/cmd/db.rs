@@ -2,16 +2,92 @@
 //! 50+ machines): list stored runs by machine, show one, compare two side by
 //! side, export (JSON, CSV, Markdown) and import profiles, remove runs, push
 //! runs to a shared PostgreSQL database.
-use crate::cli::{DbArgs, DbCommand};
 use crate::cmd::stored::{get, not_found, parse_id, run_label};
 use crate::common::{db_location, open_db, open_db_existing, open_db_if_exists, open_db_read, UsageError};
 use crate::output::{check_dest, write_output};
 use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
 use hwcal_db::{Db, Origin};
 use hwcal_model::Profile;
 use hwcal_report::sanitize::{inert_line, inert_profile};
 use hwcal_report::{compare, format_utc, runs, text, Exporter, JsonExporter};
 use std::path::{Path, PathBuf};
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    pub command: DbCommand,
+}
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// One line per stored run (id, date, host, key figures), grouped by machine.
+    List {
+        /// A JSON array of the runs' summaries on stdout instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The summary of a stored run.
+    Show {
+        /// A run: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run).
+        id: String,
+        /// The run's summary and whole profile as JSON on stdout instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Two runs side by side, with the ratio B / A of every figure both measured.
+    Compare {
+        /// Run A: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run).
+        a: String,
+        /// Run B, likewise.
+        b: String,
+        /// Print the comparison as JSON (rows with a, b, ratio, verdict; notes).
+        #[arg(long)]
+        json: bool,
+    },
+    /// A stored run's JSON profile (raw curves included), or runs as a CSV or Markdown table
+    /// (one row per run; every run when none is named).
+    Export {
+        /// Runs (ids, `latest`, `host:NAME`, `machine:ID-PREFIX`); JSON takes exactly one.
+        ids: Vec<String>,
+        /// Write the JSON profile to FILE instead of stdout ("-" = stdout).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["csv", "markdown"])]
+        json: Option<String>,
+        /// A CSV table on stdout: one row per run, unit-suffixed columns (l1_size_kib, ...).
+        #[arg(long, conflicts_with = "markdown")]
+        csv: bool,
+        /// The same table in Markdown on stdout.
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Store JSON profiles from files (e.g. other machines' `--json` output).
+    Import {
+        /// JSON profiles written by `hwcal ... --json` or `hwcal db export`; all are checked
+        /// before any is stored.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+    /// Remove stored runs.
+    Rm {
+        /// Run ids (all must exist, else none is removed).
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Copy the runs of this database (--db) to another, e.g. a shared PostgreSQL;
+    /// runs already there are not stored again.
+    Push {
+        /// The target: postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME, or an SQLite file.
+        #[arg(long, value_name = "URL")]
+        to: std::path::PathBuf,
+    },
+    /// A static web site of all runs: one row per machine, each run's report, comparisons.
+    Site {
+        /// A new or empty directory, or an earlier `db site` output (rewritten; nothing else is).
+        dir: std::path::PathBuf,
+    },
+}
+
+crate::subcommand! { pub COMMAND = "db" in Results: DbArgs => run,
+"The results database: list, show, compare, export, import, remove, push stored runs" }
 pub fn run(a: DbArgs) -> Result<()> {
     match a.command {
         DbCommand::List { json } => list(json),

@@ -1,10 +1,20 @@
 //! `hwcal info`: the machine as the OS and CPUID describe it.
 
-use crate::cli::InfoArgs;
 use crate::common::{command_line, now_unix};
 use crate::output::{check_dest, emit};
 use anyhow::Result;
+use clap::Args;
 use hwcal_model::{MachineInfo, Note, Profile};
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Write the JSON profile to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+}
+
+crate::subcommand! { pub COMMAND = "info" in Tools: InfoArgs => run,
+"What the OS and CPUID say about this machine (nothing measured)" }
 
 pub fn run(a: InfoArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;

@@ -3,46 +3,88 @@
 //! affinity, NUMA nodes, sizes against available memory) into a plain
 //! `hwcal_runner::mem::Config`.
 
-use crate::cli::{MemArgs, MemOp};
+use crate::cli::CommonArgs;
 use crate::common::{check_db, header, parse_size, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
 use crate::usage;
 use anyhow::Result;
+use clap::Args;
 use hwcal_probes::buffer::Backing;
-use hwcal_probes::mem::{self as mem_kernels};
 use hwcal_probes::numa;
-use hwcal_runner::mem::syntax::{parse_affinity, parse_secs};
-use hwcal_runner::mem::{Command, Config, Mode, Place, ENTRY};
+use hwcal_runner::mem::syntax::parse_secs;
+use hwcal_runner::mem::{placement, Command, Config, Mode, ENTRY};
 use hwcal_runner::{calibrate_with, Planned, Real};
 use std::time::Instant;
 
+/// Sequential operation of `hwcal mem`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MemOp {
+    Read,
+    Write,
+    Copy,
+}
+#[derive(Debug, Args)]
+pub struct MemArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Number of threads (micbench's multiplicity) [default: 1; with --sweep: every allowed CPU].
+    #[arg(short = 'm', long = "threads", value_name = "N")]
+    pub threads: Option<u32>,
+    /// Seconds to measure (fractions allowed); buffer setup comes on top.
+    #[arg(short = 't', long = "time", value_name = "SECS", default_value = "2")]
+    pub time: String,
+    /// Random access: a dependent pointer chase (latency). Default: sequential (bandwidth).
+    #[arg(short = 'R', long)]
+    pub random: bool,
+    /// Sequential operation.
+    #[arg(long, value_enum, default_value = "read", conflicts_with = "random")]
+    pub op: MemOp,
+    /// Buffer size, 1024-based suffixes k/M/G (e.g. 32K, 128KB, 1G).
+    #[arg(
+        short = 's',
+        long,
+        value_name = "SIZE",
+        default_value = "256M",
+        allow_hyphen_values = true
+    )]
+    pub size: String,
+    /// Thread TID runs on CPU and its memory is bound to NUMA NODE (repeatable), e.g. -a 0:c0:0.
+    #[arg(short = 'a', long = "affinity", value_name = "TID:cCPU:NODE")]
+    pub affinity: Vec<String>,
+    /// One buffer of SIZE per thread (default: one shared buffer of SIZE).
+    #[arg(short = 'L', long)]
+    pub local: bool,
+    /// Back buffers with transparent huge pages (verified in /proc/self/smaps).
+    #[arg(long, conflicts_with = "hugetlbfile")]
+    pub hugepages: bool,
+    /// Back buffers with a file on a hugetlbfs mount (a directory on it, or a file path in it).
+    #[arg(long, value_name = "PATH")]
+    pub hugetlbfile: Option<std::path::PathBuf>,
+    /// Write and copy with non-temporal (streaming) stores instead of regular ones.
+    #[arg(long, conflicts_with = "random")]
+    pub nontemporal: bool,
+    /// Bandwidth sweep: read, write, copy with 1..N threads, then loaded latency
+    /// (one chasing thread while the others stream); -t is shared among the points.
+    #[arg(long, conflicts_with_all = ["random", "numa_matrix"])]
+    pub sweep: bool,
+    /// Latency from every CPU node to every memory node (random chase); -t is shared among the cells.
+    #[arg(long)]
+    pub numa_matrix: bool,
+    /// With -R: each thread follows K independent chases at once (1, 2, 4, 8, 16): time per
+    /// load then shows memory-level parallelism instead of latency.
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "random")]
+    pub chains: usize,
+    /// After the summary, every recorded key and value (micbench's -v): the whole result,
+    /// one line per thread, per NUMA cell and per bandwidth point.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+crate::subcommand! { pub COMMAND = "mem" in Measure: MemArgs => run,
+"Memory latency and bandwidth (micbench-mem): random chase or sequential read/write/copy" }
+
 // ---------------------------------------------------------------------------
 // Configuration.
-
-fn hugetlb_dir(path: &std::path::Path) -> Result<std::path::PathBuf> {
-    let dir = if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        match path.parent().filter(|p| p.is_dir()) {
-            Some(p) => p.to_path_buf(),
-            None => usage!("--hugetlbfile {}: no such directory", path.display()),
-        }
-    };
-    let canon = dir.canonicalize().unwrap_or(dir.clone());
-    let mounts = mem_kernels::hugetlbfs_mounts();
-    if !mounts.iter().any(|m| canon.starts_with(m)) {
-        usage!(
-            "--hugetlbfile {}: not on a hugetlbfs mount (mounted: {}); mount one with `mount -t hugetlbfs none DIR` and reserve pages in /proc/sys/vm/nr_hugepages",
-            path.display(),
-            if mounts.is_empty() {
-                "none".to_string()
-            } else {
-                mounts.iter().map(|m| m.display().to_string()).collect::<Vec<_>>().join(", ")
-            }
-        );
-    }
-    Ok(dir)
-}
 
 fn mode(a: &MemArgs) -> Mode {
     if a.sweep {
@@ -58,15 +100,22 @@ fn configure(a: &MemArgs) -> Result<Config> {
     let allowed = hwcal_harness::pin::allowed_cpus();
     let (threads, secs, size) = parse_scalars(a, &allowed)?;
     let backing = match (&a.hugetlbfile, a.hugepages) {
-        (Some(p), _) => Backing::HugetlbFile(hugetlb_dir(p)?),
+        (Some(p), _) => Backing::HugetlbFile(placement::hugetlb_dir(p)?),
         (None, true) => Backing::Thp,
         (None, false) => Backing::Small,
     };
     let nodes = numa::nodes();
     let mem_nodes: Vec<u32> = nodes.iter().filter(|n| n.has_memory).map(|n| n.id).collect();
     let all_nodes: Vec<u32> = nodes.iter().map(|n| n.id).collect();
-    let mut places = default_places(a, &allowed, threads)?;
-    apply_affinity(a, threads, &allowed, &all_nodes, &mem_nodes, &mut places)?;
+    let mut places = placement::default_places(a.common.cpu, a.common.no_pin, &allowed, threads)?;
+    placement::apply_affinity(
+        &a.affinity,
+        threads,
+        &allowed,
+        &all_nodes,
+        &mem_nodes,
+        &mut places,
+    )?;
     let cfg = Config {
         threads,
         secs,
@@ -115,86 +164,6 @@ fn parse_scalars(a: &MemArgs, allowed: &[usize]) -> Result<(usize, f64, u64)> {
         usage!("--chains {}: use 1, 2, 4, 8 or 16", a.chains);
     }
     Ok((threads, secs, size))
-}
-
-/// Placement before `-a`: no node binding, and unless `--no-pin`, thread 0
-/// on --cpu or the highest allowed CPU (the one hwcal pins to everywhere),
-/// the others on the next ones down, wrapping round when threads outnumber
-/// CPUs.
-fn default_places(a: &MemArgs, allowed: &[usize], threads: usize) -> Result<Vec<Place>> {
-    let mut desc = allowed.to_vec();
-    desc.reverse();
-    if let Some(c) = a.common.cpu {
-        if !allowed.contains(&c) {
-            usage!("--cpu {c}: no such CPU or not allowed (allowed: {allowed:?})");
-        }
-        desc.retain(|&x| x != c);
-        desc.insert(0, c);
-    }
-    Ok((0..threads)
-        .map(|i| Place {
-            cpu: if a.common.no_pin || desc.is_empty() {
-                None
-            } else {
-                Some(desc[i % desc.len()])
-            },
-            node: None,
-        })
-        .collect())
-}
-
-/// Apply the `-a TID:cCPU:NODE` settings over the default placement: each
-/// names an existing thread at most once, an allowed CPU and a NUMA node
-/// that has memory (binding to a memory-less node would silently fall back).
-fn apply_affinity(
-    a: &MemArgs,
-    threads: usize,
-    allowed: &[usize],
-    all_nodes: &[u32],
-    mem_nodes: &[u32],
-    places: &mut [Place],
-) -> Result<()> {
-    let mut seen = Vec::new();
-    for s in &a.affinity {
-        let af = match parse_affinity(s) {
-            Ok(v) => v,
-            Err(e) => usage!("{e}"),
-        };
-        if af.tid as usize >= threads {
-            usage!(
-                "affinity '{s}': thread {} does not exist (threads are 0..{})",
-                af.tid,
-                threads - 1
-            );
-        }
-        if seen.contains(&af.tid) {
-            usage!("affinity '{s}': thread {} given twice", af.tid);
-        }
-        seen.push(af.tid);
-        if !allowed.contains(&af.cpu) {
-            usage!(
-                "affinity '{s}': CPU {} does not exist or is not allowed (allowed: {allowed:?})",
-                af.cpu
-            );
-        }
-        if !all_nodes.contains(&af.node) {
-            usage!(
-                "affinity '{s}': NUMA node {} does not exist (nodes: {all_nodes:?})",
-                af.node
-            );
-        }
-        if !mem_nodes.contains(&af.node) {
-            usage!(
-                "affinity '{s}': NUMA node {} has no memory (memory nodes: {mem_nodes:?})",
-                af.node
-            );
-        }
-        places[af.tid as usize] = Place {
-            cpu: Some(af.cpu),
-            node: Some(af.node),
-        };
-    }
-    Ok(())
 }
 
 pub fn run(a: MemArgs) -> Result<()> {

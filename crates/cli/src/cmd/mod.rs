@@ -1,4 +1,6 @@
-//! One module per subcommand.
+//! One module per subcommand, each with its arguments, its `run` and its
+//! [`CommandEntry`]; [`COMMANDS`] lists them (the CLI's registry, as the
+//! runner's lists the probes), and the parser is built from that list.
 
 pub mod analyze;
 pub mod cache;
@@ -17,26 +19,122 @@ pub mod stored;
 pub mod tlb;
 pub mod validate;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{grouped_help, CommandEntry, Group, Whole, AFTER_HELP};
 use anyhow::Result;
+use clap::Parser;
+
+/// Every subcommand, in the order `--help`, the completions and the man
+/// pages list them.
+pub const COMMANDS: &[CommandEntry] = &[
+    run::COMMAND,
+    info::COMMAND,
+    clock::COMMAND,
+    analyze::COMMAND,
+    cache::COMMAND,
+    tlb::COMMAND,
+    mem::COMMAND,
+    validate::COMMAND,
+    db::COMMAND,
+    report::COMMAND,
+    ctx::COMMAND,
+    io::COMMAND,
+    completions::COMMAND,
+    completions::MAN_COMMAND,
+    schema::COMMAND,
+];
+
+/// hwcal: measure what this machine really does.
+///
+/// Core clock, caches, TLBs, memory, context switches and I/O, each figure
+/// with its spread and a noise verdict.
+#[derive(Debug, Parser)]
+#[command(name = "hwcal", version, about, long_about = None, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Results database: an SQLite file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME
+    /// or libpq's 'host=H user=U dbname=D' (no TLS; PGPASSWORD is read, and keeps the
+    /// password off the command line; every exchange with the server is limited to 10 s
+    /// to connect and 30 s a statement, HWCAL_PG_TIMEOUT_S=N or connect_timeout=N to
+    /// change) (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db, else
+    /// ~/.local/share/hwcal/hwcal.db).
+    #[arg(long, global = true, value_name = "PATH|URL")]
+    pub db: Option<std::path::PathBuf>,
+    #[command(subcommand)]
+    pub command: Chosen,
+}
+
+/// The subcommand given and its arguments, matched against [`COMMANDS`].
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    pub entry: CommandEntry,
+    pub matches: clap::ArgMatches,
+}
+
+impl clap::FromArgMatches for Chosen {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let missing = || clap::Error::new(clap::error::ErrorKind::MissingSubcommand);
+        let (name, sub) = m.subcommand().ok_or_else(missing)?;
+        let entry = *COMMANDS.iter().find(|c| c.name == name).ok_or_else(missing)?;
+        Ok(Chosen {
+            entry,
+            matches: sub.clone(),
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for Chosen {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        COMMANDS.iter().fold(cmd, |cmd, c| cmd.subcommand((c.define)()))
+    }
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+    fn has_subcommand(name: &str) -> bool {
+        COMMANDS.iter().any(|c| c.name == name)
+    }
+}
+
+/// The clap command without the grouped help: what the man pages render.
+pub fn plain_command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+/// The clap command with the subcommands grouped in its help: what `main`
+/// parses with and the completions are generated from.
+pub fn command() -> clap::Command {
+    let mut groups: Vec<(&str, Vec<&str>)> = Group::ALL
+        .iter()
+        .map(|g| {
+            (
+                g.title(),
+                COMMANDS
+                    .iter()
+                    .filter(|c| c.group == *g)
+                    .map(|c| c.name)
+                    .collect(),
+            )
+        })
+        .collect();
+    // clap's own `help` subcommand, with the tools.
+    if let Some(tools) = groups.iter_mut().find(|(t, _)| *t == Group::Tools.title()) {
+        tools.1.push("help");
+    }
+    grouped_help(plain_command(), &groups)
+}
+
+/// The whole command line, as the completions and man commands see it.
+pub const WHOLE: Whole = Whole {
+    grouped: command,
+    plain: plain_command,
+};
 
 pub fn dispatch(cli: Cli) -> Result<()> {
     crate::common::set_db_override(cli.db);
-    match cli.command {
-        Command::Run(a) => run::run(a),
-        Command::Info(a) => info::run(a),
-        Command::Clock(a) => clock::run(a),
-        Command::Analyze(a) => analyze::run(a),
-        Command::Cache(a) => cache::run(a),
-        Command::Tlb(a) => tlb::run(a),
-        Command::Mem(a) => mem::run(a),
-        Command::Validate(a) => validate::run(a),
-        Command::Db(a) => db::run(a),
-        Command::Report(a) => report::run(a),
-        Command::Ctx(a) => ctx::run(a),
-        Command::Io(a) => io::run(a.normalize()),
-        Command::Completions(a) => completions::completions(a),
-        Command::Man(a) => completions::man(a),
-        Command::Schema => schema::run(),
-    }
+    (cli.command.entry.run)(&cli.command.matches, &WHOLE)
 }
+
+#[cfg(test)]
+mod tests;

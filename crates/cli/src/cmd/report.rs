@@ -1,14 +1,28 @@
 //! `hwcal report [ID [ID]] --html FILE`: the self-contained HTML report of a
 //! stored run (default: the latest), or of two runs compared side by side.
 
-use crate::cli::ReportArgs;
 use crate::cmd::stored::{get, parse_id, run_label};
 use crate::common::{open_db_read, UsageError};
 use crate::output::{check_out, write_output};
 use anyhow::Result;
+use clap::Args;
 use hwcal_db::Db;
 use hwcal_model::Profile;
 use hwcal_report::html::{compare_report, report};
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Zero, one or two runs: a run id, `latest`, `host:NAME`, or a JSON profile file.
+    /// None = the latest run; two = a comparison (A then B).
+    #[arg(value_name = "ID", num_args = 0..=2)]
+    pub ids: Vec<String>,
+    /// Write the HTML report to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE", required = true)]
+    pub html: String,
+}
+
+crate::subcommand! { pub COMMAND = "report" in Results: ReportArgs => run,
+"A self-contained HTML report of a stored run, or of two runs compared" }
 
 pub fn run(a: ReportArgs) -> Result<()> {
     for s in a.ids.iter().filter(|s| std::path::Path::new(s).is_file()) {

@@ -3,12 +3,41 @@
 //! analysed), shown as a bar or a line per phase, then one summary, one
 //! profile, stored once.
 
-use crate::cli::RunArgs;
+use crate::cli::CommonArgs;
 use crate::common::{command_line, now_unix, open_db, pin, store, Progress};
 use crate::output::{Dest, Outputs};
 use anyhow::Result;
+use clap::Args;
 use hwcal_report::html::HtmlExporter;
 use hwcal_runner::{Eta, Header, Observer, Phase, RunConfig};
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Run only these probes (comma-separated; see --list).
+    #[arg(long, value_delimiter = ',', value_name = "PROBES")]
+    pub only: Vec<String>,
+    /// Skip these probes (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "PROBES")]
+    pub skip: Vec<String>,
+    /// List the registered probes and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Do not store this run in the results database (`--save`, the default, is accepted).
+    #[arg(long, conflicts_with = "save")]
+    pub no_save: bool,
+    /// Also write the HTML report of this run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
+    /// Also measure I/O in directory PATH: 4 KiB random reads, O_DIRECT, io_uring at queue
+    /// depth 32 for 2 s on a 256 MiB test file that is removed afterwards.
+    #[arg(long, value_name = "PATH")]
+    pub io: Option<std::path::PathBuf>,
+}
+
+crate::subcommand! { pub COMMAND = "run" in Measure: RunArgs => run,
+"The full calibration: machine info and every registered probe" }
 
 pub fn run(a: RunArgs) -> Result<()> {
     let probes = hwcal_runner::select(hwcal_runner::probes(), &a.only, &a.skip)?;

@@ -1,12 +1,30 @@
 //! `hwcal tlb`: TLB levels for 4 KiB and 2 MiB pages and the huge-page
 //! penalty (the probe is `hwcal_runner::tlb`).
 
-use crate::cli::TlbArgs;
+use crate::cli::{CommonArgs, PlotArgs};
 use crate::common::{check_db, header, pin, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
 use anyhow::Result;
+use clap::Args;
 use hwcal_runner::tlb::{Tlb, ENTRY};
 use hwcal_runner::{calibrate_with, Planned, Real};
+
+#[derive(Debug, Args)]
+pub struct TlbArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub plots: PlotArgs,
+    /// Most 4 KiB pages to visit (16..=1048576; the default is 4x a 2048-entry STLB).
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    pub max_pages: u64,
+    /// Most 2 MiB pages to visit (0 skips the huge-page test; capped by available memory).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(0..=65_536))]
+    pub max_huge_pages: u64,
+}
+
+crate::subcommand! { pub COMMAND = "tlb" in Measure: TlbArgs => run,
+"TLB levels for 4 KiB and 2 MiB pages, and the huge-page penalty (PS3 TLB note)" }
 
 pub fn run(a: TlbArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;

@@ -5,9 +5,68 @@
 //! calibrates the TLB and the caches `--runs` times; `validate profiles`
 //! tables profiles on disk.
 
-use crate::cli::{ValidateArgs, ValidateWhat};
+use crate::cli::CommonArgs;
 use crate::common::{header, pin, Progress};
 use anyhow::{Context, Result};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// What to validate.
+    #[arg(value_enum)]
+    pub what: ValidateWhat,
+    /// Consecutive runs.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Length of each long reference measurement, ms.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub reference_ms: u64,
+    /// Profiles to summarise (`validate profiles` only).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<std::path::PathBuf>,
+    /// `validate cache` only: also write each run's JSON profile to
+    /// DIR/run-NN.json (DIR is created if missing; existing run files are
+    /// never overwritten), to look into an odd run or summarise the runs
+    /// again with `validate profiles DIR/run-*.json`.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<std::path::PathBuf>,
+    /// Pin the measuring thread to this CPU (default: the highest allowed CPU).
+    #[arg(long, value_name = "N", conflicts_with = "no_pin")]
+    pub cpu: Option<usize>,
+    /// Do not pin the measuring thread.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// No progress messages on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+impl ValidateArgs {
+    /// The pinning options as the measuring commands take them (validate
+    /// prints a table: it writes no profile and stores nothing, so it
+    /// offers neither --json nor --save).
+    pub fn common(&self) -> CommonArgs {
+        CommonArgs {
+            cpu: self.cpu,
+            no_pin: self.no_pin,
+            quiet: self.quiet,
+            ..CommonArgs::default()
+        }
+    }
+}
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ValidateWhat {
+    /// `hwcal clock` against a long dependent-add measurement before and after each run.
+    Clock,
+    /// The cache and TLB probes N times: each figure's min/median/max beside a run's
+    /// own 95% interval ("moved" where the runs differ by more than twice it), and how
+    /// often the runs agree on the levels.
+    Cache,
+    /// The same summary over profiles already written (`hwcal run --json FILE`, ...).
+    Profiles,
+}
+
+crate::subcommand! { pub COMMAND = "validate" in Measure: ValidateArgs => run,
+"Check hwcal's figures against long independent reference measurements" }
 
 pub fn run(a: ValidateArgs) -> Result<()> {
     if !a.files.is_empty() && !matches!(a.what, ValidateWhat::Profiles) {

@@ -16,6 +16,7 @@ use hwcal_model::Profile;
 
 mod command;
 mod job;
+pub mod placement;
 mod short;
 mod sweep;
 pub mod syntax;
