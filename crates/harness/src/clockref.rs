@@ -128,7 +128,8 @@ pub fn core_mhz_now(timer: &Timer) -> f64 {
 }
 
 /// Spin until the core clock has settled: cores ramp their clock over tens
-/// of ms after a period of idleness (~100 ms on the reference VM). Stops when
+/// of ms after a period of idleness (the P-state governor's sampling period
+/// and the voltage ramp, up to ~100 ms). Stops when
 /// three consecutive 1 ms readings agree within 1%, or after `max_ms`.
 /// Returns the last reading (MHz) and the time spent (ms).
 pub fn warm_up(timer: &Timer, max_ms: u64) -> (f64, f64) {

@@ -257,7 +257,7 @@ pub const DEFAULT_BATCHES: usize = 32;
 
 /// How much clock data to collect.
 #[derive(Debug, Clone)]
-pub struct ClockPlan {
+pub struct ClockSampling {
     /// Batches; each yields one GCD estimate and one chain estimate.
     pub batches: usize,
     /// Interleaved rounds per batch (the GCD uses each expression's minimum
@@ -267,10 +267,10 @@ pub struct ClockPlan {
     pub block_ns: f64,
 }
 
-impl Default for ClockPlan {
+impl Default for ClockSampling {
     fn default() -> Self {
         // 32 batches × 7 rounds × 11 blocks × 40 µs ≈ 100 ms of timed work.
-        ClockPlan {
+        ClockSampling {
             batches: DEFAULT_BATCHES,
             rounds: 7,
             block_ns: 40_000.0,
@@ -282,7 +282,7 @@ impl Default for ClockPlan {
 /// in which every expression and the add chain (N and 2N) are timed once.
 /// Interleaving puts all methods under the same clock at the same moment,
 /// so they can be compared batch by batch while the frequency drifts.
-pub fn collect(plan: &ClockPlan) -> hwcal_model::ClockRaw {
+pub fn collect(plan: &ClockSampling) -> hwcal_model::ClockRaw {
     use hwcal_harness::{clockref, Timer};
     let timer = Timer::get();
     let start = Timer::wall_ns();

@@ -124,7 +124,7 @@ impl Kind {
 
 /// One context-switch measurement at one array size.
 #[derive(Debug, Clone)]
-pub struct CtxPlan {
+pub struct RingSetup {
     /// Ring sizes, each ≥ 2 (the timing thread counts as a member).
     pub nprocs: Vec<u32>,
     /// Rings running at once (`-P`); the extra `parallel - 1` rings pass
@@ -141,9 +141,9 @@ pub struct CtxPlan {
     pub enough_ns: f64,
 }
 
-impl Default for CtxPlan {
+impl Default for RingSetup {
     fn default() -> Self {
-        CtxPlan {
+        RingSetup {
             nprocs: vec![2, 4, 8],
             parallel: 1,
             warmups: 3,
@@ -435,7 +435,7 @@ struct Sampled {
 /// Warm up, then sample the overhead and every timed ring interleaved.
 /// Returns µs per pass (overhead) and µs per hop (each ring).
 fn sample(
-    plan: &CtxPlan,
+    plan: &RingSetup,
     self_pipe: &(OwnedFd, OwnedFd),
     rings: &[&Ring],
     arr: &[u64],
@@ -511,7 +511,7 @@ fn sample(
 }
 
 /// Check a plan; the message is fit for the user.
-pub fn validate(plan: &CtxPlan) -> Result<(), ProbeError> {
+pub fn validate(plan: &RingSetup) -> Result<(), ProbeError> {
     if plan.nprocs.is_empty() {
         return Err(ProbeError::InvalidInput("no ring size given".into()));
     }
@@ -532,7 +532,7 @@ pub fn validate(plan: &CtxPlan) -> Result<(), ProbeError> {
 }
 
 /// Processes (or threads) alive at once besides the caller, for a plan.
-pub fn members_alive(plan: &CtxPlan) -> u64 {
+pub fn members_alive(plan: &RingSetup) -> u64 {
     let n: Vec<u64> = plan.nprocs.iter().map(|&n| n as u64).collect();
     if plan.parallel == 1 {
         // Every ring of the size at once; the caller is member 0 of each.
@@ -548,7 +548,7 @@ pub fn members_alive(plan: &CtxPlan) -> u64 {
 
 /// Measure one array size: all rings of the plan, the overhead alongside.
 /// The calling thread is left pinned where member 0 belongs.
-pub fn measure_size(plan: &CtxPlan, size_kb: u64) -> Result<SizeRaw, ProbeError> {
+pub fn measure_size(plan: &RingSetup, size_kb: u64) -> Result<SizeRaw, ProbeError> {
     validate(plan)?;
     let words = usize::try_from(size_kb.saturating_mul(1024) / 8)
         .map_err(|_| ProbeError::InvalidInput(format!("-s {size_kb}: too large")))?;
@@ -637,7 +637,7 @@ mod tests {
 
     #[test]
     fn validation() {
-        let mut p = CtxPlan::default();
+        let mut p = RingSetup::default();
         assert!(validate(&p).is_ok());
         p.nprocs = vec![2, 1];
         assert!(validate(&p).is_err());
@@ -651,15 +651,15 @@ mod tests {
         assert_eq!(members_alive(&p), 7 + 8);
     }
 
-    fn small(kind: Kind) -> CtxPlan {
-        CtxPlan {
+    fn small(kind: Kind) -> RingSetup {
+        RingSetup {
             nprocs: vec![2, 3],
             warmups: 1,
             repetitions: 5,
             enough_ns: 20_000.0,
             kind,
             placement: Placement::None,
-            ..CtxPlan::default()
+            ..RingSetup::default()
         }
     }
 

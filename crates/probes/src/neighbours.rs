@@ -1,9 +1,10 @@
 //! How busy the *other* CPUs were while a probe ran, from `/proc/stat`.
 //!
-//! On the reference VM the two vCPUs behave as SMT siblings: they share L1,
-//! L2 and the TLBs, so whatever runs on the other one shrinks the levels
-//! hwcal sees (L1 reads 32–44 KiB instead of 48, L2 1.4–1.9 MiB instead of
-//! 2). The probes record this so the analysis can flag such runs.
+//! A guest's vCPUs may be SMT siblings on the host without the guest being
+//! told: they then share L1, L2 and the TLBs, so whatever runs on the other
+//! one takes a share of them and the levels hwcal sees read smaller. The
+//! probes record how busy the others were so the analysis can flag such
+//! runs.
 
 use hwcal_model::{RawCurve, RawPoint};
 

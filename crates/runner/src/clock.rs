@@ -5,7 +5,7 @@ use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::Result;
 use hwcal_harness::{clockref, Timer};
 use hwcal_model::{ClockRaw, ClockResult, Profile, Verdict};
-use hwcal_probes::clock::{collect, ClockPlan, DEFAULT_BATCHES};
+use hwcal_probes::clock::{collect, ClockSampling, DEFAULT_BATCHES};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "clock",
@@ -49,9 +49,9 @@ pub fn measure(batches: u32, attempts: u32, progress: &dyn Progress) -> (ClockRe
     let timer = Timer::get();
     let (mhz, ms) = clockref::warm_up(timer, 300);
     progress.say(&format!("clock: warmed up in {ms:.0} ms at {mhz:.0} MHz"));
-    let plan = ClockPlan {
+    let plan = ClockSampling {
         batches: batches as usize,
-        ..ClockPlan::default()
+        ..ClockSampling::default()
     };
     let mut best: Option<(ClockResult, ClockRaw)> = None;
     for attempt in 1..=attempts.max(1) {

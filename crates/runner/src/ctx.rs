@@ -5,7 +5,7 @@ use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::{usage, Context, Result};
 use hwcal_analysis::ctx::{overhead_us, Samples};
 use hwcal_model::{ContextSwitch, Profile, RawCurve, SwitchCount};
-use hwcal_probes::ctx::{self, CtxPlan, Kind, Placement, MAX_NPROCS};
+use hwcal_probes::ctx::{self, Kind, Placement, RingSetup, MAX_NPROCS};
 
 /// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
 /// CPU `run` pinned itself to, each size in [`RUN_ROUNDS`] rounds (up to
@@ -22,12 +22,12 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
         Some(Box::new(Ctx {
             sizes_kb: vec![0, 64],
             rounds: RUN_ROUNDS,
-            plan: CtxPlan {
+            ring: RingSetup {
                 nprocs: vec![2, 8],
                 warmups: 2,
                 repetitions: 51,
                 placement,
-                ..CtxPlan::default()
+                ..RingSetup::default()
             },
         }))
     },
@@ -52,12 +52,12 @@ pub const MAX_ROUNDS: u32 = 5;
 pub struct Ctx {
     pub sizes_kb: Vec<u64>,
     pub rounds: u32,
-    pub plan: CtxPlan,
+    pub ring: RingSetup,
 }
 
 impl Plan for Ctx {
     fn run(&self, progress: &dyn Progress) -> Result<Profile> {
-        let (cs, raw) = measure(&self.sizes_kb, &self.plan, self.rounds, progress)?;
+        let (cs, raw) = measure(&self.sizes_kb, &self.ring, self.rounds, progress)?;
         Ok(Profile {
             notes: hwcal_analysis::ctx::notes(&cs),
             context_switch: Some(cs),
@@ -73,9 +73,9 @@ impl Plan for Ctx {
 /// [`ROUND_PAUSE_MS`] apart, and the round whose overhead (the same token
 /// pass and array sum without a switch) ran fastest is kept, raw samples
 /// and all. A switch costs more while another thread shares the core — on
-/// a VM, the host's other hyperthread, invisible to the guest, which on the
-/// reference machines slowed every sample of a round by about a third,
-/// the overhead alike — so the fastest overhead marks the round least
+/// a VM, the host's other hyperthread, invisible to the guest, which slows
+/// every sample of a round alike, the overhead included — so the fastest
+/// overhead marks the round least
 /// disturbed, as the minimum over samples does for a latency. Within a
 /// round the samples are interleaved and their median is the figure.
 /// Where no second round agrees with the quietest one, more rounds are
@@ -83,7 +83,7 @@ impl Plan for Ctx {
 /// seen twice, or the budget is spent.
 pub fn measure(
     sizes: &[u64],
-    plan: &CtxPlan,
+    ring: &RingSetup,
     rounds: u32,
     progress: &dyn Progress,
 ) -> Result<(ContextSwitch, Vec<RawCurve>)> {
@@ -99,12 +99,12 @@ pub fn measure(
     for &kb in sizes {
         progress.say(&format!(
             "ctx: size {kb} KB, rings of {:?} {} ({} placement)",
-            plan.nprocs,
-            plan.kind.name(),
-            plan.placement.name()
+            ring.nprocs,
+            ring.kind.name(),
+            ring.placement.name()
         ));
         let one =
-            || ctx::measure_size(plan, kb).with_context(|| format!("context-switch ring, size {kb} KB"));
+            || ctx::measure_size(ring, kb).with_context(|| format!("context-switch ring, size {kb} KB"));
         let mut r = one()?;
         let mut overheads = vec![r.overhead.us.clone()];
         loop {
@@ -141,12 +141,12 @@ pub fn measure(
         raw.extend(curves);
     }
     let mut cs = ContextSwitch {
-        placement: plan.placement.name().into(),
-        kind: plan.kind.name().into(),
-        parallel: plan.parallel,
-        cpus: plan.placement.cpus(),
-        warmups: plan.warmups,
-        repetitions: plan.repetitions,
+        placement: ring.placement.name().into(),
+        kind: ring.kind.name().into(),
+        parallel: ring.parallel,
+        cpus: ring.placement.cpus(),
+        warmups: ring.warmups,
+        repetitions: ring.repetitions,
         ..Default::default()
     };
     hwcal_analysis::ctx::assemble(&mut cs, figs);
@@ -156,21 +156,21 @@ pub fn measure(
 
 /// Checks that keep a typo from exhausting the machine: a clear usage error
 /// instead of a failed fork or the OOM killer.
-pub fn check_limits(plan: &CtxPlan, sizes: &[u64]) -> Result<()> {
-    if let Some(&n) = plan.nprocs.iter().find(|&&n| n < 2) {
+pub fn check_limits(ring: &RingSetup, sizes: &[u64]) -> Result<()> {
+    if let Some(&n) = ring.nprocs.iter().find(|&&n| n < 2) {
         usage!("NPROCS {n}: a ring needs at least 2 processes (the timing one and one more)");
     }
-    if let Some(&n) = plan.nprocs.iter().find(|&&n| n > MAX_NPROCS) {
+    if let Some(&n) = ring.nprocs.iter().find(|&&n| n > MAX_NPROCS) {
         usage!("NPROCS {n}: at most {MAX_NPROCS} processes per ring");
     }
-    let alive = ctx::members_alive(plan);
+    let alive = ctx::members_alive(ring);
     const MAX_ALIVE: u64 = 4096;
     if alive > MAX_ALIVE {
         usage!(
             "{alive} ring members would be alive at once (at most {MAX_ALIVE}); use fewer or smaller rings or a smaller -P"
         );
     }
-    if plan.kind == Kind::Processes {
+    if ring.kind == Kind::Processes {
         if let Some(limit) = ctx::process_limit() {
             // Leave room for the processes the user already runs.
             if alive + 64 > limit {

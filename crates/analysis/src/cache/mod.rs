@@ -187,7 +187,7 @@ pub fn analyze_curves_tlb(
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
 ) -> CacheAnalysis {
-    let side = Side {
+    let side = CompanionCurves {
         tlb,
         colour,
         gap,
@@ -202,13 +202,13 @@ pub fn analyze_curves_tlb(
 /// more (the bootstrap would only cost time there; the profile's figures
 /// come from [`analyze`]).
 pub fn analyze_sweep(curve: &RawCurve, huge_fraction: Option<f64>, machine: &MachineInfo) -> CacheAnalysis {
-    analyze_with(curve, &Side::default(), huge_fraction, machine, false)
+    analyze_with(curve, &CompanionCurves::default(), huge_fraction, machine, false)
 }
 
 /// The curves beside the latency sweep that [`analyze_curves_tlb`] reads
 /// (none for a bare sweep).
 #[derive(Default)]
-struct Side<'a> {
+struct CompanionCurves<'a> {
     tlb: Option<&'a TlbShare>,
     colour: Option<&'a RawCurve>,
     gap: Option<&'a RawCurve>,
@@ -219,12 +219,12 @@ struct Side<'a> {
 /// [`analyze_curves_tlb`], with or without the figures' intervals.
 fn analyze_with(
     curve: &RawCurve,
-    side: &Side,
+    side: &CompanionCurves,
     huge_fraction: Option<f64>,
     machine: &MachineInfo,
     with_intervals: bool,
 ) -> CacheAnalysis {
-    let Side {
+    let CompanionCurves {
         tlb,
         colour,
         gap,

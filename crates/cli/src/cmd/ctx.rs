@@ -8,7 +8,7 @@ use crate::output::{check_dest, Dest, Outputs};
 use anyhow::Result;
 use clap::Args;
 use hwcal_harness::{pin, Timer};
-use hwcal_probes::ctx::{CtxPlan, Kind, Placement};
+use hwcal_probes::ctx::{Kind, Placement, RingSetup};
 use hwcal_report::{CtxTableExporter, JsonExporter, XgraphExporter};
 use hwcal_runner::ctx::{Ctx, ENTRY};
 use hwcal_runner::{calibrate_with, Planned, Real};
@@ -129,7 +129,7 @@ pub fn run(a: CtxArgs) -> Result<()> {
     check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let placement = placement(&a)?;
-    let plan = CtxPlan {
+    let plan = RingSetup {
         nprocs: a.nprocs.clone(),
         parallel: a.parallel,
         warmups: a.warmups,
@@ -150,7 +150,7 @@ pub fn run(a: CtxArgs) -> Result<()> {
     let ctx_plan = Ctx {
         sizes_kb: sizes,
         rounds: 1,
-        plan,
+        ring: plan,
     };
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(ctx_plan))] };
     let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;

@@ -35,7 +35,7 @@ mod thread;
 
 pub use hugetlbfs::{hugetlbfs_mounts, parse_hugetlbfs_mounts};
 pub use kernels::{isa, Isa, GRAIN, LINE};
-pub use plan::{split, validate, Job, RunPlan, Slice, ThreadRun, Work, MAX_CHAINS};
+pub use plan::{split, validate, Job, RunTiming, Slice, ThreadRun, Work, MAX_CHAINS};
 pub use prepare::{prepare_all, Prep, Prepared};
 pub use ring::{build_local_ring, build_ring, Perm, LOCAL_OFFSET, LOCAL_WINDOW_PAGES};
 pub use thread::run;

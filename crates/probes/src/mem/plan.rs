@@ -86,7 +86,7 @@ pub struct Job<'a> {
 
 /// Timing of the run.
 #[derive(Debug, Clone, Copy)]
-pub struct RunPlan {
+pub struct RunTiming {
     /// Measured time per thread, ns.
     pub duration_ns: f64,
     /// Length of one slice (one clock reading per slice boundary), ns.
@@ -95,9 +95,9 @@ pub struct RunPlan {
     pub warm_up_ms: u64,
 }
 
-impl Default for RunPlan {
+impl Default for RunTiming {
     fn default() -> Self {
-        RunPlan {
+        RunTiming {
             duration_ns: 1e9,
             slice_ns: 20e6,
             warm_up_ms: 100,

@@ -155,7 +155,7 @@ fn validation_rejects_races_and_bad_ranges() {
 fn short_runs_give_slices() {
     let b = Buffer::new(256 * 1024, Backing::Small).unwrap();
     let starts = build_ring(&b, 128 * 1024, 1, 9, &[]).unwrap();
-    let plan = RunPlan {
+    let plan = RunTiming {
         duration_ns: 30e6,
         slice_ns: 10e6,
         warm_up_ms: 1,

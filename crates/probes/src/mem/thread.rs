@@ -3,7 +3,7 @@
 //! count, wall and CPU time, preemptions and the core clock around it.
 
 use super::kernels::{copy_kernel, isa, read_kernel, write_kernel, Isa, LINE};
-use super::plan::{validate, Job, RunPlan, Slice, ThreadRun, Work, MAX_CHAINS};
+use super::plan::{validate, Job, RunTiming, Slice, ThreadRun, Work, MAX_CHAINS};
 use crate::chase;
 use crate::error::ProbeError;
 use hwcal_harness::{clockref, pin, Timer};
@@ -165,7 +165,7 @@ impl Cursor {
 
 /// One job's thread: pin, warm up, wait for the others at the barrier,
 /// then measure, counting the preemptions around the measurement.
-fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun, ProbeError> {
+fn run_thread(job: &Job, plan: &RunTiming, barrier: &Barrier) -> Result<ThreadRun, ProbeError> {
     let timer = Timer::get();
     let isa = isa();
     let mut cur = Cursor::new(&job.work);
@@ -200,7 +200,7 @@ fn run_thread(job: &Job, plan: &RunPlan, barrier: &Barrier) -> Result<ThreadRun,
 /// make one pass over the region, and restart the chunk size.
 fn warm_up(
     job: &Job,
-    plan: &RunPlan,
+    plan: &RunTiming,
     cur: &mut Cursor,
     isa: Isa,
     timer: &Timer,
@@ -229,7 +229,7 @@ fn warm_up(
 /// timed loop works on a local, as it always has.
 fn timed_slices(
     job: &Job,
-    plan: &RunPlan,
+    plan: &RunTiming,
     mut cur: Cursor,
     isa: Isa,
     timer: &Timer,
@@ -289,7 +289,7 @@ fn timed_slices(
 
 /// Run every job on its own thread for `plan.duration_ns`, all starting
 /// together after a barrier. Returns one [`ThreadRun`] per job, in order.
-pub fn run(jobs: &[Job], plan: &RunPlan) -> Result<Vec<ThreadRun>, ProbeError> {
+pub fn run(jobs: &[Job], plan: &RunTiming) -> Result<Vec<ThreadRun>, ProbeError> {
     if jobs.is_empty() {
         return Err(ProbeError::InvalidInput("no threads to run".into()));
     }

@@ -6,7 +6,7 @@ use crate::{Result, RunnerError};
 use hwcal_analysis::mem_raw::noisy_note;
 use hwcal_model::curve::MemSeries;
 use hwcal_model::{Bandwidth, BandwidthPoint, MemResult, MemThread, Note, NumaLatency, Profile};
-use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunPlan, Work, GRAIN};
+use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunTiming, Work, GRAIN};
 use hwcal_probes::numa;
 use std::time::Instant;
 
@@ -18,9 +18,9 @@ pub(super) fn run_basic(cfg: &Config, progress: &dyn Progress, p: &mut Profile) 
     let preps = basic_preps(cfg);
     let (bufs, setup_s) = prepare_timed(progress, &preps, "buffer(s)", cfg.size)?;
     let jobs = basic_jobs(cfg, &bufs);
-    let plan = RunPlan {
+    let plan = RunTiming {
         duration_ns: cfg.secs * 1e9,
-        ..RunPlan::default()
+        ..RunTiming::default()
     };
     progress.say(&format!("mem: measuring for {} s", cfg.secs));
     let op = basic_op(cfg);
@@ -176,7 +176,7 @@ pub(super) fn run_matrix(cfg: &Config, progress: &dyn Progress, p: &mut Profile)
             "no NUMA node has both a CPU we may use and memory".into(),
         ));
     }
-    let plan = RunPlan {
+    let plan = RunTiming {
         duration_ns: cfg.secs * 1e9 / cells.len() as f64,
         slice_ns: (cfg.secs * 1e9 / cells.len() as f64 / 10.0).clamp(1e6, 20e6),
         warm_up_ms: 50,

@@ -10,7 +10,7 @@ use hwcal_harness::Timer;
 use hwcal_model::curve::MemSeries;
 use hwcal_model::{human_bytes, Bandwidth, MemResult, MemThread, Note, Profile, RawCurve};
 use hwcal_probes::buffer::Backing;
-use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunPlan, Work, GRAIN, LINE};
+use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunTiming, Work, GRAIN, LINE};
 use hwcal_probes::pages::{base_page, huge_page};
 use std::time::Instant;
 
@@ -161,7 +161,7 @@ pub(super) fn tlb_sees_huge_pages() -> bool {
 pub(super) fn measure(
     label: &MemSeries,
     jobs: &[Job],
-    plan: &RunPlan,
+    plan: &RunTiming,
     template: MemResult,
     raw: &mut Vec<RawCurve>,
 ) -> Result<MemResult> {

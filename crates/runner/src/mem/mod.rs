@@ -5,10 +5,11 @@
 //! hugetlbfs); plus a bandwidth sweep over thread counts with loaded latency
 //! (Intel MLC style) and a NUMA latency matrix.
 //!
-//! Output keeps micbench's keys. Its `clk_per_op` counts TSC ticks, which on
-//! the reference VM tick at 2.0 GHz while the core runs at 2.2–3.0 GHz; hwcal's
-//! `clk_per_op` is in core cycles from the clock measured alongside every
-//! ~20 ms slice, and micbench's figure is kept as `tsc_per_op`.
+//! Output keeps micbench's keys. Its `clk_per_op` counts TSC ticks, which
+//! tick at a fixed rate (the invariant TSC) while the core's clock moves
+//! with turbo and power state; hwcal's `clk_per_op` is in core cycles from
+//! the clock measured alongside every ~20 ms slice, and micbench's figure is
+//! kept as `tsc_per_op`.
 
 use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::Result;

@@ -8,7 +8,7 @@ use hwcal_analysis::mem_raw::noisy_note;
 use hwcal_model::curve::MemSeries;
 use hwcal_model::{Bandwidth, BandwidthPoint, Note, Profile, RawCurve};
 use hwcal_probes::buffer::Backing;
-use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunPlan, Work};
+use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunTiming, Work};
 use hwcal_probes::numa;
 use std::time::Instant;
 
@@ -34,7 +34,7 @@ pub(super) fn run_short(
     let (stream, chase_size) = short_sizes(n, CHASE_SIZE);
     let preps = short_preps(&order, stream, chase_size);
     let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", stream)?;
-    let plan = RunPlan {
+    let plan = RunTiming {
         duration_ns: 0.3e9,
         slice_ns: 10e6,
         warm_up_ms: 50,
@@ -47,7 +47,7 @@ pub(super) fn run_short(
     tpl.huge_fraction = frac;
     tpl.setup_s = setup_s;
     tpl.numa_nodes = numa::nodes().iter().filter(|n| n.has_memory).count() as u32;
-    let lat_plan = RunPlan {
+    let lat_plan = RunTiming {
         duration_ns: 0.4e9,
         ..plan
     };
@@ -72,7 +72,7 @@ pub(super) fn run_short(
                 start,
             },
         }];
-        let local_plan = RunPlan {
+        let local_plan = RunTiming {
             duration_ns: 0.3e9,
             ..plan
         };
@@ -120,11 +120,11 @@ const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
 fn short_mlp(
     cpu: Option<usize>,
     ring: &Prepared,
-    plan: &RunPlan,
+    plan: &RunTiming,
     size: usize,
     raw: &mut Vec<RawCurve>,
 ) -> Result<()> {
-    let mlp_plan = RunPlan {
+    let mlp_plan = RunTiming {
         duration_ns: 0.1e9,
         ..*plan
     };
@@ -224,7 +224,7 @@ fn short_bandwidth(
     order: &[Option<usize>],
     bufs: &[Prepared],
     stream: usize,
-    plan: &RunPlan,
+    plan: &RunTiming,
     p: &mut Profile,
 ) -> Result<Bandwidth> {
     let n = order.len();

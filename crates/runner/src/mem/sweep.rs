@@ -6,7 +6,7 @@ use crate::probe::Progress;
 use crate::Result;
 use hwcal_model::curve::MemSeries;
 use hwcal_model::{Bandwidth, BandwidthPoint, LoadedLatencyPoint, MemResult, MlpPoint, Profile};
-use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunPlan, Work};
+use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunTiming, Work};
 
 use super::job::*;
 
@@ -19,7 +19,7 @@ const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
 struct Sweep<'a> {
     cfg: &'a Config,
     bufs: &'a [Prepared],
-    plan: RunPlan,
+    plan: RunTiming,
     progress: &'a dyn Progress,
 }
 
@@ -32,7 +32,7 @@ pub(super) fn run_sweep(cfg: &Config, progress: &dyn Progress, p: &mut Profile) 
     let sw = Sweep {
         cfg,
         bufs: &bufs,
-        plan: RunPlan {
+        plan: RunTiming {
             duration_ns: cfg.secs * 1e9 / points as f64,
             slice_ns: (cfg.secs * 1e9 / points as f64 / 10.0).clamp(1e6, 20e6),
             warm_up_ms: 20,
