@@ -392,6 +392,51 @@ pub fn page_sizes(p: &Profile) -> (u64, u64) {
     (base, base * (base / 8))
 }
 
+/// The curve the 4 KiB test is measured against: the huge-page baseline
+/// where the TLB sees huge pages, else the dense one, else the huge-page
+/// one with its own misses; `label` names it.
+struct Baseline<'a> {
+    base: &'a RawCurve,
+    label: &'static str,
+    huge_ok: bool,
+}
+
+fn huge_fraction(p: &Profile, x: f64) -> Option<f64> {
+    p.raw_curve(HUGE_FRACTION)
+        .and_then(|c| c.points.iter().find(|q| q.x == x))
+        .map(|q| q.y)
+}
+
+fn baseline(p: &Profile) -> Option<Baseline<'_>> {
+    let huge_base = p.raw_curve(BASELINE);
+    let huge_ok = huge_base.is_some_and(|b| huge_baseline_ok(b, huge_fraction(p, 1.0)));
+    let (base, label) = match (huge_base, p.raw_curve(DENSE)) {
+        (Some(b), _) if huge_ok => (b, "huge_pages"),
+        (_, Some(d)) => (d, "dense"),
+        (Some(b), None) => (b, "huge_pages"),
+        (None, None) => return None,
+    };
+    Some(Baseline { base, label, huge_ok })
+}
+
+/// Whether the 2 MiB pages were obtained and seen by the TLB.
+fn huge_measured(p: &Profile, huge_ok: bool) -> bool {
+    huge_ok && !huge_fraction(p, 2.0).is_some_and(|f| f < 0.9)
+}
+
+/// The penalty curves a plot draws (test minus baseline per page count,
+/// 4 KiB then 2 MiB pages; the second empty where no huge pages were seen):
+/// the same curves [`analyze`] finds its levels on, without the levels.
+pub fn penalty_curves(p: &Profile) -> Option<(Vec<DiffPoint>, Vec<DiffPoint>)> {
+    let small = p.raw_curve(SMALL)?;
+    let b = baseline(p)?;
+    let huge = match (p.raw_curve(HUGE), p.raw_curve(BASELINE)) {
+        (Some(h), Some(base)) if huge_measured(p, b.huge_ok) => difference(h, base),
+        _ => Vec::new(),
+    };
+    Some((difference(small, b.base), huge))
+}
+
 /// Analyse the TLB curves of a profile; `None` without a 4 KiB curve and
 /// a baseline.
 ///
@@ -403,18 +448,13 @@ pub fn page_sizes(p: &Profile) -> (u64, u64) {
 pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
     let small = p.raw_curve(SMALL)?;
     let (page, huge_page) = page_sizes(p);
-    let frac = |x: f64| {
-        p.raw_curve(HUGE_FRACTION)
-            .and_then(|c| c.points.iter().find(|q| q.x == x))
-            .map(|q| q.y)
-    };
     let huge_base = p.raw_curve(BASELINE);
     let dense = p.raw_curve(DENSE);
-    let huge_ok = huge_base.is_some_and(|b| huge_baseline_ok(b, frac(1.0)));
     let mut a = TlbAnalysis::default();
-    let (base, label) = match (huge_base, dense) {
-        (Some(b), _) if huge_ok => (b, "huge_pages"),
-        (_, Some(d)) => {
+    let Baseline { base, label, huge_ok } = baseline(p)?;
+    match (huge_base, dense) {
+        (Some(_), _) if huge_ok => {}
+        (_, Some(_)) => {
             if huge_base.is_some() {
                 a.notes.push(note(
                     "tlb",
@@ -423,9 +463,8 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
                      underneath); levels measured against the dense baseline",
                 ));
             }
-            (d, "dense")
         }
-        (Some(b), None) => {
+        (Some(_), None) => {
             a.notes.push(note(
                 "tlb",
                 "baseline-has-misses",
@@ -433,10 +472,9 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
                  4 KiB pages underneath), and this profile has no dense baseline; the 4 KiB levels are \
                  understated or missing",
             ));
-            (b, "huge_pages")
         }
         (None, None) => return None,
-    };
+    }
     a.baseline_ok = huge_ok || dense.is_some();
     let (d, lv, pl) = small_levels(small, base, label, page);
     a.small = d;
@@ -477,7 +515,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         ));
     }
     a.small_plateaus = pl;
-    if !huge_ok || frac(2.0).is_some_and(|f| f < 0.9) {
+    if !huge_measured(p, huge_ok) {
         a.notes.push(note(
             "tlb",
             "huge-missing",

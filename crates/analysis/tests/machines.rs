@@ -395,3 +395,21 @@ fn the_consistency_stage_keeps_other_machines_figures() {
         }
     }
 }
+
+/// The curves a plot draws are the ones the levels were found on, with and
+/// without huge pages the TLB sees (the renderers ask for the curves, not
+/// for a second level analysis).
+#[test]
+fn the_penalty_curves_are_the_analysed_ones() {
+    let mut huge_seen = false;
+    for f in ["zen3-dense.json", "zen4-run-a.json", "zen5-run-a.json", "tlb-1.json"] {
+        let p = support::load(f);
+        let a = tlb::analyze(&p).unwrap();
+        let (small, huge) = tlb::penalty_curves(&p).unwrap();
+        assert!(!small.is_empty(), "{f}");
+        assert_eq!((&small, &huge), (&a.small, &a.huge), "{f}");
+        huge_seen |= !huge.is_empty();
+    }
+    assert!(huge_seen, "one recorded machine with 2 MiB pages the TLB sees");
+    assert!(tlb::penalty_curves(&Profile::default()).is_none());
+}

@@ -14,6 +14,7 @@
 
 use crate::plots::{self, Side};
 use crate::svg::{Marker, Plot};
+use hwcal_analysis::tlb::DiffPoint;
 use hwcal_analysis::{cache as cache_analysis, levels::point_cycles, tlb as tlb_analysis};
 use hwcal_model::{Profile, RawCurve};
 use std::fmt::Write;
@@ -194,9 +195,9 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
             out.extend(cache_replace_time_files(p, &spec, prefix, lat));
         }
     }
-    if let Some(a) = tlb_analysis::analyze(p) {
-        if let Some(spec) = plots::tlb_penalty(p, &a) {
-            out.extend(tlb_miss_latency_files(&spec, prefix, &a));
+    if let Some((small, huge)) = tlb_analysis::penalty_curves(p) {
+        if let Some(spec) = plots::tlb_penalty(p, &small, &huge) {
+            out.extend(tlb_miss_latency_files(&spec, prefix, [&small, &huge]));
         }
     }
     out
@@ -262,11 +263,8 @@ fn cache_replace_time_files(p: &Profile, spec: &Plot, prefix: &str, lat: &RawCur
 /// TLB misses: in huge pages the TLB sees, or packed densely) for 4 KiB and
 /// 2 MiB pages (one gnuplot index per page size measured), with the
 /// detected entry counts marked.
-fn tlb_miss_latency_files(spec: &Plot, prefix: &str, a: &tlb_analysis::TlbAnalysis) -> [File; 2] {
-    let sets: Vec<&Vec<tlb_analysis::DiffPoint>> = [&a.small, &a.huge]
-        .into_iter()
-        .filter(|set| !set.is_empty())
-        .collect();
+fn tlb_miss_latency_files(spec: &Plot, prefix: &str, curves: [&Vec<DiffPoint>; 2]) -> [File; 2] {
+    let sets: Vec<&Vec<DiffPoint>> = curves.into_iter().filter(|set| !set.is_empty()).collect();
     let mut d = String::new();
     let _ = writeln!(d, "# hwcal tlb: one dependent load per page, random page order");
     let _ = writeln!(
@@ -315,7 +313,7 @@ pub fn svg_plots(p: &Profile) -> Vec<File> {
             out.push(("cache-line-size.svg".into(), plot.render()));
         }
     }
-    if let Some(plot) = tlb_analysis::analyze(p).and_then(|a| plots::tlb_penalty(p, &a)) {
+    if let Some(plot) = tlb_analysis::penalty_curves(p).and_then(|(s, h)| plots::tlb_penalty(p, &s, &h)) {
         out.push(("tlb-penalty.svg".into(), plot.render()));
     }
     out

@@ -7,6 +7,7 @@
 
 use crate::svg::{Marker, Plot, Series};
 use crate::text::human_bytes;
+use hwcal_analysis::tlb::DiffPoint;
 use hwcal_analysis::{cache as cache_analysis, tlb as tlb_analysis};
 use hwcal_model::{curve, Profile, RawCurve};
 
@@ -210,7 +211,7 @@ fn tlb_label(t: &hwcal_model::TlbLevel) -> String {
 /// each size minus the same lines without TLB misses, against pages
 /// touched, with each TLB level's entry count marked. A page size without
 /// data has no series; `None` when neither has data.
-pub fn tlb_penalty(p: &Profile, a: &tlb_analysis::TlbAnalysis) -> Option<Plot> {
+pub fn tlb_penalty(p: &Profile, small: &[DiffPoint], huge: &[DiffPoint]) -> Option<Plot> {
     let mut plot = Plot {
         title: "TLB penalty vs pages touched".into(),
         x_label: "pages touched (one load per page)".into(),
@@ -218,7 +219,7 @@ pub fn tlb_penalty(p: &Profile, a: &tlb_analysis::TlbAnalysis) -> Option<Plot> {
         log_x: true,
         ..Default::default()
     };
-    for (name, set) in [("4 KiB pages", &a.small), ("2 MiB pages", &a.huge)] {
+    for (name, set) in [("4 KiB pages", small), ("2 MiB pages", huge)] {
         if !set.is_empty() {
             plot.series.push(Series {
                 name: name.into(),
