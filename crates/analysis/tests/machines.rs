@@ -402,7 +402,12 @@ fn the_consistency_stage_keeps_other_machines_figures() {
 #[test]
 fn the_penalty_curves_are_the_analysed_ones() {
     let mut huge_seen = false;
-    for f in ["zen3-dense.json", "zen4-run-a.json", "zen5-run-a.json", "tlb-1.json"] {
+    for f in [
+        "zen3-dense.json",
+        "zen4-run-a.json",
+        "zen5-run-a.json",
+        "tlb-1.json",
+    ] {
         let p = support::load(f);
         let a = tlb::analyze(&p).unwrap();
         let (small, huge) = tlb::penalty_curves(&p).unwrap();

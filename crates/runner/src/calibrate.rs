@@ -73,12 +73,9 @@ pub fn calibrate_with(
     planner: impl FnOnce(&MachineInfo) -> Vec<Planned>,
     observer: &dyn Observer,
 ) -> Result<Profile> {
-    let info = machine.info();
+    let (info, notes) = describe(machine);
     let mut p = Profile::new(header.command, header.started_unix);
-    p.notes.extend(hwcal_analysis::nominal::cross_check(
-        &info,
-        &machine.cpuid_caches(),
-    ));
+    p.notes.extend(notes);
     let plans = planner(&info);
     p.machine = Some(info);
     p.harness = Some(machine.harness(header.pinned_cpu));
@@ -101,6 +98,14 @@ pub fn calibrate_with(
     }
     finish(&mut p, analysed);
     Ok(p)
+}
+
+/// The machine as the OS and CPUID describe it, with a note wherever sysfs
+/// and CPUID leaf 4 disagree on the caches (VMs often rewrite one).
+pub fn describe(machine: &dyn Machine) -> (MachineInfo, Vec<hwcal_model::Note>) {
+    let info = machine.info();
+    let notes = hwcal_analysis::nominal::cross_check(&info, &machine.cpuid_caches());
+    (info, notes)
 }
 
 /// The last stage of every profile hwcal makes: each probe's analysis over

@@ -35,7 +35,7 @@ pub mod tlb;
 pub mod validate;
 
 pub use calibrate::{
-    absorb, analyse, calibrate, calibrate_with, estimate, finish, Eta, Header, Observer, Phase,
+    absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, Eta, Header, Observer, Phase,
 };
 pub use error::{Context, Result, RunnerError};
 pub use machine::Real;

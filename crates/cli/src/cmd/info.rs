@@ -4,7 +4,7 @@ use crate::common::{command_line, now_unix};
 use crate::output::{check_dest, emit};
 use anyhow::Result;
 use clap::Args;
-use hwcal_model::{MachineInfo, Note, Profile};
+use hwcal_model::Profile;
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
@@ -19,13 +19,8 @@ crate::subcommand! { pub COMMAND = "info" in Tools: InfoArgs => run,
 pub fn run(a: InfoArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
     let mut p = Profile::new(command_line(), now_unix());
-    let machine = hwcal_probes::sysinfo::machine_info();
-    p.notes = nominal_cross_check(&machine);
+    let (machine, notes) = hwcal_runner::describe(&hwcal_runner::Real);
+    p.notes = notes;
     p.machine = Some(machine);
     emit(&p, a.json.as_deref())
-}
-
-/// Where sysfs and CPUID leaf 4 disagree, say so (VMs often rewrite one).
-pub fn nominal_cross_check(machine: &MachineInfo) -> Vec<Note> {
-    hwcal_analysis::nominal::cross_check(machine, &hwcal_probes::sysinfo::nominal_caches_cpuid())
 }
