@@ -90,6 +90,23 @@ pub fn default_max_size(m: &MachineInfo) -> u64 {
     (4 * llc).max(64 << 20).min(cap).max(1 << 20)
 }
 
+/// A largest working set the machine can hold: at least 64 KiB (past any
+/// L1), at most half the available memory (the chase buffer must stay
+/// resident); `asked` as typed, for the message.
+pub fn check_max_size(bytes: u64, asked: &str) -> Result<()> {
+    if bytes < 64 << 10 {
+        crate::usage!("--max-size {asked}: at least 64K");
+    }
+    let avail = hwcal_probes::sysinfo::available_memory();
+    if avail > 0 && bytes > avail / 2 {
+        crate::usage!(
+            "--max-size {asked}: more than half of the available memory ({} MiB)",
+            avail >> 20
+        );
+    }
+    Ok(())
+}
+
 fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
     RawCurve {
         id: id.into(),

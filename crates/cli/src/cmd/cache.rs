@@ -30,16 +30,7 @@ fn parse_max_size(s: &str) -> Result<u64> {
         Ok(v) => v,
         Err(e) => crate::usage!("--max-size {e}"),
     };
-    if v < 64 << 10 {
-        crate::usage!("--max-size {s}: at least 64K");
-    }
-    let avail = hwcal_probes::sysinfo::available_memory();
-    if avail > 0 && v > avail / 2 {
-        crate::usage!(
-            "--max-size {s}: more than half of the available memory ({} MiB)",
-            avail >> 20
-        );
-    }
+    hwcal_runner::cache::check_max_size(v, s)?;
     Ok(v)
 }
 

@@ -79,3 +79,35 @@ fn mem_verbose_flag() {
 fn clap_definitions_are_consistent() {
     command().debug_assert();
 }
+
+/// Adding a subcommand is its arguments, its `run` and its entry (one file)
+/// plus its line in `COMMANDS`; here the entry joins the table in the test.
+#[derive(Debug, clap::Args)]
+struct BranchArgs {
+    #[arg(long, default_value_t = 15.0)]
+    flush_ns: f64,
+}
+
+static RAN_WITH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn branch(a: BranchArgs) -> anyhow::Result<()> {
+    RAN_WITH.store(a.flush_ns.to_bits(), std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
+crate::subcommand! { BRANCH = "branch" in Measure: BranchArgs => branch, "Branch-mispredict cost" }
+
+#[test]
+fn a_new_subcommand_is_one_entry() {
+    let cmd = plain_command().subcommand((BRANCH.define)());
+    let m = cmd
+        .try_get_matches_from(["hwcal", "branch", "--flush-ns", "30"])
+        .unwrap();
+    let (name, sub) = m.subcommand().unwrap();
+    assert_eq!(name, BRANCH.name);
+    (BRANCH.run)(sub, &WHOLE).unwrap();
+    assert_eq!(
+        f64::from_bits(RAN_WITH.load(std::sync::atomic::Ordering::Relaxed)),
+        30.0
+    );
+}
