@@ -8,7 +8,8 @@ use anyhow::Result;
 use clap::Args;
 use hwcal_model::MachineInfo;
 use hwcal_runner::cache::{default_max_size, Cache, ENTRY};
-use hwcal_runner::{calibrate_with, Planned, Real};
+use hwcal_runner::machine::from_env;
+use hwcal_runner::{calibrate_with, Planned};
 
 #[derive(Debug, Args)]
 pub struct CacheArgs {
@@ -51,7 +52,7 @@ pub fn run(a: CacheArgs) -> Result<()> {
         };
         vec![(ENTRY, Box::new(plan))]
     };
-    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
+    let p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     crate::output::Outputs::plots(&a.plots).write(&p)?;
     emit(&p, a.common.json.as_deref())?;
     save_if_requested(&p, a.common.save).map(drop)

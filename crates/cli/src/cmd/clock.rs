@@ -8,7 +8,8 @@ use anyhow::Result;
 use clap::Args;
 use hwcal_model::{Note, Verdict};
 use hwcal_runner::clock::{Clock, ENTRY};
-use hwcal_runner::{calibrate_with, Planned, Real};
+use hwcal_runner::machine::from_env;
+use hwcal_runner::{calibrate_with, Planned};
 
 #[derive(Debug, Args)]
 pub struct ClockArgs {
@@ -35,7 +36,7 @@ pub fn run(a: ClockArgs) -> Result<()> {
         attempts: a.retries,
     };
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(plan))] };
-    let mut p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
+    let mut p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     if p.clock.as_ref().is_some_and(|c| c.verdict == Verdict::Noisy) {
         p.notes.push(Note::warning(
             "clock",

@@ -11,7 +11,8 @@ use hwcal_harness::{pin, Timer};
 use hwcal_probes::ctx::{Kind, Placement, RingSetup};
 use hwcal_report::{CtxTableExporter, JsonExporter, XgraphExporter};
 use hwcal_runner::ctx::{Ctx, ENTRY};
-use hwcal_runner::{calibrate_with, Planned, Real};
+use hwcal_runner::machine::from_env;
+use hwcal_runner::{calibrate_with, Planned};
 
 /// Where `hwcal ctx` puts the ring members.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -153,7 +154,7 @@ pub fn run(a: CtxArgs) -> Result<()> {
         ring: plan,
     };
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(ctx_plan))] };
-    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
+    let p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     if let Some(cs) = &p.context_switch {
         progress.say(&format!("ctx: done in {:.2} s", cs.duration_ms / 1e3));
     }

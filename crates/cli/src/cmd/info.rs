@@ -19,7 +19,7 @@ crate::subcommand! { pub COMMAND = "info" in Tools: InfoArgs => run,
 pub fn run(a: InfoArgs) -> Result<()> {
     check_dest(a.json.as_deref())?;
     let mut p = Profile::new(command_line(), now_unix());
-    let (machine, notes) = hwcal_runner::describe(&hwcal_runner::Real);
+    let (machine, notes) = hwcal_runner::describe(hwcal_runner::machine::from_env().as_ref());
     p.notes = notes;
     p.machine = Some(machine);
     emit(&p, a.json.as_deref())

@@ -11,7 +11,8 @@ use anyhow::Result;
 use clap::Args;
 use hwcal_probes::io::{Engine, Pattern};
 use hwcal_runner::io::{worker_cpus, IoSpec, ENTRY};
-use hwcal_runner::{calibrate_with, Planned, Real};
+use hwcal_runner::machine::from_env;
+use hwcal_runner::{calibrate_with, Planned};
 use std::path::PathBuf;
 
 /// Access pattern of `hwcal io` (fio's `rw=`).
@@ -141,7 +142,7 @@ pub fn run(a: IoArgs) -> Result<()> {
     // The worker threads' first CPU is the one the harness section names.
     let cpu = spec.cpus.first().copied();
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(spec))] };
-    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
+    let p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     emit(&p, a.common.json.as_deref())?;
     save_if_requested(&p, a.common.save).map(drop)
 }

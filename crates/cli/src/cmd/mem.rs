@@ -11,9 +11,10 @@ use anyhow::Result;
 use clap::Args;
 use hwcal_probes::buffer::Backing;
 use hwcal_probes::numa;
+use hwcal_runner::machine::from_env;
 use hwcal_runner::mem::syntax::parse_secs;
 use hwcal_runner::mem::{placement, Command, Config, Mode, ENTRY};
-use hwcal_runner::{calibrate_with, Planned, Real};
+use hwcal_runner::{calibrate_with, Planned};
 use std::time::Instant;
 
 /// Sequential operation of `hwcal mem`.
@@ -176,7 +177,7 @@ pub fn run(a: MemArgs) -> Result<()> {
     let mode = mode(&a);
     let command = Command { cfg, mode, start };
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(command))] };
-    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
+    let p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     emit(&p, a.common.json.as_deref())?;
     if a.verbose && a.common.json.as_deref() != Some("-") {
         crate::out!("{}", hwcal_report::verbose::dump(&p)?);

@@ -6,8 +6,9 @@ use crate::common::{check_db, header, pin, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
 use anyhow::Result;
 use clap::Args;
+use hwcal_runner::machine::from_env;
 use hwcal_runner::tlb::{Tlb, ENTRY};
-use hwcal_runner::{calibrate_with, Planned, Real};
+use hwcal_runner::{calibrate_with, Planned};
 
 #[derive(Debug, Args)]
 pub struct TlbArgs {
@@ -38,7 +39,7 @@ pub fn run(a: TlbArgs) -> Result<()> {
         own_cpu: cpu,
     };
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(plan))] };
-    let p = calibrate_with(&Real, header(cpu), &[ENTRY], planner, &progress)?;
+    let p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     crate::output::Outputs::plots(&a.plots).write(&p)?;
     emit(&p, a.common.json.as_deref())?;
     save_if_requested(&p, a.common.save).map(drop)

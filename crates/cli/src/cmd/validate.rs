@@ -100,12 +100,12 @@ fn cache(a: &ValidateArgs) -> Result<()> {
         a.runs,
         cpu.map_or("no CPU".into(), |c| format!("CPU {c}"))
     );
-    let mut profiles = Vec::new();
-    let mut secs = Vec::new();
+    let machine = hwcal_runner::machine::from_env();
+    let (mut profiles, mut secs) = (Vec::new(), Vec::new());
     for i in 1..=a.runs {
         let t = std::time::Instant::now();
         // As `hwcal run` runs them: the one calibration path.
-        let p = hwcal_runner::calibrate(&hwcal_runner::Real, &config, &probes, header(cpu), &quiet)?;
+        let p = hwcal_runner::calibrate(machine.as_ref(), &config, &probes, header(cpu), &quiet)?;
         secs.push(t.elapsed().as_secs_f64());
         crate::outln!(
             "{}",
