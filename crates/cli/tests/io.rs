@@ -49,6 +49,9 @@ fn f(v: &Value, k: &str) -> f64 {
 }
 
 fn check_figures(io: &Value) {
+    // Under user-mode emulation the clock may not resolve the fastest I/O
+    // (a page-cache hit): the minimum latency may read 0 there.
+    let emulated = hwcal_harness::platform::emulation().is_some();
     for k in [
         "iops",
         "bytes_per_sec",
@@ -60,7 +63,8 @@ fn check_figures(io: &Value) {
         "lat_max_us",
     ] {
         let x = f(io, k);
-        assert!(x.is_finite() && x > 0.0, "{k} = {x}");
+        let unresolved = emulated && k == "lat_min_us" && x == 0.0;
+        assert!(x.is_finite() && (x > 0.0 || unresolved), "{k} = {x}");
     }
     // Percentiles are ordered and inside [min, max].
     let lat: Vec<f64> = [
@@ -75,7 +79,7 @@ fn check_figures(io: &Value) {
     .collect();
     assert!(lat.windows(2).all(|w| w[0] <= w[1]), "{lat:?}");
     // Broad physical bounds: an I/O takes more than 50 ns and less than 10 s.
-    assert!(lat[0] > 0.05 && lat[4] < 10e6, "{lat:?}");
+    assert!((lat[0] > 0.05 || emulated) && lat[4] < 10e6, "{lat:?}");
     // bytes/s = IOPS × block size.
     let bs = f(io, "bs_bytes");
     assert!((f(io, "bytes_per_sec") / (f(io, "iops") * bs) - 1.0).abs() < 1e-6);
