@@ -154,6 +154,62 @@ pub fn measure(
     Ok((cs, raw))
 }
 
+/// Where `hwcal ctx` is asked to put the ring members (`--cpus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingCpus {
+    /// Every member on one CPU: each hop is at least one switch.
+    Same,
+    /// Round-robin over the allowed CPUs: each hop is a cross-CPU wake-up.
+    Spread,
+    /// No pinning.
+    None,
+}
+
+/// The ring's placement from `--cpus`, `--cpu` and `--no-pin`: pinned to
+/// one CPU by default (the highest allowed, as every probe), conflicting
+/// requests refused.
+/// Turn `--cpus`, `--cpu` and `--no-pin` into a placement.
+pub fn placement(asked: Option<RingCpus>, cpu: Option<usize>, no_pin: bool) -> Result<Placement> {
+    let allowed = hwcal_harness::pin::allowed_cpus();
+    let which = match (asked, no_pin) {
+        (Some(RingCpus::Same | RingCpus::Spread), true) => {
+            usage!("--no-pin conflicts with --cpus same/spread (use --cpus none)")
+        }
+        (Some(c), _) => c,
+        (None, true) => RingCpus::None,
+        (None, false) => RingCpus::Same,
+    };
+    if let Some(c) = cpu {
+        if which == RingCpus::None {
+            usage!("--cpu {c} conflicts with unpinned placement (--cpus none / --no-pin)");
+        }
+        if !allowed.contains(&c) {
+            usage!("--cpu {c}: no such CPU or not allowed (allowed: {allowed:?})");
+        }
+    }
+    Ok(match which {
+        RingCpus::Same => match cpu.or_else(hwcal_harness::pin::default_cpu) {
+            Some(c) => Placement::Same(c),
+            None => Placement::None,
+        },
+        RingCpus::Spread => {
+            // Start at --cpu (or the highest allowed CPU, hwcal's default),
+            // then the others in order.
+            let first = cpu.or_else(hwcal_harness::pin::default_cpu).unwrap_or(0);
+            let mut v: Vec<usize> = allowed.clone();
+            if let Some(i) = v.iter().position(|&c| c == first) {
+                v.rotate_left(i);
+            }
+            if v.is_empty() {
+                Placement::None
+            } else {
+                Placement::Spread(v)
+            }
+        }
+        RingCpus::None => Placement::None,
+    })
+}
+
 /// Checks that keep a typo from exhausting the machine: a clear usage error
 /// instead of a failed fork or the OOM killer.
 pub fn check_limits(ring: &RingSetup, sizes: &[u64]) -> Result<()> {

@@ -7,10 +7,10 @@ use crate::common::{check_db, header, save_if_requested, Progress};
 use crate::output::{check_dest, Dest, Outputs};
 use anyhow::Result;
 use clap::Args;
-use hwcal_harness::{pin, Timer};
+use hwcal_harness::Timer;
 use hwcal_probes::ctx::{Kind, Placement, RingSetup};
 use hwcal_report::{CtxTableExporter, JsonExporter, XgraphExporter};
-use hwcal_runner::ctx::{Ctx, ENTRY};
+use hwcal_runner::ctx::{Ctx, RingCpus, ENTRY};
 use hwcal_runner::machine::from_env;
 use hwcal_runner::{calibrate_with, Planned};
 
@@ -83,46 +83,17 @@ pub struct CtxArgs {
 crate::subcommand! { pub COMMAND = "ctx" in Measure: CtxArgs => run,
 "Context-switch latency (lmbench lat_ctx): a ring of processes passing a token over pipes" }
 
-/// Turn `--cpus`, `--cpu` and `--no-pin` into a placement.
 fn placement(a: &CtxArgs) -> Result<Placement> {
-    let allowed = pin::allowed_cpus();
-    let which = match (a.cpus, a.common.no_pin) {
-        (Some(CtxCpus::Same | CtxCpus::Spread), true) => {
-            crate::usage!("--no-pin conflicts with --cpus same/spread (use --cpus none)")
-        }
-        (Some(c), _) => c,
-        (None, true) => CtxCpus::None,
-        (None, false) => CtxCpus::Same,
-    };
-    if let Some(c) = a.common.cpu {
-        if which == CtxCpus::None {
-            crate::usage!("--cpu {c} conflicts with unpinned placement (--cpus none / --no-pin)");
-        }
-        if !allowed.contains(&c) {
-            crate::usage!("--cpu {c}: no such CPU or not allowed (allowed: {allowed:?})");
-        }
-    }
-    Ok(match which {
-        CtxCpus::Same => match a.common.cpu.or_else(pin::default_cpu) {
-            Some(c) => Placement::Same(c),
-            None => Placement::None,
-        },
-        CtxCpus::Spread => {
-            // Start at --cpu (or the highest allowed CPU, hwcal's default),
-            // then the others in order.
-            let first = a.common.cpu.or_else(pin::default_cpu).unwrap_or(0);
-            let mut v: Vec<usize> = allowed.clone();
-            if let Some(i) = v.iter().position(|&c| c == first) {
-                v.rotate_left(i);
-            }
-            if v.is_empty() {
-                Placement::None
-            } else {
-                Placement::Spread(v)
-            }
-        }
-        CtxCpus::None => Placement::None,
-    })
+    let asked = a.cpus.map(|c| match c {
+        CtxCpus::Same => RingCpus::Same,
+        CtxCpus::Spread => RingCpus::Spread,
+        CtxCpus::None => RingCpus::None,
+    });
+    Ok(hwcal_runner::ctx::placement(
+        asked,
+        a.common.cpu,
+        a.common.no_pin,
+    )?)
 }
 
 pub fn run(a: CtxArgs) -> Result<()> {
