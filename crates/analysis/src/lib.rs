@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bootstrap;
+pub mod c2c;
 pub mod cache;
 pub mod clock;
 pub mod colour;

@@ -691,14 +691,22 @@ mod tests {
     }
 
     fn children() -> usize {
-        // Our children that still exist (zombies included).
+        // Our forked ring members that still exist (zombies included): our
+        // children with our own command name, so a program another test
+        // runs meanwhile (`mkfifo`) is not counted.
         let me = std::process::id().to_string();
+        let comm = |s: &str| {
+            s.split_once('(')
+                .and_then(|(_, r)| r.rsplit_once(')'))
+                .map(|(c, _)| c.to_string())
+        };
+        let own = comm(&std::fs::read_to_string("/proc/self/stat").unwrap());
         std::fs::read_dir("/proc")
             .unwrap()
             .filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("stat")).ok())
             .filter(|s| {
                 let after = s.rsplit(')').next().unwrap_or("");
-                after.split_whitespace().nth(1) == Some(me.as_str())
+                after.split_whitespace().nth(1) == Some(me.as_str()) && comm(s) == own
             })
             .count()
     }

@@ -7,6 +7,7 @@
 
 pub mod arm;
 pub mod buffer;
+pub mod c2c;
 pub mod cache;
 pub mod chase;
 pub mod clock;

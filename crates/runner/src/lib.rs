@@ -26,6 +26,7 @@ pub mod registry;
 #[cfg(feature = "synthetic")]
 pub mod synthetic;
 
+pub mod c2c;
 pub mod cache;
 pub mod clock;
 pub mod ctx;

@@ -63,3 +63,8 @@ pub fn pin(cpu: Option<usize>, no_pin: bool) -> Result<Option<usize>> {
     hwcal_harness::pin::pin_to(cpu).with_context(|| format!("pinning to CPU {cpu}"))?;
     Ok(Some(cpu))
 }
+
+/// The CPUs this process may run on (its affinity mask).
+pub fn allowed_cpus() -> Vec<usize> {
+    hwcal_harness::pin::allowed_cpus()
+}

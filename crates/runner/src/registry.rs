@@ -18,6 +18,7 @@ pub fn probes() -> Vec<ProbeEntry> {
         crate::cache::ENTRY,
         crate::mem::ENTRY,
         crate::ctx::ENTRY,
+        crate::c2c::ENTRY,
         crate::io::ENTRY,
     ]
 }
@@ -56,11 +57,14 @@ mod tests {
 
     #[test]
     fn selection_and_opt_in() {
-        assert_eq!(ids(&probes()), ["clock", "tlb", "cache", "mem", "ctx", "io"]);
+        assert_eq!(
+            ids(&probes()),
+            ["clock", "tlb", "cache", "mem", "ctx", "c2c", "io"]
+        );
         let only = select(probes(), &["clock".into()], &[]).unwrap();
         assert_eq!(ids(&only), ["clock", "io"], "io stays, enabled by its own option");
         let skip = select(probes(), &[], &["io".into(), "cache".into()]).unwrap();
-        assert_eq!(ids(&skip), ["clock", "tlb", "mem", "ctx"]);
+        assert_eq!(ids(&skip), ["clock", "tlb", "mem", "ctx", "c2c"]);
         let e = select(probes(), &["nosuch".into()], &[]).unwrap_err();
         assert!(e.is_usage() && e.to_string().contains("unknown probe 'nosuch'"));
     }

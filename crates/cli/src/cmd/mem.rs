@@ -4,15 +4,13 @@
 //! `hwcal_runner::mem::Config`.
 
 use crate::cli::CommonArgs;
-use crate::common::{check_db, header, parse_size, save_if_requested, Progress};
+use crate::common::{check_db, header, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
-use crate::usage;
 use anyhow::Result;
 use clap::Args;
 use hwcal_probes::buffer::Backing;
 use hwcal_probes::numa;
 use hwcal_runner::machine::from_env;
-use hwcal_runner::mem::syntax::parse_secs;
 use hwcal_runner::mem::{placement, Command, Config, Mode, ENTRY};
 use hwcal_runner::{calibrate_with, Planned};
 use std::time::Instant;
@@ -99,7 +97,8 @@ fn mode(a: &MemArgs) -> Mode {
 
 fn configure(a: &MemArgs) -> Result<Config> {
     let allowed = hwcal_harness::pin::allowed_cpus();
-    let (threads, secs, size) = parse_scalars(a, &allowed)?;
+    let (threads, secs, size) =
+        placement::parse_scalars(a.threads, a.sweep, &a.time, &a.size, a.chains, &allowed)?;
     let backing = match (&a.hugetlbfile, a.hugepages) {
         (Some(p), _) => Backing::HugetlbFile(placement::hugetlb_dir(p)?),
         (None, true) => Backing::Thp,
@@ -137,34 +136,6 @@ fn configure(a: &MemArgs) -> Result<Config> {
     };
     cfg.check_fits(size, mode(a), &a.size)?;
     Ok(cfg)
-}
-
-/// The plain numbers of the command line (thread count, seconds, size,
-/// chains), each checked in turn so the first bad one is the one reported.
-/// A sweep defaults to one thread per allowed CPU, anything else to one.
-fn parse_scalars(a: &MemArgs, allowed: &[usize]) -> Result<(usize, f64, u64)> {
-    let threads = match a.threads {
-        Some(0) => usage!("--threads 0: at least one thread is needed"),
-        Some(n) if n > 4096 => usage!("--threads {n}: at most 4096"),
-        Some(n) => n as usize,
-        None if a.sweep => allowed.len().max(1),
-        None => 1,
-    };
-    let secs = match parse_secs(&a.time) {
-        Ok(v) => v,
-        Err(e) => usage!("{e}"),
-    };
-    let size = match parse_size(&a.size) {
-        Ok(v) => v,
-        Err(e) => usage!("{e}"),
-    };
-    if size < 4096 {
-        usage!("size {size} bytes: at least 4K is needed (one page)");
-    }
-    if ![1, 2, 4, 8, 16].contains(&a.chains) {
-        usage!("--chains {}: use 1, 2, 4, 8 or 16", a.chains);
-    }
-    Ok((threads, secs, size))
 }
 
 pub fn run(a: MemArgs) -> Result<()> {

@@ -3,6 +3,7 @@
 //! runner's lists the probes), and the parser is built from that list.
 
 pub mod analyze;
+pub mod c2c;
 pub mod cache;
 pub mod clock;
 pub mod completions;
@@ -37,6 +38,7 @@ pub const COMMANDS: &[CommandEntry] = &[
     db::COMMAND,
     report::COMMAND,
     ctx::COMMAND,
+    c2c::COMMAND,
     io::COMMAND,
     completions::COMMAND,
     completions::MAN_COMMAND,

@@ -4,7 +4,7 @@
 //! hugetlbfs directory of `--hugetlbfile`.
 
 use super::job::Place;
-use super::syntax::parse_affinity;
+use super::syntax::{parse_affinity, parse_secs};
 use crate::{usage, Result};
 use hwcal_probes::mem::hugetlbfs_mounts;
 use std::path::{Path, PathBuf};
@@ -117,4 +117,39 @@ pub fn apply_affinity(
         };
     }
     Ok(())
+}
+
+/// The plain numbers of the command line (thread count, seconds, size,
+/// chains), each checked in turn so the first bad one is the one reported.
+/// A sweep defaults to one thread per allowed CPU, anything else to one.
+pub fn parse_scalars(
+    threads: Option<u32>,
+    sweep: bool,
+    time: &str,
+    size: &str,
+    chains: usize,
+    allowed: &[usize],
+) -> Result<(usize, f64, u64)> {
+    let threads = match threads {
+        Some(0) => usage!("--threads 0: at least one thread is needed"),
+        Some(n) if n > 4096 => usage!("--threads {n}: at most 4096"),
+        Some(n) => n as usize,
+        None if sweep => allowed.len().max(1),
+        None => 1,
+    };
+    let secs = match parse_secs(time) {
+        Ok(v) => v,
+        Err(e) => usage!("{e}"),
+    };
+    let size = match hwcal_model::parse_size(size) {
+        Ok(v) => v,
+        Err(e) => usage!("{e}"),
+    };
+    if size < 4096 {
+        usage!("size {size} bytes: at least 4K is needed (one page)");
+    }
+    if ![1, 2, 4, 8, 16].contains(&chains) {
+        usage!("--chains {}: use 1, 2, 4, 8 or 16", chains);
+    }
+    Ok((threads, secs, size))
 }

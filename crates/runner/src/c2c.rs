@@ -1,0 +1,138 @@
+//! The core-to-core latency probe (`hwcal c2c`, and in `hwcal run`): the
+//! ping-pong of `hwcal_probes::c2c` for every pair of the online CPUs (an
+//! evenly spaced sample of pairs past [`RUN_MAX_PAIRS`]), one raw curve per
+//! first CPU; the figures come from `hwcal_analysis::c2c`.
+
+use crate::probe::{Plan, ProbeEntry, Progress};
+use crate::{usage, Context, Result};
+use hwcal_analysis::c2c::curve_id;
+use hwcal_model::{Profile, RawCurve, RawPoint};
+use std::collections::BTreeMap;
+
+/// Pairs `hwcal run` measures at most: every pair of a 16-CPU machine
+/// (~0.3 s there); larger machines get an evenly spaced sample.
+pub const RUN_MAX_PAIRS: usize = 120;
+/// Timed batches per pair (each of `hwcal_probes::c2c::TRIPS` round trips).
+pub const BATCHES: usize = 31;
+
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "c2c",
+    description: "core-to-core latency: a cache line's one-way handoff between CPUs (CAS ping-pong)",
+    opt_in: false,
+    typical_s: 0.2,
+    reads: &[],
+    plan: |_, machine| {
+        // The online CPUs as the machine was described: by now the run's
+        // own thread is pinned to one, so its affinity names only that one.
+        Some(Box::new(C2c {
+            cpus: machine.online_cpus.clone(),
+            batches: BATCHES,
+            max_pairs: RUN_MAX_PAIRS,
+        }))
+    },
+    analyze: hwcal_analysis::c2c::reanalyze,
+};
+
+/// The probe's plan: the CPUs to pair, batches per pair, and how many
+/// pairs at most.
+#[derive(Debug, Clone)]
+pub struct C2c {
+    pub cpus: Vec<usize>,
+    pub batches: usize,
+    pub max_pairs: usize,
+}
+
+impl C2c {
+    /// A request the machine can serve: known, allowed CPUs, two at least.
+    pub fn check(&self) -> Result<()> {
+        let allowed = hwcal_harness::pin::allowed_cpus();
+        if let Some(c) = self.cpus.iter().find(|c| !allowed.contains(c)) {
+            usage!("--cpus: CPU {c} does not exist or is not allowed (allowed: {allowed:?})");
+        }
+        if self.batches < 5 {
+            usage!(
+                "--batches {}: at least 5 (the verdict needs a spread)",
+                self.batches
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A CPU list as Linux writes them (`0-3,8,10-11`), strictly: a usage
+/// error on anything else, each CPU once.
+pub fn parse_cpus(s: &str) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = Vec::new();
+    for part in s.split(',') {
+        let bad = || crate::RunnerError::Usage(format!("--cpus {s}: expected a list such as 0-3,8"));
+        let (lo, hi) = match part.split_once('-') {
+            Some((l, h)) => (
+                l.trim().parse().map_err(|_| bad())?,
+                h.trim().parse().map_err(|_| bad())?,
+            ),
+            None => {
+                let c: usize = part.trim().parse().map_err(|_| bad())?;
+                (c, c)
+            }
+        };
+        if lo > hi || hi - lo > 65_536 {
+            return Err(bad());
+        }
+        out.extend((lo..=hi).filter(|c| !out.contains(c)).collect::<Vec<_>>());
+    }
+    Ok(out)
+}
+
+impl Plan for C2c {
+    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+        let pairs = hwcal_probes::c2c::pairs(&self.cpus, self.max_pairs);
+        if pairs.is_empty() {
+            progress.say("c2c: fewer than two CPUs allowed: no pair to measure");
+            return Ok(Profile::default());
+        }
+        progress.say(&format!("c2c: {} pair(s) of CPUs", pairs.len()));
+        let mut by_first: BTreeMap<usize, Vec<RawPoint>> = BTreeMap::new();
+        for (a, b) in pairs {
+            let samples = hwcal_probes::c2c::handoff_ns(a, b, self.batches)
+                .with_context(|| format!("c2c: CPUs {a} and {b}"))?;
+            let mut sorted = samples.clone();
+            sorted.sort_by(f64::total_cmp);
+            by_first.entry(a).or_default().push(RawPoint {
+                x: b as f64,
+                y: hwcal_stats::median(&sorted),
+                samples,
+                ..Default::default()
+            });
+        }
+        let raw = by_first
+            .into_iter()
+            .map(|(a, mut points)| {
+                points.sort_by(|p, q| p.x.total_cmp(&q.x));
+                RawCurve {
+                    id: curve_id(a),
+                    x_label: "partner CPU".into(),
+                    y_label: "ns one way, median of batches (samples: each batch)".into(),
+                    points,
+                }
+            })
+            .collect();
+        Ok(Profile {
+            raw,
+            ..Default::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_parse_strictly() {
+        assert_eq!(parse_cpus("0-3,8").unwrap(), [0, 1, 2, 3, 8]);
+        assert_eq!(parse_cpus("2,2,1").unwrap(), [2, 1]);
+        for bad in ["", "a", "3-1", "1,,2", "0-"] {
+            assert!(parse_cpus(bad).unwrap_err().is_usage(), "{bad}");
+        }
+    }
+}
