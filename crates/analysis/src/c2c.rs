@@ -202,9 +202,10 @@ pub fn notes(pairs: &[Pair], m: Option<&MachineInfo>) -> Vec<Note> {
                 PROBE,
                 "tiers",
                 format!(
-                    "c2c: tier {}: {} pairs at {lo:.1}–{hi:.1} ns, e.g. {}",
+                    "c2c: tier {}: {} pair{} at {lo:.1}–{hi:.1} ns, e.g. {}",
                     k + 1,
                     t.len(),
+                    if t.len() == 1 { "" } else { "s" },
                     pair_text(t[0], m).trim_start_matches("c2c: ")
                 ),
             ));

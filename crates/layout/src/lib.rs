@@ -47,7 +47,9 @@ pub fn production_part(src: &str) -> (String, usize) {
     for (i, l) in lines.iter().enumerate() {
         if l.trim() == "#[cfg(test)]" {
             let next = lines.get(i + 1).map(|s| s.trim()).unwrap_or("");
-            let is_mod = next.starts_with("mod ") || next.starts_with("pub mod ");
+            let is_mod = ["mod ", "pub mod ", "pub(crate) mod ", "pub(super) mod "]
+                .iter()
+                .any(|m| next.starts_with(m));
             if is_mod && next.ends_with('{') {
                 end = i;
                 break;
@@ -62,7 +64,10 @@ pub fn production_part(src: &str) -> (String, usize) {
             skip_next_mod = true;
             continue;
         }
-        if skip_next_mod && (t.starts_with("mod ") || t.starts_with("pub mod ")) {
+        let declares_mod = ["mod ", "pub mod ", "pub(crate) mod ", "pub(super) mod "]
+            .iter()
+            .any(|m| t.starts_with(m));
+        if skip_next_mod && declares_mod {
             skip_next_mod = false;
             continue;
         }

@@ -181,7 +181,8 @@ fn gnuplot_pair(spec: &Plot, prefix: &str, what: &str, header: &str, blocks: &[B
 }
 
 /// The Calibrator's six files for whatever the profile holds (four for a
-/// cache-only profile, two for a TLB-only one, none for neither).
+/// cache-only profile, two for a TLB-only one, none for neither), and the
+/// core-to-core heat map's two where the profile has c2c data.
 pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
     let mut out = Vec::new();
     if let Some(lat) = p
@@ -200,6 +201,7 @@ pub fn gnuplot_files(p: &Profile, prefix: &str) -> Vec<File> {
             out.extend(tlb_miss_latency_files(&spec, prefix, [&small, &huge]));
         }
     }
+    out.extend(c2c_files(p, prefix));
     out
 }
 
@@ -301,6 +303,40 @@ fn tlb_miss_latency_files(spec: &Plot, prefix: &str, curves: [&Vec<DiffPoint>; 2
     gnuplot_pair(spec, prefix, "TLB-miss-latency", &d, &blocks)
 }
 
+/// `PREFIX.c2c-latency.data` (one `row column ns` line per cell, both
+/// halves; blank lines between rows, as gnuplot's `image` wants a grid) and
+/// `PREFIX.c2c-latency.gp` drawing it `with image`.
+fn c2c_files(p: &Profile, prefix: &str) -> Vec<File> {
+    let Some((cpus, pairs)) = crate::heatmap::matrix(p) else {
+        return Vec::new();
+    };
+    let value = |a: usize, b: usize| {
+        pairs
+            .iter()
+            .find(|q| (q.a, q.b) == (a, b) || (q.b, q.a) == (a, b))
+            .map_or("NaN".to_string(), |q| format!("{:.3}", q.median_ns))
+    };
+    let mut d = String::from(
+        "# hwcal c2c: one-way cache-line handoff, median of batches (ns)\n# row_cpu\tcolumn_cpu\tns\n",
+    );
+    for &r in &cpus {
+        for &c in &cpus {
+            let v = if r == c { "NaN".to_string() } else { value(r, c) };
+            let _ = writeln!(d, "{r}\t{c}\t{v}");
+        }
+        d.push('\n');
+    }
+    let name = gp_quote(base_name(prefix));
+    let mut g = gp_head(prefix, "c2c-latency", "core-to-core latency, one way (ns)");
+    let _ = writeln!(g, "set xlabel 'CPU'\nset ylabel 'CPU'\nset yrange [*:*] reverse");
+    let _ = writeln!(g, "set palette defined (0 '#deebf7', 1 '#08306b')");
+    let _ = writeln!(g, "plot '{name}.c2c-latency.data' using 2:1:3 with image notitle");
+    vec![
+        (format!("{prefix}.c2c-latency.data"), d),
+        (format!("{prefix}.c2c-latency.gp"), g),
+    ]
+}
+
 /// SVG plots (file name, contents) for the cache and TLB data of a profile:
 /// the same plots as the gnuplot files and the HTML report draw.
 pub fn svg_plots(p: &Profile) -> Vec<File> {
@@ -315,6 +351,9 @@ pub fn svg_plots(p: &Profile) -> Vec<File> {
     }
     if let Some(plot) = tlb_analysis::penalty_curves(p).and_then(|(s, h)| plots::tlb_penalty(p, &s, &h)) {
         out.push(("tlb-penalty.svg".into(), plot.render()));
+    }
+    if let Some(svg) = crate::heatmap::c2c_svg(p) {
+        out.push(("c2c-heatmap.svg".into(), svg));
     }
     out
 }
@@ -375,5 +414,20 @@ mod tests {
         let svgs = svg_plots(&p);
         assert_eq!(svgs[0].0, "cache-latency.svg");
         assert!(svgs[0].1.contains("<svg"));
+    }
+
+    #[test]
+    fn the_gnuplot_grid_is_square_with_a_blank_diagonal() {
+        let f = c2c_files(&crate::heatmap::tests::profile(), "out/m");
+        assert_eq!(f[0].0, "out/m.c2c-latency.data");
+        let rows: Vec<&str> = f[0]
+            .1
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        assert_eq!(rows.len(), 9);
+        assert!(rows.contains(&"0\t0\tNaN") && rows.contains(&"2\t0\t80.000"));
+        assert!(f[1].1.contains("'m.c2c-latency.data' using 2:1:3 with image"));
+        assert!(c2c_files(&Profile::default(), "x").is_empty());
     }
 }

@@ -11,6 +11,7 @@ pub mod destination;
 pub mod export;
 pub mod format;
 pub mod gnuplot;
+pub mod heatmap;
 pub mod html;
 pub mod plots;
 pub mod profile_file;

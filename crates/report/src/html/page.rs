@@ -8,6 +8,7 @@ use super::tables::{
     machine_table, mem_table, tlb_table,
 };
 use super::widgets::{figure, folded, page, section};
+use crate::format::esc;
 use crate::plots::{cache_latency as cache_plot, tlb_curves as tlb_plot, Side};
 use hwcal_model::*;
 
@@ -91,6 +92,19 @@ pub fn report(p: &Profile, title: &str) -> String {
     }
     if let Some(io) = &p.io {
         add("io", "I/O", io_table(io));
+    }
+    if let Some(svg) = crate::heatmap::c2c_svg(p) {
+        add(
+            "c2c",
+            "Core-to-core latency",
+            format!(
+                "<figure>\n{svg}<figcaption>{}</figcaption>\n</figure>\n",
+                esc(
+                    "One-way handoff of a cache line between two CPUs (CAS ping-pong); \
+                     red outline: the pair's batches disagree (noisy)."
+                )
+            ),
+        );
     }
     if !p.figures.is_empty() {
         add("figures", "Other figures", figures_table(&p.figures));

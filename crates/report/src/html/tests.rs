@@ -76,6 +76,7 @@ fn sections_absent_from_the_profile_are_absent_from_the_page() {
         "mem",
         "bandwidth",
         "ctx",
+        "c2c",
         "io",
         "raw",
     ] {
@@ -187,4 +188,15 @@ fn comparison_leads_with_the_ratio_table() {
     let at = |id: &str| html.find(&format!("id=\"{id}\"")).unwrap_or(usize::MAX);
     assert!(at("figures") < at("plots") && at("plots") < at("machines"));
     assert!(html.find("<svg").unwrap() > at("figures"));
+}
+
+#[test]
+fn core_to_core_latency_is_a_heat_map_with_its_figures() {
+    let mut p = crate::heatmap::tests::profile();
+    hwcal_analysis::c2c::reanalyze(&mut p);
+    let html = report(&p, "t");
+    assert_balanced(&html);
+    assert!(html.contains("<section id=\"c2c\">"), "{html}");
+    assert!(html.contains("<title>CPU 0 ↔ 2: 80.0 ns</title>"));
+    assert!(html.contains("fastest pair, one way") && html.contains("<section id=\"figures\">"));
 }
