@@ -19,6 +19,7 @@ pub mod mem;
 pub mod mem_raw;
 pub mod neighbours;
 pub mod nominal;
+pub mod os;
 pub mod repeat;
 pub mod segments;
 pub mod stats;

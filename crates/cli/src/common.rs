@@ -6,7 +6,6 @@ use hwcal_db::Db;
 use hwcal_model::Profile;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// An error in what the user asked for: exit status 2.
 #[derive(Debug)]
@@ -80,11 +79,7 @@ impl hwcal_runner::Observer for Progress {}
 /// The calibration's header for this command: its masked command line,
 /// now, and the CPU the measuring thread is pinned to.
 pub fn header(pinned_cpu: Option<usize>) -> hwcal_runner::Header {
-    hwcal_runner::Header {
-        command: command_line(),
-        started_unix: now_unix(),
-        pinned_cpu,
-    }
+    hwcal_runner::Header::now(command_line(), pinned_cpu)
 }
 
 /// Apply the pinning the user asked for; returns the CPU pinned to.
@@ -92,11 +87,7 @@ pub fn pin(common: &CommonArgs) -> Result<Option<usize>> {
     Ok(hwcal_runner::machine::pin(common.cpu, common.no_pin)?)
 }
 
-pub fn now_unix() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
+pub use hwcal_runner::now_unix;
 
 /// The command line as typed, for the profile, with every secret masked:
 /// a profile is stored, exported and published (`db site`), so a password
@@ -110,25 +101,14 @@ pub fn command_line() -> String {
 /// [`command_line`] of the given arguments (program name left out).
 pub fn command_line_of(args: impl Iterator<Item = std::ffi::OsString>) -> String {
     let mut v = vec!["hwcal".to_string()];
-    v.extend(args.map(|a| redact_arg(&a.to_string_lossy())));
+    v.extend(args.map(|a| hwcal_db::redact_arg(&a.to_string_lossy())));
     v.join(" ")
 }
 
-/// Mask any secret in a profile's recorded command line (a profile written
-/// by an hwcal that did not mask them, or by hand): each word as
-/// [`command_line`] masks an argument.
+/// Mask any secret in a profile's recorded command line, as
+/// [`command_line`] masks each argument.
 pub fn redact_profile(p: &mut Profile) {
-    p.command = p.command.split(' ').map(redact_arg).collect::<Vec<_>>().join(" ");
-}
-
-/// One argument with any secret masked: a URL's password (however it is
-/// written, as the driver reads it) and a `password=` value.
-fn redact_arg(a: &str) -> String {
-    if a.contains("://") || a.to_ascii_lowercase().contains("password") {
-        hwcal_db::redact(a)
-    } else {
-        a.to_string()
-    }
+    p.command = hwcal_db::redact_command(&p.command);
 }
 
 /// `--db PATH` as given on the command line (set once by `cmd::dispatch`).
@@ -213,5 +193,3 @@ pub fn store(db: &mut Db, profile: &Profile) -> Result<i64> {
     crate::say!("stored as run {id} in {}", db.path().display());
     Ok(id)
 }
-
-pub use hwcal_model::parse_size;

@@ -77,6 +77,23 @@ pub fn check_location(location: &str) -> Result<(), DbError> {
     }
 }
 
+/// One command-line argument with any secret masked: a URL's password
+/// (however it is written, as the driver reads it) and a `password=` value.
+pub fn redact_arg(a: &str) -> String {
+    if a.contains("://") || a.to_ascii_lowercase().contains("password") {
+        redact(a)
+    } else {
+        a.to_string()
+    }
+}
+
+/// A recorded command line with every word masked as [`redact_arg`] masks
+/// an argument (a profile written by an hwcal that did not mask them, or
+/// by hand).
+pub fn redact_command(command: &str) -> String {
+    command.split(' ').map(redact_arg).collect::<Vec<_>>().join(" ")
+}
+
 /// A URL as messages show it: the password in the user part and a
 /// `password=` parameter replaced by `***` (a `ps` listing or a CI log must
 /// not learn it from an error message). The URL is cut up as the driver

@@ -19,6 +19,7 @@ pub mod io;
 pub mod mem;
 pub mod neighbours;
 pub mod numa;
+pub mod os;
 pub mod pages;
 pub mod sysinfo;
 pub mod tlb;

@@ -90,6 +90,15 @@ pub fn default_max_size(m: &MachineInfo) -> u64 {
     (4 * llc).max(64 << 20).min(cap).max(1 << 20)
 }
 
+/// `--max-size` as typed: a size (`64M`, `1G`) the machine can hold (see
+/// [`check_max_size`]).
+pub fn parse_max_size(asked: &str) -> Result<u64> {
+    let bytes =
+        hwcal_model::parse_size(asked).map_err(|e| crate::RunnerError::Usage(format!("--max-size {e}")))?;
+    check_max_size(bytes, asked)?;
+    Ok(bytes)
+}
+
 /// A largest working set the machine can hold: at least 64 KiB (past any
 /// L1), at most half the available memory (the chase buffer must stay
 /// resident); `asked` as typed, for the message.

@@ -24,6 +24,24 @@ pub struct Header {
     pub pinned_cpu: Option<usize>,
 }
 
+impl Header {
+    /// A calibration starting now.
+    pub fn now(command: String, pinned_cpu: Option<usize>) -> Header {
+        Header {
+            command,
+            started_unix: now_unix(),
+            pinned_cpu,
+        }
+    }
+}
+
+/// Seconds since the Unix epoch (0 if the clock is before it).
+pub fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// A step of the calibration, for a progress display.
 #[derive(Debug, Clone, Copy)]
 pub enum Phase<'a> {

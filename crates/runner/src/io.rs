@@ -78,6 +78,29 @@ pub struct IoSpec {
     pub cpus: Vec<usize>,
 }
 
+/// `--bs` and `--size` as typed: a block size from 1 byte to 1 GiB, a
+/// file size above 0 (none: the file's own, or a new file's default).
+pub fn parse_sizes(bs_text: &str, size_text: Option<&str>) -> Result<(u64, Option<u64>)> {
+    let bs = hwcal_model::parse_size(bs_text).map_err(|e| RunnerError::Usage(format!("--bs {e}")))?;
+    if bs == 0 {
+        usage!("--bs must be > 0");
+    }
+    if bs > 1 << 30 {
+        usage!("--bs {bs_text}: at most 1G");
+    }
+    let size = match size_text {
+        Some(s) => {
+            let v = hwcal_model::parse_size(s).map_err(|e| RunnerError::Usage(format!("--size {e}")))?;
+            if v == 0 {
+                usage!("--size must be > 0");
+            }
+            Some(v)
+        }
+        None => None,
+    };
+    Ok((bs, size))
+}
+
 impl IoSpec {
     /// Options that only some engines or patterns honour are refused rather
     /// than silently run as something else; O_DIRECT needs 512-byte blocks.

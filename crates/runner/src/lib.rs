@@ -32,11 +32,13 @@ pub mod clock;
 pub mod ctx;
 pub mod io;
 pub mod mem;
+pub mod os;
 pub mod tlb;
 pub mod validate;
 
 pub use calibrate::{
-    absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, Eta, Header, Observer, Phase,
+    absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, now_unix, Eta, Header, Observer,
+    Phase,
 };
 pub use error::{Context, Result, RunnerError};
 pub use machine::Real;

@@ -19,6 +19,7 @@ pub fn probes() -> Vec<ProbeEntry> {
         crate::mem::ENTRY,
         crate::ctx::ENTRY,
         crate::c2c::ENTRY,
+        crate::os::ENTRY,
         crate::io::ENTRY,
     ]
 }
@@ -59,12 +60,12 @@ mod tests {
     fn selection_and_opt_in() {
         assert_eq!(
             ids(&probes()),
-            ["clock", "tlb", "cache", "mem", "ctx", "c2c", "io"]
+            ["clock", "tlb", "cache", "mem", "ctx", "c2c", "os", "io"]
         );
         let only = select(probes(), &["clock".into()], &[]).unwrap();
         assert_eq!(ids(&only), ["clock", "io"], "io stays, enabled by its own option");
         let skip = select(probes(), &[], &["io".into(), "cache".into()]).unwrap();
-        assert_eq!(ids(&skip), ["clock", "tlb", "mem", "ctx", "c2c"]);
+        assert_eq!(ids(&skip), ["clock", "tlb", "mem", "ctx", "c2c", "os"]);
         let e = select(probes(), &["nosuch".into()], &[]).unwrap_err();
         assert!(e.is_usage() && e.to_string().contains("unknown probe 'nosuch'"));
     }

@@ -26,18 +26,13 @@ pub struct CacheArgs {
 crate::subcommand! { pub COMMAND = "cache" in Measure: CacheArgs => run,
 "Cache levels and memory latency (The Calibrator): latency vs working set, line size, MLP" }
 
-fn parse_max_size(s: &str) -> Result<u64> {
-    let v = match crate::common::parse_size(s) {
-        Ok(v) => v,
-        Err(e) => crate::usage!("--max-size {e}"),
-    };
-    hwcal_runner::cache::check_max_size(v, s)?;
-    Ok(v)
-}
-
 pub fn run(a: CacheArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
-    let max = a.max_size.as_deref().map(parse_max_size).transpose()?;
+    let max = a
+        .max_size
+        .as_deref()
+        .map(hwcal_runner::cache::parse_max_size)
+        .transpose()?;
     crate::output::Outputs::plots(&a.plots).check()?;
     check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);

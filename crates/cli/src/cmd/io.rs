@@ -4,9 +4,8 @@
 //! `hwcal_runner::io::IoSpec`; the runner owns the test file's life cycle.
 
 use crate::cli::CommonArgs;
-use crate::common::{check_db, header, parse_size, save_if_requested, Progress, UsageError};
+use crate::common::{check_db, header, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
-use crate::usage;
 use anyhow::Result;
 use clap::Args;
 use hwcal_probes::io::{Engine, Pattern};
@@ -154,23 +153,7 @@ pub fn run(a: IoArgs) -> Result<()> {
 fn validate(a: &IoArgs) -> Result<IoSpec> {
     let pat = pattern(a.rw);
     let eng = engine(a.engine);
-    let bs = parse_size(&a.bs).map_err(|e| UsageError(format!("--bs {e}")))?;
-    if bs == 0 {
-        usage!("--bs must be > 0");
-    }
-    if bs > 1 << 30 {
-        usage!("--bs {}: at most 1G", a.bs);
-    }
-    let size = match &a.size {
-        Some(s) => {
-            let v = parse_size(s).map_err(|e| UsageError(format!("--size {e}")))?;
-            if v == 0 {
-                usage!("--size must be > 0");
-            }
-            Some(v)
-        }
-        None => None,
-    };
+    let (bs, size) = hwcal_runner::io::parse_sizes(&a.bs, a.size.as_deref())?;
     let spec = IoSpec {
         path: a.path.clone().unwrap_or_else(|| PathBuf::from(".")),
         pattern: pat,

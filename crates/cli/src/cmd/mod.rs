@@ -12,6 +12,7 @@ pub mod db;
 pub mod info;
 pub mod io;
 pub mod mem;
+pub mod os;
 pub mod report;
 pub mod run;
 pub mod schema;
@@ -35,6 +36,7 @@ pub const COMMANDS: &[CommandEntry] = &[
     mem::COMMAND,
     ctx::COMMAND,
     c2c::COMMAND,
+    os::COMMAND,
     io::COMMAND,
     validate::COMMAND,
     db::COMMAND,

@@ -4,7 +4,7 @@
 //! profile, stored once.
 
 use crate::cli::CommonArgs;
-use crate::common::{command_line, now_unix, open_db, pin, store, Progress};
+use crate::common::{command_line, open_db, pin, store, Progress};
 use crate::output::{Dest, Outputs};
 use anyhow::Result;
 use clap::Args;
@@ -80,11 +80,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         io_dir: a.io.clone(),
         probes: probes.iter().map(|p| p.id.to_string()).collect(),
     };
-    let header = Header {
-        command: command_line(),
-        started_unix: now_unix(),
-        pinned_cpu: cpu,
-    };
+    let header = Header::now(command_line(), cpu);
     let start = std::time::Instant::now();
     // The real machine, or the synthetic one of the end-to-end tests.
     let target = hwcal_runner::machine::from_env();

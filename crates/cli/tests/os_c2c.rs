@@ -1,0 +1,60 @@
+//! `hwcal os` and `hwcal c2c`: each a probe's own files plus a registry
+//! line; here their commands run end to end (the forking OS operations in
+//! this test's own process, away from the probes crate's tests), with broad
+//! physical bounds only.
+
+mod common;
+use common::{hwcal, profile_json};
+use serde_json::Value;
+
+fn figure(p: &Value, id: &str) -> f64 {
+    p["figures"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["id"] == id))
+        .and_then(|f| f["value"].as_f64())
+        .unwrap_or_else(|| panic!("figure {id} missing in {p}"))
+}
+
+#[test]
+fn os_latencies_are_named_figures_within_broad_bounds() {
+    let out = hwcal()
+        .args(["os", "--batches", "5", "--json", "-"])
+        .assert()
+        .success();
+    let p = profile_json(&out.get_output().stdout).unwrap();
+    for id in [
+        "null",
+        "read",
+        "stat",
+        "open_close",
+        "sig_catch",
+        "fork_exit",
+        "fork_exec",
+        "page_fault",
+        "pipe",
+    ] {
+        let us = figure(&p, &format!("os.{id}"));
+        // More than a nanosecond, less than 100 ms (emulation included).
+        assert!(us > 1e-3 && us < 1e5, "os.{id} = {us} µs");
+    }
+    // A system call costs less than a process.
+    assert!(figure(&p, "os.null") < figure(&p, "os.fork_exit"));
+    hwcal().args(["os", "--only", "nosuch"]).assert().code(2);
+}
+
+#[test]
+fn c2c_measures_every_pair_or_says_there_is_none() {
+    let out = hwcal()
+        .args(["c2c", "--batches", "5", "--json", "-"])
+        .assert()
+        .success();
+    let p = profile_json(&out.get_output().stdout).unwrap();
+    let cpus = hwcal_harness::pin::allowed_cpus().len();
+    if cpus >= 2 {
+        let ns = figure(&p, "c2c.fastest");
+        assert!(ns > 1.0 && ns < 1e6, "{ns}");
+        assert!(figure(&p, "c2c.slowest") >= ns);
+    }
+    hwcal().args(["c2c", "--cpus", "0,99999"]).assert().code(2);
+    hwcal().args(["c2c", "--cpus", "x"]).assert().code(2);
+}

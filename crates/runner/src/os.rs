@@ -1,0 +1,127 @@
+//! The operating-system latency probe (`hwcal os`, and in `hwcal run`):
+//! lmbench's system call, signal, process, page-fault and pipe latencies
+//! (`hwcal_probes::os`), one raw curve per operation; the figures come from
+//! `hwcal_analysis::os`. The mitigation state is recorded beside them.
+
+use crate::probe::{Plan, ProbeEntry, Progress};
+use crate::{usage, Context, Result};
+use hwcal_analysis::os::curve_id;
+use hwcal_model::{Note, Profile, RawCurve, RawPoint};
+use hwcal_probes::os::{measure, mitigations, OsOp};
+use std::path::PathBuf;
+
+/// Timed batches per operation (after the warm-up ones).
+pub const BATCHES: usize = 21;
+
+pub const ENTRY: ProbeEntry = ProbeEntry {
+    id: "os",
+    description: "OS latencies (lmbench lat_syscall, lat_sig, lat_proc, lat_pagefault, lat_pipe)",
+    opt_in: false,
+    typical_s: 0.2,
+    reads: &[],
+    plan: |_, _| {
+        Some(Box::new(Os {
+            ops: OsOp::ALL.to_vec(),
+            batches: BATCHES,
+            scratch: std::env::temp_dir(),
+        }))
+    },
+    analyze: hwcal_analysis::os::reanalyze,
+};
+
+/// The probe's plan: the operations, batches each, and the directory of
+/// the small file the file operations use.
+#[derive(Debug, Clone)]
+pub struct Os {
+    pub ops: Vec<OsOp>,
+    pub batches: usize,
+    pub scratch: PathBuf,
+}
+
+/// Operations by id (`--only null,read`); an unknown id is a usage error.
+pub fn parse_ops(list: &[String]) -> Result<Vec<OsOp>> {
+    if list.is_empty() {
+        return Ok(OsOp::ALL.to_vec());
+    }
+    let mut out = Vec::new();
+    for id in list {
+        match OsOp::by_id(id) {
+            Some(op) if !out.contains(&op) => out.push(op),
+            Some(_) => {}
+            None => {
+                let known: Vec<&str> = OsOp::ALL.iter().map(|o| o.id()).collect();
+                usage!("unknown operation '{id}' (known: {})", known.join(", "));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Plan for Os {
+    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+        let mut raw = Vec::new();
+        for &op in &self.ops {
+            progress.say(&format!("os: {}", op.lmbench_name()));
+            let samples =
+                measure(op, self.batches, &self.scratch).with_context(|| format!("os: {}", op.id()))?;
+            let mut sorted = samples.clone();
+            sorted.sort_by(f64::total_cmp);
+            raw.push(RawCurve {
+                id: curve_id(op.id()),
+                x_label: "(one point)".into(),
+                y_label: "µs per operation, median of batches (samples: each batch)".into(),
+                points: vec![RawPoint {
+                    x: 0.0,
+                    y: hwcal_stats::median(&sorted),
+                    samples,
+                    ..Default::default()
+                }],
+            });
+        }
+        let state = mitigations();
+        let notes = (!state.is_empty())
+            .then(|| {
+                let list: Vec<String> = state.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                Note::info(
+                    "os",
+                    "mitigations",
+                    format!(
+                        "os: speculative-execution mitigations (sysfs): {}",
+                        list.join("; ")
+                    ),
+                )
+            })
+            .into_iter()
+            .collect();
+        Ok(Profile {
+            raw,
+            notes,
+            ..Default::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations_are_chosen_by_id() {
+        assert_eq!(parse_ops(&[]).unwrap().len(), OsOp::ALL.len());
+        assert_eq!(
+            parse_ops(&["read".into(), "null".into(), "read".into()]).unwrap(),
+            [OsOp::Read, OsOp::Null]
+        );
+        assert!(parse_ops(&["nosuch".into()]).unwrap_err().is_usage());
+    }
+
+    #[test]
+    fn the_analysis_names_every_operation_the_probe_measures() {
+        let ids: Vec<&str> = hwcal_analysis::os::OPS.iter().map(|(id, _)| *id).collect();
+        let probe: Vec<&str> = OsOp::ALL.iter().map(|o| o.id()).collect();
+        assert_eq!(ids, probe);
+        for ((_, name), op) in hwcal_analysis::os::OPS.iter().zip(OsOp::ALL) {
+            assert_eq!(*name, op.lmbench_name());
+        }
+    }
+}
