@@ -16,6 +16,9 @@ use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
 use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
 use hwcal_probes::pages::huge_page;
 
+mod limits;
+pub use limits::{check_max_size, default_max_size, parse_max_size};
+
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "cache",
     description: "cache levels, line sizes, memory latency, MLP (Calibrator)",
@@ -73,48 +76,6 @@ const SWEEP_BUDGET_S: f64 = 6.0;
 /// Idle adds between loads for the miss-latency chase (~100 cycles, as The
 /// Calibrator's delay).
 const GAP_ADDS: u32 = hwcal_probes::cache::IDLE_ADDS;
-
-/// 4× the nominal last-level cache (so memory is reached even if the whole
-/// cache were usable), at least 64 MiB, at most a quarter of available
-/// memory.
-pub fn default_max_size(m: &MachineInfo) -> u64 {
-    let llc = m
-        .nominal_caches
-        .iter()
-        .filter(|c| c.cache_type != "Instruction")
-        .map(|c| c.size_bytes)
-        .max()
-        .unwrap_or(32 << 20);
-    let avail = hwcal_probes::sysinfo::available_memory();
-    let cap = if avail > 0 { avail / 4 } else { 1 << 30 };
-    (4 * llc).max(64 << 20).min(cap).max(1 << 20)
-}
-
-/// `--max-size` as typed: a size (`64M`, `1G`) the machine can hold (see
-/// [`check_max_size`]).
-pub fn parse_max_size(asked: &str) -> Result<u64> {
-    let bytes =
-        hwcal_model::parse_size(asked).map_err(|e| crate::RunnerError::Usage(format!("--max-size {e}")))?;
-    check_max_size(bytes, asked)?;
-    Ok(bytes)
-}
-
-/// A largest working set the machine can hold: at least 64 KiB (past any
-/// L1), at most half the available memory (the chase buffer must stay
-/// resident); `asked` as typed, for the message.
-pub fn check_max_size(bytes: u64, asked: &str) -> Result<()> {
-    if bytes < 64 << 10 {
-        crate::usage!("--max-size {asked}: at least 64K");
-    }
-    let avail = hwcal_probes::sysinfo::available_memory();
-    if avail > 0 && bytes > avail / 2 {
-        crate::usage!(
-            "--max-size {asked}: more than half of the available memory ({} MiB)",
-            avail >> 20
-        );
-    }
-    Ok(())
-}
 
 fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
     RawCurve {
