@@ -7,6 +7,7 @@
 //! a cloud guest they show which vCPUs are siblings or share an L3, facts
 //! the guest's topology may hide.
 
+use crate::batches::{judge, NOISY_IQR};
 use hwcal_model::figure::{self, Direction, Figure, FigureUnit};
 use hwcal_model::note::refresh;
 use hwcal_model::{MachineInfo, Note, Profile, RawCurve, Verdict};
@@ -16,10 +17,6 @@ use hwcal_model::{MachineInfo, Note, Profile, RawCurve, Verdict};
 pub const PROBE: &str = "c2c";
 /// Note codes this analysis writes (refreshed on every re-analysis).
 pub const NOTE_CODES: [&str; 3] = ["c2c.pair", "c2c.tiers", "c2c.noisy"];
-/// Interquartile range of a pair's batches, relative to their median,
-/// past which the pair is `noisy`: a quiet pair's batches agree within a
-/// few percent; a preempted or SMT-shared one scatters.
-const NOISY_IQR: f64 = 0.25;
 /// A pair this much slower than the previous one (sorted) starts a new
 /// tier: a different level of the coherence fabric (same core, same L3,
 /// another L3 or socket) costs at least half as much again.
@@ -52,24 +49,22 @@ pub fn pairs(p: &Profile) -> Vec<Pair> {
             continue;
         };
         for q in &c.points {
-            let mut s: Vec<f64> = q.samples.iter().copied().filter(|v| v.is_finite()).collect();
-            if s.is_empty() && q.y.is_finite() {
-                s.push(q.y);
-            }
-            if s.is_empty() || !q.x.is_finite() || q.x < 0.0 {
+            let samples = if q.samples.is_empty() {
+                vec![q.y]
+            } else {
+                q.samples.clone()
+            };
+            let Some(b) = judge(&samples) else { continue };
+            if !q.x.is_finite() || q.x < 0.0 {
                 continue;
             }
-            s.sort_by(f64::total_cmp);
-            let median = hwcal_stats::median(&s);
-            let iqr = hwcal_stats::quantile(&s, 0.75) - hwcal_stats::quantile(&s, 0.25);
-            let quiet = s.len() >= 5 && iqr <= NOISY_IQR * median;
             out.push(Pair {
                 a,
                 b: q.x as usize,
-                median_ns: median,
-                min_ns: s[0],
-                max_ns: s[s.len() - 1],
-                verdict: if quiet { Verdict::Ok } else { Verdict::Noisy },
+                median_ns: b.median,
+                min_ns: b.min,
+                max_ns: b.max,
+                verdict: b.verdict,
             });
         }
     }

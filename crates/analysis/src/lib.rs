@@ -3,6 +3,7 @@
 //! and recorded data and `hwcal analyze` can redo a run offline.
 #![forbid(unsafe_code)]
 
+pub mod batches;
 pub mod bootstrap;
 pub mod c2c;
 pub mod cache;

@@ -3,6 +3,7 @@
 //! `hwcal_probes::os`): per operation the median of its timed batches as a
 //! named figure in µs, `noisy` where the batches disagree.
 
+use crate::batches::{judge, Batches, NOISY_IQR};
 use hwcal_model::figure::{self, Direction, Figure, FigureUnit};
 use hwcal_model::note::refresh;
 use hwcal_model::{Note, Profile, Verdict};
@@ -10,10 +11,6 @@ use hwcal_model::{Note, Profile, Verdict};
 pub const PROBE: &str = "os";
 /// Note codes this analysis writes (refreshed on every re-analysis).
 pub const NOTE_CODES: [&str; 1] = ["os.noisy"];
-/// Interquartile range of an operation's batches, relative to their
-/// median, past which it is `noisy`: quiet batches of a system call agree
-/// within a few percent; an interrupt or a preemption scatters them.
-const NOISY_IQR: f64 = 0.25;
 
 /// Every operation: its id (curve `os.{id}`, figure `os.{id}`) and its
 /// name as lmbench prints it.
@@ -38,19 +35,6 @@ pub fn curve_id(id: &str) -> String {
     format!("{PROBE}.{id}")
 }
 
-/// One operation's median and verdict.
-fn judge(samples: &[f64]) -> Option<(f64, Verdict)> {
-    let mut s: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
-    if s.is_empty() {
-        return None;
-    }
-    s.sort_by(f64::total_cmp);
-    let median = hwcal_stats::median(&s);
-    let iqr = hwcal_stats::quantile(&s, 0.75) - hwcal_stats::quantile(&s, 0.25);
-    let quiet = s.len() >= 5 && iqr <= NOISY_IQR * median;
-    Some((median, if quiet { Verdict::Ok } else { Verdict::Noisy }))
-}
-
 /// The analysis hook: a figure per measured operation and a note naming
 /// the noisy ones; `false` when the profile holds no OS curves.
 pub fn reanalyze(p: &mut Profile) -> bool {
@@ -65,7 +49,7 @@ pub fn reanalyze(p: &mut Profile) -> bool {
         } else {
             q.samples.clone()
         };
-        let Some((median, verdict)) = judge(&samples) else {
+        let Some(Batches { median, verdict, .. }) = judge(&samples) else {
             continue;
         };
         let mut f = Figure::new(PROBE, id, name, median, FigureUnit::Us, Direction::Lower);

@@ -49,7 +49,7 @@ use crate::error::ProbeError;
 use hwcal_harness::bench::{measure_interleaved, Overhead, Policy, Stat};
 use hwcal_harness::Timer;
 use hwcal_model::SwitchCount;
-use member::{cpu_set_of, fork_member, member_loop, pass, pipe, write_token, ChildSpec};
+use member::{cpu_set_of, fork_member, write_token, ChildSpec};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -58,6 +58,9 @@ use std::thread::JoinHandle;
 mod member;
 
 pub use member::sum_words;
+/// The ring pieces another probe reuses (`os`: lmbench's pipe round trip
+/// is a two-member ring).
+pub(crate) use member::{member_loop, pass, pipe};
 
 /// Largest ring hwcal builds (lat_ctx stops at 20). Bounded so that a typo
 /// cannot fork thousands of processes; the process-count limit

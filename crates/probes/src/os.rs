@@ -13,6 +13,7 @@
 use crate::ProbeError;
 use hwcal_harness::Timer;
 use std::ffi::CString;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One measured operation. The order is the raw curve's x (append only).
@@ -42,7 +43,7 @@ pub enum OsOp {
     ForkExec,
     /// The first write to a fresh anonymous 4 KiB page (zeroing and mapping it).
     PageFault,
-    /// One byte to a child process and back over two pipes (lmbench
+    /// A token to a child process and back over two pipes (lmbench
     /// "Pipe latency": the round trip).
     PipeRoundTrip,
 }
@@ -177,25 +178,6 @@ fn cpath(p: &std::path::Path) -> Result<CString, ProbeError> {
         .map_err(|_| ProbeError::InvalidInput(format!("{}: a NUL in the path", p.display())))
 }
 
-/// An open file descriptor, closed on drop.
-struct Fd(libc::c_int);
-
-impl Drop for Fd {
-    fn drop(&mut self) {
-        // SAFETY: the descriptor was opened by us and is closed once.
-        unsafe { libc::close(self.0) };
-    }
-}
-
-fn open(path: &CString, flags: libc::c_int) -> Result<Fd, ProbeError> {
-    // SAFETY: a valid NUL-terminated path; the result is checked.
-    let fd = unsafe { libc::open(path.as_ptr(), flags | libc::O_CLOEXEC) };
-    if fd < 0 {
-        return Err(os_err(&format!("open {}", path.to_string_lossy())));
-    }
-    Ok(Fd(fd))
-}
-
 /// Time `n` calls of `f`.
 fn timed(timer: &Timer, n: usize, mut f: impl FnMut() -> bool, what: &str) -> Result<f64, ProbeError> {
     let t0 = timer.now();
@@ -223,23 +205,23 @@ fn kernel(op: OsOp, file: &std::path::Path) -> Result<Kernel, ProbeError> {
             timed(t, n, || unsafe { libc::getppid() } >= 0, "getppid")
         }),
         OsOp::Read => {
-            let fd = open(&CString::new("/dev/zero").unwrap_or_default(), libc::O_RDONLY)?;
+            let fd = std::fs::File::open("/dev/zero")?;
             Box::new(move |n, t| {
-                // The whole descriptor, not only its number: it must live
-                // (open) as long as the closure.
+                // The whole file, not only its number: it must stay open
+                // as long as the closure lives.
                 let fd = &fd;
                 let mut c = 0u8;
                 // SAFETY: one byte into a live local, from an open descriptor.
                 timed(
                     t,
                     n,
-                    || unsafe { libc::read(fd.0, (&mut c as *mut u8).cast(), 1) } == 1,
+                    || unsafe { libc::read(fd.as_raw_fd(), (&mut c as *mut u8).cast(), 1) } == 1,
                     "read /dev/zero",
                 )
             })
         }
         OsOp::Write => {
-            let fd = open(&CString::new("/dev/null").unwrap_or_default(), libc::O_WRONLY)?;
+            let fd = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
             Box::new(move |n, t| {
                 let fd = &fd;
                 let c = 0u8;
@@ -247,7 +229,7 @@ fn kernel(op: OsOp, file: &std::path::Path) -> Result<Kernel, ProbeError> {
                 timed(
                     t,
                     n,
-                    || unsafe { libc::write(fd.0, (&c as *const u8).cast(), 1) } == 1,
+                    || unsafe { libc::write(fd.as_raw_fd(), (&c as *const u8).cast(), 1) } == 1,
                     "write /dev/null",
                 )
             })
@@ -265,13 +247,18 @@ fn kernel(op: OsOp, file: &std::path::Path) -> Result<Kernel, ProbeError> {
             )
         }),
         OsOp::Fstat => {
-            let fd = open(&file_c, libc::O_RDONLY)?;
+            let fd = std::fs::File::open(file)?;
             Box::new(move |n, t| {
                 let fd = &fd;
                 // SAFETY: fstat writes into a zeroed buffer of its own type.
                 let mut st: libc::stat = unsafe { std::mem::zeroed() };
                 // SAFETY: as above, on an open descriptor.
-                timed(t, n, || unsafe { libc::fstat(fd.0, &mut st) } == 0, "fstat")
+                timed(
+                    t,
+                    n,
+                    || unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0,
+                    "fstat",
+                )
             })
         }
         OsOp::OpenClose => Box::new(move |n, t| {
@@ -409,72 +396,46 @@ fn page_faults(n: usize, timer: &Timer) -> Result<f64, ProbeError> {
     Ok(ns)
 }
 
-/// A child that echoes every byte it reads on one pipe back on the other,
-/// until the first pipe closes; a batch is `n` round trips.
+/// lmbench's `lat_pipe`: a two-member ring of `hwcal_probes::ctx` (this
+/// process and a forked child that echoes each token back), a batch being
+/// `n` round trips with no work between them.
 fn pipe_round_trips() -> Result<Kernel, ProbeError> {
-    let mut to = [0; 2];
-    let mut from = [0; 2];
-    // SAFETY: two-element arrays for the two descriptors each.
-    if unsafe { libc::pipe2(to.as_mut_ptr(), libc::O_CLOEXEC) } != 0
-        // SAFETY: as above.
-        || unsafe { libc::pipe2(from.as_mut_ptr(), libc::O_CLOEXEC) } != 0
-    {
-        return Err(os_err("pipe"));
-    }
-    // SAFETY: the child only reads, writes and exits (async-signal-safe).
+    let (to_rd, to_wr) = crate::ctx::pipe()?;
+    let (from_rd, from_wr) = crate::ctx::pipe()?;
+    // SAFETY: the child only reads, writes and exits (async-signal-safe,
+    // no allocation: the ring member loop is written for forked children).
     let pid = unsafe { libc::fork() };
     if pid == 0 {
-        // The parent's ends closed here too: otherwise this child holds a
-        // writer of its own input and never sees it end.
-        // SAFETY: closes the child's copies of the parent's ends.
-        unsafe {
-            libc::close(to[1]);
-            libc::close(from[0]);
-        }
-        let mut c = 0u8;
-        // SAFETY: one byte at a time between the pipes' open ends.
-        while unsafe { libc::read(to[0], (&mut c as *mut u8).cast(), 1) } == 1 {
-            // SAFETY: as above.
-            if unsafe { libc::write(from[1], (&c as *const u8).cast(), 1) } != 1 {
-                break;
-            }
-        }
+        // The parent's ends closed here: otherwise this child holds a writer
+        // of its own input and never sees it end.
+        drop(to_wr);
+        drop(from_rd);
+        crate::ctx::member_loop(to_rd.as_raw_fd(), from_wr.as_raw_fd(), &[], None);
         // SAFETY: async-signal-safe exit of the child.
         unsafe { libc::_exit(0) };
     }
-    // SAFETY: the parent closes the ends only the child uses.
-    unsafe {
-        libc::close(to[0]);
-        libc::close(from[1]);
-    }
+    drop((to_rd, from_wr));
     if pid < 0 {
-        // SAFETY: the parent's own ends.
-        unsafe {
-            libc::close(to[1]);
-            libc::close(from[0]);
-        }
         return Err(os_err("fork"));
     }
     let ring = PipeChild {
         pid,
-        to: Fd(to[1]),
-        from: Fd(from[0]),
+        to: Some(to_wr),
+        from: from_rd,
     };
     Ok(Box::new(move |n, t| {
         // The whole child (its pipes, its reaping), not only the numbers.
         let ring = &ring;
-        let mut c = 7u8;
-        timed(
-            t,
-            n,
-            || {
-                // SAFETY: one byte each way on the parent's open ends.
-                let sent = unsafe { libc::write(ring.to.0, (&c as *const u8).cast(), 1) };
-                // SAFETY: as above.
-                sent == 1 && unsafe { libc::read(ring.from.0, (&mut c as *mut u8).cast(), 1) } == 1
-            },
-            "pipe round trip",
-        )
+        let (wr, rd) = (
+            ring.to.as_ref().map_or(-1, |f| f.as_raw_fd()),
+            ring.from.as_raw_fd(),
+        );
+        let mut tok = 0u64;
+        let t0 = t.now();
+        if !crate::ctx::pass(wr, rd, n as u64, &[], &mut tok) {
+            return Err(os_err("pipe round trip"));
+        }
+        Ok(t.elapsed_ns(t0, t.now()))
     }))
 }
 
@@ -482,17 +443,14 @@ fn pipe_round_trips() -> Result<Kernel, ProbeError> {
 /// it (it then exits) and reaps it.
 struct PipeChild {
     pid: libc::pid_t,
-    to: Fd,
-    from: Fd,
+    to: Option<std::os::fd::OwnedFd>,
+    from: std::os::fd::OwnedFd,
 }
 
 impl Drop for PipeChild {
     fn drop(&mut self) {
-        // SAFETY: closing our write end makes the child's read return 0;
-        // the descriptor is marked closed so Fd's drop does not close it
-        // again.
-        unsafe { libc::close(self.to.0) };
-        self.to.0 = -1;
+        // Closing our write end makes the child's read see the end.
+        self.to = None;
         let mut status = 0;
         // SAFETY: reaps the child this value forked.
         unsafe { libc::waitpid(self.pid, &mut status, 0) };

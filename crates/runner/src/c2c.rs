@@ -5,6 +5,7 @@
 
 use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::{usage, Context, Result};
+use hwcal_analysis::batches::judge;
 use hwcal_analysis::c2c::curve_id;
 use hwcal_model::{Profile, RawCurve, RawPoint};
 use std::collections::BTreeMap;
@@ -95,11 +96,9 @@ impl Plan for C2c {
         for (a, b) in pairs {
             let samples = hwcal_probes::c2c::handoff_ns(a, b, self.batches)
                 .with_context(|| format!("c2c: CPUs {a} and {b}"))?;
-            let mut sorted = samples.clone();
-            sorted.sort_by(f64::total_cmp);
             by_first.entry(a).or_default().push(RawPoint {
                 x: b as f64,
-                y: hwcal_stats::median(&sorted),
+                y: judge(&samples).map_or(f64::NAN, |b| b.median),
                 samples,
                 ..Default::default()
             });

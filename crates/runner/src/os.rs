@@ -5,6 +5,7 @@
 
 use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::{usage, Context, Result};
+use hwcal_analysis::batches::judge;
 use hwcal_analysis::os::curve_id;
 use hwcal_model::{Note, Profile, RawCurve, RawPoint};
 use hwcal_probes::os::{measure, mitigations, OsOp};
@@ -19,13 +20,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     opt_in: false,
     typical_s: 0.2,
     reads: &[],
-    plan: |_, _| {
-        Some(Box::new(Os {
-            ops: OsOp::ALL.to_vec(),
-            batches: BATCHES,
-            scratch: std::env::temp_dir(),
-        }))
-    },
+    plan: |_, _| Some(Box::new(Os::new(OsOp::ALL.to_vec(), BATCHES))),
     analyze: hwcal_analysis::os::reanalyze,
 };
 
@@ -36,6 +31,17 @@ pub struct Os {
     pub ops: Vec<OsOp>,
     pub batches: usize,
     pub scratch: PathBuf,
+}
+
+impl Os {
+    /// `ops`, `batches` each, the file operations in the temporary directory.
+    pub fn new(ops: Vec<OsOp>, batches: usize) -> Os {
+        Os {
+            ops,
+            batches,
+            scratch: std::env::temp_dir(),
+        }
+    }
 }
 
 /// Operations by id (`--only null,read`); an unknown id is a usage error.
@@ -64,15 +70,13 @@ impl Plan for Os {
             progress.say(&format!("os: {}", op.lmbench_name()));
             let samples =
                 measure(op, self.batches, &self.scratch).with_context(|| format!("os: {}", op.id()))?;
-            let mut sorted = samples.clone();
-            sorted.sort_by(f64::total_cmp);
             raw.push(RawCurve {
                 id: curve_id(op.id()),
                 x_label: "(one point)".into(),
                 y_label: "µs per operation, median of batches (samples: each batch)".into(),
                 points: vec![RawPoint {
                     x: 0.0,
-                    y: hwcal_stats::median(&sorted),
+                    y: judge(&samples).map_or(f64::NAN, |b| b.median),
                     samples,
                     ..Default::default()
                 }],

@@ -76,7 +76,7 @@ fn read_token(fd: RawFd, tok: &mut u64) -> bool {
 /// on, wait for it to come back, do the work. The same sequence on a pipe to
 /// itself is the overhead.
 #[inline]
-pub(super) fn pass(wr: RawFd, rd: RawFd, iters: u64, arr: &[u64], tok: &mut u64) -> bool {
+pub(crate) fn pass(wr: RawFd, rd: RawFd, iters: u64, arr: &[u64], tok: &mut u64) -> bool {
     for _ in 0..iters {
         if !write_token(wr, *tok) || !read_token(rd, tok) {
             return false;
@@ -88,7 +88,7 @@ pub(super) fn pass(wr: RawFd, rd: RawFd, iters: u64, arr: &[u64], tok: &mut u64)
 
 /// A ring member's life: read, work, write, until the ring breaks or `stop`
 /// is set. Shared by forked children (no allocation inside) and threads.
-pub(super) fn member_loop(rd: RawFd, wr: RawFd, arr: &[u64], stop: Option<&AtomicBool>) {
+pub(crate) fn member_loop(rd: RawFd, wr: RawFd, arr: &[u64], stop: Option<&AtomicBool>) {
     let mut tok = 0u64;
     loop {
         if !read_token(rd, &mut tok) {
@@ -105,7 +105,7 @@ pub(super) fn member_loop(rd: RawFd, wr: RawFd, arr: &[u64], stop: Option<&Atomi
 }
 
 /// A pipe, both ends close-on-exec.
-pub(super) fn pipe() -> Result<(OwnedFd, OwnedFd), ProbeError> {
+pub(crate) fn pipe() -> Result<(OwnedFd, OwnedFd), ProbeError> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two descriptors into the 2-element array.
     let r = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
