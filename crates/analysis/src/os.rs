@@ -10,7 +10,13 @@ use hwcal_model::{Note, Profile, Verdict};
 
 pub const PROBE: &str = "os";
 /// Note codes this analysis writes (refreshed on every re-analysis).
-pub const NOTE_CODES: [&str; 1] = ["os.noisy"];
+pub const NOTE_CODES: [&str; 2] = ["os.noisy", "os.clock"];
+/// The core clock measured before (x 0) and after (x 1) the operations.
+pub const CLOCK_CURVE: &str = "os.core_mhz";
+/// The clock may move this much (a ratio) within the probe, or stand this
+/// much below the clock probe's figure of the same run, before every
+/// figure is `noisy`: beyond it the batches agree on a slow core.
+const CLOCK_TOLERANCE: f64 = 1.15;
 
 /// Every operation: its id (curve `os.{id}`, figure `os.{id}`) and its
 /// name as lmbench prints it.
@@ -33,6 +39,36 @@ pub const OPS: [(&str, &str); 12] = [
 /// batches as its samples.
 pub fn curve_id(id: &str) -> String {
     format!("{PROBE}.{id}")
+}
+
+/// Why the core clock during the operations makes them slower than the
+/// machine: it moved within the probe, or it stood below what the same
+/// run's clock probe measured (two measurements of one quantity that
+/// disagree). `None` when neither (or nothing to compare).
+fn clock_moved(p: &Profile) -> Option<String> {
+    let c = p.raw_curve(CLOCK_CURVE)?;
+    let at = |x: f64| {
+        c.points
+            .iter()
+            .find(|q| q.x == x)
+            .map(|q| q.y)
+            .filter(|v| v.is_finite() && *v > 0.0)
+    };
+    let (before, after) = (at(0.0)?, at(1.0)?);
+    let (lo, hi) = (before.min(after), before.max(after));
+    if hi > CLOCK_TOLERANCE * lo {
+        return Some(format!(
+            "the core clock moved from {before:.0} to {after:.0} MHz during the operations"
+        ));
+    }
+    let run = p
+        .clock
+        .as_ref()
+        .map(|k| k.core_mhz)
+        .filter(|v| v.is_finite() && *v > 0.0)?;
+    (run > CLOCK_TOLERANCE * lo).then(|| {
+        format!("the core ran at {lo:.0} MHz during the operations, {run:.0} MHz in this run's clock probe")
+    })
 }
 
 /// The analysis hook: a figure per measured operation and a note naming
@@ -62,21 +98,29 @@ pub fn reanalyze(p: &mut Profile) -> bool {
     if figures.is_empty() {
         return false;
     }
-    let notes: Vec<Note> = (!noisy.is_empty())
-        .then(|| {
-            Note::warning(
-                PROBE,
-                "noisy",
-                format!(
-                    "os: the batches of {} disagree by more than {:.0}%: interrupts or other tasks ran \
-                     meanwhile; re-run on a quiet machine",
-                    noisy.join(", "),
-                    NOISY_IQR * 100.0
-                ),
-            )
-        })
-        .into_iter()
-        .collect();
+    let mut notes: Vec<Note> = Vec::new();
+    if let Some(why) = clock_moved(p) {
+        for f in &mut figures {
+            f.verdict = Verdict::Noisy;
+        }
+        notes.push(Note::warning(
+            PROBE,
+            "clock",
+            format!("os: {why}: every figure is slower by it; re-run on a quiet machine"),
+        ));
+    }
+    if !noisy.is_empty() {
+        notes.push(Note::warning(
+            PROBE,
+            "noisy",
+            format!(
+                "os: the batches of {} disagree by more than {:.0}%: interrupts or other tasks ran \
+                 meanwhile; re-run on a quiet machine",
+                noisy.join(", "),
+                NOISY_IQR * 100.0
+            ),
+        ));
+    }
     figure::refresh(&mut p.figures, PROBE, figures);
     refresh(&mut p.notes, PROBE, &NOTE_CODES, notes);
     true
@@ -123,5 +167,49 @@ mod tests {
         assert!(reanalyze(&mut p));
         assert_eq!((p.figures.clone(), p.notes.clone()), before);
         assert!(!reanalyze(&mut Profile::default()));
+    }
+
+    #[test]
+    fn a_slow_or_moving_core_makes_every_figure_noisy() {
+        let clock = |before: f64, after: f64| RawCurve {
+            id: CLOCK_CURVE.into(),
+            points: vec![
+                RawPoint {
+                    x: 0.0,
+                    y: before,
+                    ..Default::default()
+                },
+                RawPoint {
+                    x: 1.0,
+                    y: after,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let quiet = [0.16, 0.17, 0.16, 0.165, 0.16];
+        let mut p = Profile {
+            raw: vec![curve("null", &quiet), clock(3600.0, 3650.0)],
+            ..Default::default()
+        };
+        assert!(reanalyze(&mut p));
+        assert_eq!(p.figures[0].verdict, Verdict::Ok, "{:?}", p.notes);
+        // The same run's clock probe read 40% more: the batches agree on a slow core.
+        p.clock = Some(hwcal_model::ClockResult {
+            core_mhz: 5100.0,
+            ..Default::default()
+        });
+        assert!(reanalyze(&mut p));
+        assert_eq!(p.figures[0].verdict, Verdict::Noisy);
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.code == "os.clock" && n.text.contains("5100 MHz")));
+        // Moving within the probe, with no clock probe to compare.
+        p.clock = None;
+        p.raw[1] = clock(3600.0, 2400.0);
+        assert!(reanalyze(&mut p));
+        assert_eq!(p.figures[0].verdict, Verdict::Noisy);
+        assert_eq!(p.notes.iter().filter(|n| n.code == "os.clock").count(), 1);
     }
 }

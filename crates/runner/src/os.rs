@@ -63,8 +63,21 @@ pub fn parse_ops(list: &[String]) -> Result<Vec<OsOp>> {
     Ok(out)
 }
 
+/// The core clock now (MHz): the fastest of five 100 µs add-chain blocks
+/// (the fastest: a block an interrupt hit reads low).
+fn core_mhz() -> f64 {
+    let timer = hwcal_harness::Timer::get();
+    (0..5)
+        .map(|_| hwcal_harness::clockref::time_chain(timer, 2_500).1)
+        .fold(f64::NAN, f64::max)
+}
+
 impl Plan for Os {
     fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+        // The core clock before and after: an OS latency is time, and a
+        // core slowed (power state, a busy host) for the whole probe slows
+        // every batch alike, which their agreement cannot show.
+        let before = core_mhz();
         let mut raw = Vec::new();
         for &op in &self.ops {
             progress.say(&format!("os: {}", op.lmbench_name()));
@@ -82,6 +95,21 @@ impl Plan for Os {
                 }],
             });
         }
+        let after = core_mhz();
+        raw.push(RawCurve {
+            id: hwcal_analysis::os::CLOCK_CURVE.into(),
+            x_label: "0 before, 1 after the operations".into(),
+            y_label: "core MHz (add chain)".into(),
+            points: [before, after]
+                .iter()
+                .enumerate()
+                .map(|(i, &y)| RawPoint {
+                    x: i as f64,
+                    y,
+                    ..Default::default()
+                })
+                .collect(),
+        });
         let state = mitigations();
         let notes = (!state.is_empty())
             .then(|| {
