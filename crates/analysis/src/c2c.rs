@@ -6,17 +6,70 @@
 //! tiers are how MLC's and `core-to-core-latency`'s heat maps are read: on
 //! a cloud guest they show which vCPUs are siblings or share an L3, facts
 //! the guest's topology may hide.
+//!
+//! The pairs may be measured two ways ([`Variant`]: CAS on one line, and
+//! loads and stores on two): each gives its own figures, the heat map and
+//! the tiers are the CAS ones, and where the two group the pairs
+//! differently a note says the topology they imply is uncertain.
 
 use crate::batches::{judge, NOISY_IQR};
 use hwcal_model::figure::{self, Direction, Figure, FigureUnit};
 use hwcal_model::note::refresh;
-use hwcal_model::{MachineInfo, Note, Profile, RawCurve, Verdict};
+use hwcal_model::{MachineInfo, Note, Profile, Verdict};
 
-/// The probe's id, and the prefix of its curves (`c2c.cpu{A}`: one curve
-/// per first CPU, x the partner CPU, y the median, samples the batches).
+/// The probe's id, and the prefix of its curves (`c2c.cpu{A}` for CAS,
+/// `c2c.rw.cpu{A}` for read/write: one curve per first CPU, x the partner
+/// CPU, y the median, samples the batches).
 pub const PROBE: &str = "c2c";
 /// Note codes this analysis writes (refreshed on every re-analysis).
-pub const NOTE_CODES: [&str; 3] = ["c2c.pair", "c2c.tiers", "c2c.noisy"];
+pub const NOTE_CODES: [&str; 4] = ["c2c.pair", "c2c.tiers", "c2c.noisy", "c2c.methods"];
+/// Two pairs are clearly in different tiers when one is this much slower
+/// than the other (two tier steps), clearly in the same one within
+/// [`SAME_TIER`]; the methods disagree only where one says "clearly
+/// different" and the other "clearly the same" (noise near a tier's edge
+/// is not a disagreement).
+const CLEARLY_APART: f64 = TIER_STEP * TIER_STEP;
+const SAME_TIER: f64 = 1.15;
+
+/// How the pairs were measured (`hwcal_probes::c2c::Method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// Compare-and-swap on one line: the heat map's and the tiers' method.
+    Cas,
+    /// A store to one line, loads of another.
+    ReadWrite,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 2] = [Variant::Cas, Variant::ReadWrite];
+
+    fn curve_prefix(self) -> &'static str {
+        match self {
+            Variant::Cas => "c2c.cpu",
+            Variant::ReadWrite => "c2c.rw.cpu",
+        }
+    }
+
+    /// Figure ids: `c2c.fastest`, `c2c.rw_fastest`.
+    fn figure_prefix(self) -> &'static str {
+        match self {
+            Variant::Cas => "",
+            Variant::ReadWrite => "rw_",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Variant::Cas => "",
+            Variant::ReadWrite => " (read/write, two lines)",
+        }
+    }
+
+    /// The curve id of the pairs whose first CPU is `a`.
+    pub fn curve_id(self, a: usize) -> String {
+        format!("{}{a}", self.curve_prefix())
+    }
+}
 /// A pair this much slower than the previous one (sorted) starts a new
 /// tier: a different level of the coherence fabric (same core, same L3,
 /// another L3 or socket) costs at least half as much again.
@@ -24,9 +77,9 @@ const TIER_STEP: f64 = 1.4;
 /// Pairs named one by one in the notes; past this, by tier.
 const NOTED_PAIRS: usize = 6;
 
-/// The curve id of the pairs whose first CPU is `a`.
+/// The curve id of the CAS pairs whose first CPU is `a`.
 pub fn curve_id(a: usize) -> String {
-    format!("{PROBE}.cpu{a}")
+    Variant::Cas.curve_id(a)
 }
 
 /// One measured pair.
@@ -41,11 +94,16 @@ pub struct Pair {
     pub verdict: Verdict,
 }
 
-/// Every pair in the profile's c2c curves.
+/// Every CAS pair in the profile's c2c curves (the heat map's).
 pub fn pairs(p: &Profile) -> Vec<Pair> {
+    pairs_of(p, Variant::Cas)
+}
+
+/// Every pair measured by `v`.
+pub fn pairs_of(p: &Profile, v: Variant) -> Vec<Pair> {
     let mut out = Vec::new();
-    for c in p.raw.iter().filter(|c| is_c2c(c)) {
-        let Some(a) = c.id.strip_prefix("c2c.cpu").and_then(|s| s.parse().ok()) else {
+    for c in &p.raw {
+        let Some(a) = c.id.strip_prefix(v.curve_prefix()).and_then(|s| s.parse().ok()) else {
             continue;
         };
         for q in &c.points {
@@ -71,26 +129,30 @@ pub fn pairs(p: &Profile) -> Vec<Pair> {
     out
 }
 
-fn is_c2c(c: &RawCurve) -> bool {
-    c.id.starts_with("c2c.cpu")
-}
-
 /// The analysis hook: figures and notes from the raw batches; `false` when
 /// the profile holds none.
 pub fn reanalyze(p: &mut Profile) -> bool {
     let pairs = pairs(p);
-    if pairs.is_empty() {
+    let rw = pairs_of(p, Variant::ReadWrite);
+    if pairs.is_empty() && rw.is_empty() {
         return false;
     }
-    let figures = figures(&pairs);
-    let notes = notes(&pairs, p.machine.as_ref());
+    let mut figures = figures_of(&pairs, Variant::Cas);
+    figures.extend(figures_of(&rw, Variant::ReadWrite));
+    let mut notes = notes(&pairs, p.machine.as_ref());
+    notes.extend(methods_note(&pairs, &rw));
     figure::refresh(&mut p.figures, PROBE, figures);
     refresh(&mut p.notes, PROBE, &NOTE_CODES, notes);
     true
 }
 
-/// The fastest pair, the median over pairs and the slowest pair.
+/// The fastest pair, the median over pairs and the slowest pair (CAS).
 pub fn figures(pairs: &[Pair]) -> Vec<Figure> {
+    figures_of(pairs, Variant::Cas)
+}
+
+/// The fastest pair, the median over pairs and the slowest pair, measured by `v`.
+pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
     let mut sorted: Vec<&Pair> = pairs.iter().collect();
     sorted.sort_by(|x, y| x.median_ns.total_cmp(&y.median_ns));
     let (Some(first), Some(last)) = (sorted.first(), sorted.last()) else {
@@ -98,8 +160,15 @@ pub fn figures(pairs: &[Pair]) -> Vec<Figure> {
     };
     let medians: Vec<f64> = sorted.iter().map(|q| q.median_ns).collect();
     let noisy = sorted.iter().filter(|q| q.verdict == Verdict::Noisy).count();
-    let fig = |what: &str, name: &str, v: f64, verdict: Verdict| {
-        let mut f = Figure::new(PROBE, what, name, v, FigureUnit::Ns, Direction::Lower);
+    let fig = |what: &str, name: &str, value: f64, verdict: Verdict| {
+        let mut f = Figure::new(
+            PROBE,
+            &format!("{}{what}", v.figure_prefix()),
+            &format!("{name}{}", v.label()),
+            value,
+            FigureUnit::Ns,
+            Direction::Lower,
+        );
         f.verdict = verdict;
         f
     };
@@ -227,10 +296,71 @@ pub fn notes(pairs: &[Pair], m: Option<&MachineInfo>) -> Vec<Note> {
     out
 }
 
+/// Where the two methods measured the same pairs: one line on a small
+/// machine (each pair by both), and a warning where they group the pairs
+/// differently (one method puts two pairs clearly apart, the other clearly
+/// together): the tiers, and what they say of the topology, are then
+/// uncertain.
+pub fn methods_note(cas: &[Pair], rw: &[Pair]) -> Vec<Note> {
+    let both: Vec<(&Pair, &Pair)> = cas
+        .iter()
+        .filter_map(|c| rw.iter().find(|r| (r.a, r.b) == (c.a, c.b)).map(|r| (c, r)))
+        .collect();
+    if both.is_empty() {
+        return Vec::new();
+    }
+    let ratio = |x: f64, y: f64| x.max(y) / x.min(y).max(f64::MIN_POSITIVE);
+    let mut clash = None;
+    'outer: for (i, (c1, r1)) in both.iter().enumerate() {
+        for (c2, r2) in &both[i + 1..] {
+            let (by_cas, by_rw) = (
+                ratio(c1.median_ns, c2.median_ns),
+                ratio(r1.median_ns, r2.median_ns),
+            );
+            if (by_cas > CLEARLY_APART && by_rw < SAME_TIER) || (by_rw > CLEARLY_APART && by_cas < SAME_TIER)
+            {
+                clash = Some((c1, r1, c2, r2));
+                break 'outer;
+            }
+        }
+    }
+    if let Some((c1, r1, c2, r2)) = clash {
+        return vec![Note::warning(
+            PROBE,
+            "methods",
+            format!(
+                "c2c: the two methods group the pairs differently: CPU {}↔{} and {}↔{} take {:.1} and {:.1} ns \
+                 by CAS but {:.1} and {:.1} ns by read/write; the tiers, and the topology they imply, are \
+                 uncertain (a busy CPU or a moving host thread during one of them); re-run on a quiet machine",
+                c1.a, c1.b, c2.a, c2.b, c1.median_ns, c2.median_ns, r1.median_ns, r2.median_ns
+            ),
+        )];
+    }
+    let text = if let [(c, r)] = both.as_slice() {
+        format!(
+            "c2c: CPU {} ↔ {} by read/write on two lines: {:.1} ns one way ({:.2}× the CAS handoff)",
+            c.a,
+            c.b,
+            r.median_ns,
+            r.median_ns / c.median_ns
+        )
+    } else {
+        let ratios: Vec<f64> = both.iter().map(|(c, r)| r.median_ns / c.median_ns).collect();
+        let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!(
+            "c2c: read/write on two lines agrees with CAS on how the {} pairs group; \
+             it takes {lo:.2}–{hi:.2}× the CAS handoff",
+            both.len()
+        )
+    };
+    vec![Note::info(PROBE, "methods", text)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwcal_model::{NominalCache, RawPoint};
+    use hwcal_model::{NominalCache, RawCurve, RawPoint};
 
     fn curve(a: usize, partners: &[(usize, &[f64])]) -> RawCurve {
         RawCurve {
@@ -281,6 +411,56 @@ mod tests {
         assert!(reanalyze(&mut p));
         assert_eq!((p.notes.clone(), p.figures.clone()), before);
         assert!(!reanalyze(&mut Profile::default()));
+    }
+
+    fn rw_curve(a: usize, partners: &[(usize, &[f64])]) -> RawCurve {
+        RawCurve {
+            id: Variant::ReadWrite.curve_id(a),
+            ..curve(a, partners)
+        }
+    }
+
+    #[test]
+    fn the_read_write_pairs_get_their_own_figures_and_a_cross_check() {
+        let near: &[f64] = &[20.0, 21.0, 20.5, 20.2, 20.8];
+        let far: &[f64] = &[70.0, 71.0, 69.0, 70.5, 70.2];
+        let rw_near: &[f64] = &[25.0, 25.5, 25.2, 25.1, 25.3];
+        let rw_far: &[f64] = &[80.0, 81.0, 80.5, 80.2, 80.1];
+        let mut p = Profile {
+            raw: vec![
+                curve(0, &[(1, near), (2, far)]),
+                rw_curve(0, &[(1, rw_near), (2, rw_far)]),
+            ],
+            ..Default::default()
+        };
+        assert!(reanalyze(&mut p));
+        let f = |p: &Profile, id: &str| p.figures.iter().find(|f| f.id == id).and_then(|f| f.value);
+        assert_eq!(f(&p, "c2c.fastest"), Some(20.5));
+        assert_eq!(f(&p, "c2c.rw_fastest"), Some(25.2));
+        assert_eq!(f(&p, "c2c.rw_slowest"), Some(80.2));
+        let methods = |p: &Profile| p.notes.iter().find(|n| n.code == "c2c.methods").cloned().unwrap();
+        assert_eq!(
+            methods(&p).severity,
+            hwcal_model::Severity::Info,
+            "{:?}",
+            methods(&p)
+        );
+        // The heat map's pairs are the CAS ones only.
+        assert_eq!(pairs(&p).len(), 2);
+        // Read/write says the two pairs are alike where CAS says 3.4× apart.
+        p.raw[1] = rw_curve(0, &[(1, rw_near), (2, rw_near)]);
+        assert!(reanalyze(&mut p));
+        assert_eq!(methods(&p).severity, hwcal_model::Severity::Warning);
+        assert!(methods(&p).text.contains("0↔1 and 0↔2"), "{}", methods(&p).text);
+        assert_eq!(p.notes.iter().filter(|n| n.code == "c2c.methods").count(), 1);
+        // A read/write-only profile still gets figures.
+        let mut q = Profile {
+            raw: vec![rw_curve(0, &[(1, rw_near)])],
+            ..Default::default()
+        };
+        assert!(reanalyze(&mut q));
+        assert_eq!(f(&q, "c2c.rw_fastest"), Some(25.2));
+        assert_eq!(f(&q, "c2c.fastest"), None);
     }
 
     #[test]

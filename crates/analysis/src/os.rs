@@ -1,7 +1,8 @@
 //! Operating-system latencies (lmbench's `lat_syscall`, `lat_sig`,
-//! `lat_proc`, `lat_pagefault`, `lat_pipe`; the kernels are
-//! `hwcal_probes::os`): per operation the median of its timed batches as a
-//! named figure in µs, `noisy` where the batches disagree.
+//! `lat_proc`, `lat_pagefault`, `lat_pipe`, `lat_unix`, and `bw_pipe`; the
+//! kernels are `hwcal_probes::os`): per operation the median of its timed
+//! batches as a named figure in µs (a rate in bytes/s for a bandwidth),
+//! `noisy` where the batches disagree.
 
 use crate::batches::{judge, Batches, NOISY_IQR};
 use hwcal_model::figure::{self, Direction, Figure, FigureUnit};
@@ -18,21 +19,35 @@ pub const CLOCK_CURVE: &str = "os.core_mhz";
 /// figure is `noisy`: beyond it the batches agree on a slow core.
 const CLOCK_TOLERANCE: f64 = 1.15;
 
-/// Every operation: its id (curve `os.{id}`, figure `os.{id}`) and its
-/// name as lmbench prints it.
-pub const OPS: [(&str, &str); 12] = [
-    ("null", "Simple syscall"),
-    ("read", "Simple read"),
-    ("write", "Simple write"),
-    ("stat", "Simple stat"),
-    ("fstat", "Simple fstat"),
-    ("open_close", "Simple open/close"),
-    ("sig_install", "Signal handler installation"),
-    ("sig_catch", "Signal handler overhead"),
-    ("fork_exit", "Process fork+exit"),
-    ("fork_exec", "Process fork+execve"),
-    ("page_fault", "Anonymous page fault"),
-    ("pipe", "Pipe latency"),
+/// What an operation's per-batch µs become.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// A latency: µs per operation, lower is faster.
+    Latency,
+    /// A transfer of this many bytes per operation: the figure is the rate
+    /// (bytes/s), higher is faster.
+    Bandwidth(f64),
+}
+
+/// Every operation: its id (curve `os.{id}`, figure `os.{id}`), its name
+/// as lmbench prints it, and its kind.
+pub const OPS: [(&str, &str, Kind); 15] = [
+    ("null", "Simple syscall", Kind::Latency),
+    ("read", "Simple read", Kind::Latency),
+    ("write", "Simple write", Kind::Latency),
+    ("stat", "Simple stat", Kind::Latency),
+    ("fstat", "Simple fstat", Kind::Latency),
+    ("open_close", "Simple open/close", Kind::Latency),
+    ("sig_install", "Signal handler installation", Kind::Latency),
+    ("sig_catch", "Signal handler overhead", Kind::Latency),
+    ("fork_exit", "Process fork+exit", Kind::Latency),
+    ("fork_exec", "Process fork+execve", Kind::Latency),
+    ("page_fault", "Anonymous page fault", Kind::Latency),
+    ("pipe", "Pipe latency", Kind::Latency),
+    ("page_fault_file", "Pagefaults on file", Kind::Latency),
+    ("unix", "AF_UNIX sock stream latency", Kind::Latency),
+    // lmbench's XFERSIZE: 64 KiB per read.
+    ("pipe_bw", "Pipe bandwidth", Kind::Bandwidth(65536.0)),
 ];
 
 /// The curve id of operation `id`: one point, `y` the median µs, the
@@ -76,7 +91,7 @@ fn clock_moved(p: &Profile) -> Option<String> {
 pub fn reanalyze(p: &mut Profile) -> bool {
     let mut figures = Vec::new();
     let mut noisy = Vec::new();
-    for (id, name) in OPS {
+    for (id, name, kind) in OPS {
         let Some(q) = p.raw_curve(&curve_id(id)).and_then(|c| c.points.first()) else {
             continue;
         };
@@ -88,7 +103,19 @@ pub fn reanalyze(p: &mut Profile) -> bool {
         let Some(Batches { median, verdict, .. }) = judge(&samples) else {
             continue;
         };
-        let mut f = Figure::new(PROBE, id, name, median, FigureUnit::Us, Direction::Lower);
+        let mut f = match kind {
+            Kind::Latency => Figure::new(PROBE, id, name, median, FigureUnit::Us, Direction::Lower),
+            // The median batch time is the median rate's batch (the rate
+            // falls as the time grows), so the verdict carries over.
+            Kind::Bandwidth(bytes) => Figure::new(
+                PROBE,
+                id,
+                name,
+                bytes / (median * 1e-6),
+                FigureUnit::BytesPerSec,
+                Direction::Higher,
+            ),
+        };
         f.verdict = verdict;
         if verdict == Verdict::Noisy {
             noisy.push(name.to_string());
@@ -159,6 +186,19 @@ mod tests {
         assert_eq!(p.figures[0].name, "Simple syscall");
         assert_eq!(p.figures[0].verdict, Verdict::Ok);
         assert_eq!(p.figures[1].verdict, Verdict::Noisy);
+        // A bandwidth is a rate: 64 KiB in 10 µs.
+        p.raw.push(curve("pipe_bw", &[10.0, 10.1, 9.9, 10.0, 10.0]));
+        assert!(reanalyze(&mut p));
+        let bw = p.figures.iter().find(|f| f.id == "os.pipe_bw").unwrap();
+        assert!((bw.value.unwrap() - 6.5536e9).abs() < 1e3, "{:?}", bw.value);
+        assert_eq!((bw.unit, bw.better), (FigureUnit::BytesPerSec, Direction::Higher));
+        p.raw.pop();
+        assert!(reanalyze(&mut p));
+        assert_eq!(
+            p.figures.len(),
+            2,
+            "a re-analysis drops what is no longer measured"
+        );
         assert!(p
             .notes
             .iter()

@@ -31,7 +31,9 @@ fn os_latencies_are_named_figures_within_broad_bounds() {
         "fork_exit",
         "fork_exec",
         "page_fault",
+        "page_fault_file",
         "pipe",
+        "unix",
     ] {
         let us = figure(&p, &format!("os.{id}"));
         // More than a nanosecond, less than 100 ms (emulation included).
@@ -39,6 +41,9 @@ fn os_latencies_are_named_figures_within_broad_bounds() {
     }
     // A system call costs less than a process.
     assert!(figure(&p, "os.null") < figure(&p, "os.fork_exit"));
+    // A pipe moves more than 1 MB/s and less than 1 TB/s.
+    let bw = figure(&p, "os.pipe_bw");
+    assert!(bw > 1e6 && bw < 1e12, "os.pipe_bw = {bw} B/s");
     hwcal().args(["os", "--only", "nosuch"]).assert().code(2);
 }
 

@@ -1,17 +1,19 @@
 //! The core-to-core latency probe (`hwcal c2c`, and in `hwcal run`): the
-//! ping-pong of `hwcal_probes::c2c` for every pair of the online CPUs (an
-//! evenly spaced sample of pairs past [`RUN_MAX_PAIRS`]), one raw curve per
-//! first CPU; the figures come from `hwcal_analysis::c2c`.
+//! ping-pongs of `hwcal_probes::c2c` (CAS on one line, read/write on two)
+//! for every pair of the online CPUs (an evenly spaced sample of pairs past
+//! [`RUN_MAX_PAIRS`]), one raw curve per method and first CPU; the figures
+//! come from `hwcal_analysis::c2c`.
 
 use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::{usage, Context, Result};
 use hwcal_analysis::batches::judge;
-use hwcal_analysis::c2c::curve_id;
+use hwcal_analysis::c2c::Variant;
 use hwcal_model::{Profile, RawCurve, RawPoint};
+use hwcal_probes::c2c::Method;
 use std::collections::BTreeMap;
 
 /// Pairs `hwcal run` measures at most: every pair of a 16-CPU machine
-/// (~0.3 s there); larger machines get an evenly spaced sample.
+/// (~0.3 s there per method); larger machines get an evenly spaced sample.
 pub const RUN_MAX_PAIRS: usize = 120;
 /// Timed batches per pair (each of `hwcal_probes::c2c::TRIPS` round trips).
 pub const BATCHES: usize = 31;
@@ -29,26 +31,77 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
             cpus: machine.online_cpus.clone(),
             batches: BATCHES,
             max_pairs: RUN_MAX_PAIRS,
+            methods: Method::ALL.to_vec(),
         }))
     },
     analyze: hwcal_analysis::c2c::reanalyze,
 };
 
-/// The probe's plan: the CPUs to pair, batches per pair, and how many
-/// pairs at most.
+/// The probe's plan: the CPUs to pair, batches per pair, how many pairs
+/// at most, and the methods (each pair by each, one after the other).
 #[derive(Debug, Clone)]
 pub struct C2c {
     pub cpus: Vec<usize>,
     pub batches: usize,
     pub max_pairs: usize,
+    pub methods: Vec<Method>,
+}
+
+/// Methods by id (`--method cas,rw`); an unknown id is a usage error.
+pub fn parse_methods(list: &[String]) -> Result<Vec<Method>> {
+    if list.is_empty() {
+        return Ok(Method::ALL.to_vec());
+    }
+    let mut out = Vec::new();
+    for id in list {
+        match Method::by_id(id) {
+            Some(m) if !out.contains(&m) => out.push(m),
+            Some(_) => {}
+            None => usage!("--method {id}: expected cas or rw"),
+        }
+    }
+    Ok(out)
+}
+
+/// The analysis's name for a method's curves.
+fn variant(m: Method) -> Variant {
+    match m {
+        Method::Cas => Variant::Cas,
+        Method::ReadWrite => Variant::ReadWrite,
+    }
 }
 
 impl C2c {
+    /// The plan a command line asks for: `cpus` as Linux lists them (every
+    /// allowed CPU when absent), `max_pairs` 0 for every pair, `methods` by
+    /// id (both when empty); checked against the machine.
+    pub fn requested(
+        cpus: Option<&str>,
+        batches: usize,
+        max_pairs: usize,
+        methods: &[String],
+    ) -> Result<C2c> {
+        let plan = C2c {
+            cpus: match cpus {
+                Some(s) => parse_cpus(s)?,
+                None => hwcal_harness::pin::allowed_cpus(),
+            },
+            batches,
+            max_pairs: if max_pairs == 0 { usize::MAX } else { max_pairs },
+            methods: parse_methods(methods)?,
+        };
+        plan.check()?;
+        Ok(plan)
+    }
+
     /// A request the machine can serve: known, allowed CPUs, two at least.
     pub fn check(&self) -> Result<()> {
         let allowed = hwcal_harness::pin::allowed_cpus();
         if let Some(c) = self.cpus.iter().find(|c| !allowed.contains(c)) {
             usage!("--cpus: CPU {c} does not exist or is not allowed (allowed: {allowed:?})");
+        }
+        if self.methods.is_empty() {
+            usage!("--method: at least one of cas, rw");
         }
         if self.batches < 5 {
             usage!(
@@ -92,23 +145,27 @@ impl Plan for C2c {
             return Ok(Profile::default());
         }
         progress.say(&format!("c2c: {} pair(s) of CPUs", pairs.len()));
-        let mut by_first: BTreeMap<usize, Vec<RawPoint>> = BTreeMap::new();
+        // Each pair by every method back to back: the methods see the same
+        // moment of the machine, so a disagreement between them is theirs.
+        let mut by_first: BTreeMap<(usize, usize), Vec<RawPoint>> = BTreeMap::new();
         for (a, b) in pairs {
-            let samples = hwcal_probes::c2c::handoff_ns(a, b, self.batches)
-                .with_context(|| format!("c2c: CPUs {a} and {b}"))?;
-            by_first.entry(a).or_default().push(RawPoint {
-                x: b as f64,
-                y: judge(&samples).map_or(f64::NAN, |b| b.median),
-                samples,
-                ..Default::default()
-            });
+            for (k, &m) in self.methods.iter().enumerate() {
+                let samples = hwcal_probes::c2c::handoff_ns(a, b, self.batches, m)
+                    .with_context(|| format!("c2c: CPUs {a} and {b} ({})", m.id()))?;
+                by_first.entry((k, a)).or_default().push(RawPoint {
+                    x: b as f64,
+                    y: judge(&samples).map_or(f64::NAN, |b| b.median),
+                    samples,
+                    ..Default::default()
+                });
+            }
         }
         let raw = by_first
             .into_iter()
-            .map(|(a, mut points)| {
+            .map(|((k, a), mut points)| {
                 points.sort_by(|p, q| p.x.total_cmp(&q.x));
                 RawCurve {
-                    id: curve_id(a),
+                    id: variant(self.methods[k]).curve_id(a),
                     x_label: "partner CPU".into(),
                     y_label: "ns one way, median of batches (samples: each batch)".into(),
                     points,
@@ -125,6 +182,20 @@ impl Plan for C2c {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn methods_are_chosen_by_id() {
+        assert_eq!(parse_methods(&[]).unwrap(), Method::ALL);
+        assert_eq!(
+            parse_methods(&["rw".into(), "rw".into()]).unwrap(),
+            [Method::ReadWrite]
+        );
+        assert!(parse_methods(&["mesi".into()]).unwrap_err().is_usage());
+        // Every method's curves are the analysis's.
+        for m in Method::ALL {
+            assert!(variant(m).curve_id(3).ends_with("cpu3"));
+        }
+    }
 
     #[test]
     fn cpu_lists_parse_strictly() {

@@ -1,6 +1,6 @@
 //! The operating-system latency probe (`hwcal os`, and in `hwcal run`):
-//! lmbench's system call, signal, process, page-fault and pipe latencies
-//! (`hwcal_probes::os`), one raw curve per operation; the figures come from
+//! lmbench's system call, signal, process, page-fault, pipe and socket
+//! latencies and pipe bandwidth (`hwcal_probes::os`), one raw curve per operation; the figures come from
 //! `hwcal_analysis::os`. The mitigation state is recorded beside them.
 
 use crate::probe::{Plan, ProbeEntry, Progress};
@@ -16,7 +16,8 @@ pub const BATCHES: usize = 21;
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "os",
-    description: "OS latencies (lmbench lat_syscall, lat_sig, lat_proc, lat_pagefault, lat_pipe)",
+    description:
+        "OS latencies (lmbench lat_syscall, lat_sig, lat_proc, lat_pagefault, lat_pipe, lat_unix, bw_pipe)",
     opt_in: false,
     typical_s: 0.2,
     reads: &[],
@@ -86,7 +87,8 @@ impl Plan for Os {
             raw.push(RawCurve {
                 id: curve_id(op.id()),
                 x_label: "(one point)".into(),
-                y_label: "µs per operation, median of batches (samples: each batch)".into(),
+                y_label: "µs per operation (pipe_bw: per 64 KiB), median of batches (samples: each batch)"
+                    .into(),
                 points: vec![RawPoint {
                     x: 0.0,
                     y: judge(&samples).map_or(f64::NAN, |b| b.median),
@@ -149,11 +151,18 @@ mod tests {
 
     #[test]
     fn the_analysis_names_every_operation_the_probe_measures() {
-        let ids: Vec<&str> = hwcal_analysis::os::OPS.iter().map(|(id, _)| *id).collect();
+        let ids: Vec<&str> = hwcal_analysis::os::OPS.iter().map(|(id, ..)| *id).collect();
         let probe: Vec<&str> = OsOp::ALL.iter().map(|o| o.id()).collect();
         assert_eq!(ids, probe);
-        for ((_, name), op) in hwcal_analysis::os::OPS.iter().zip(OsOp::ALL) {
+        for ((_, name, kind), op) in hwcal_analysis::os::OPS.iter().zip(OsOp::ALL) {
             assert_eq!(*name, op.lmbench_name());
+            // The analysis turns the probe's chunk time into its rate.
+            let bytes = (op == OsOp::PipeBandwidth).then_some(hwcal_probes::os::PIPE_CHUNK as f64);
+            let want = bytes.map_or(
+                hwcal_analysis::os::Kind::Latency,
+                hwcal_analysis::os::Kind::Bandwidth,
+            );
+            assert_eq!(*kind, want);
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::common::{check_db, header, pin, save_if_requested, Progress};
 use crate::output::{check_dest, emit};
 use anyhow::Result;
 use clap::Args;
-use hwcal_runner::c2c::{parse_cpus, C2c, ENTRY};
+use hwcal_runner::c2c::{C2c, ENTRY};
 use hwcal_runner::machine::from_env;
 use hwcal_runner::{calibrate_with, Planned};
 
@@ -23,6 +23,10 @@ pub struct C2cArgs {
     /// Most pairs to measure, an evenly spaced sample past it (0: every pair).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub max_pairs: usize,
+    /// How to pass the line (comma-separated; default both): cas (compare-and-swap on one line),
+    /// rw (a store to one line, loads of another).
+    #[arg(long, value_delimiter = ',', value_name = "METHODS")]
+    pub method: Vec<String>,
 }
 
 crate::subcommand! { pub COMMAND = "c2c" in Measure: C2cArgs => run,
@@ -30,17 +34,7 @@ crate::subcommand! { pub COMMAND = "c2c" in Measure: C2cArgs => run,
 
 pub fn run(a: C2cArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
-    let cpus = match &a.cpus {
-        Some(s) => parse_cpus(s)?,
-        None => hwcal_runner::machine::allowed_cpus(),
-    };
-    let max_pairs = if a.max_pairs == 0 { usize::MAX } else { a.max_pairs };
-    let plan = C2c {
-        cpus,
-        batches: a.batches as usize,
-        max_pairs,
-    };
-    plan.check()?;
+    let plan = C2c::requested(a.cpus.as_deref(), a.batches as usize, a.max_pairs, &a.method)?;
     check_db(a.common.save)?;
     let progress = Progress::new(a.common.quiet);
     let cpu = pin(&a.common)?;

@@ -15,7 +15,8 @@ pub struct OsArgs {
     #[command(flatten)]
     pub common: CommonArgs,
     /// Only these operations (comma-separated): null, read, write, stat, fstat, open_close,
-    /// sig_install, sig_catch, fork_exit, fork_exec, page_fault, pipe.
+    /// sig_install, sig_catch, fork_exit, fork_exec, page_fault, page_fault_file, pipe, unix,
+    /// pipe_bw.
     #[arg(long, value_delimiter = ',', value_name = "OPS")]
     pub only: Vec<String>,
     /// Timed batches per operation (5..=1000).
@@ -24,7 +25,7 @@ pub struct OsArgs {
 }
 
 crate::subcommand! { pub COMMAND = "os" in Measure: OsArgs => run,
-"OS latencies (lmbench lat_syscall, lat_sig, lat_proc, lat_pagefault, lat_pipe)" }
+"OS latencies (lmbench lat_syscall, lat_sig, lat_proc, lat_pagefault, lat_pipe, lat_unix, bw_pipe)" }
 
 pub fn run(a: OsArgs) -> Result<()> {
     check_dest(a.common.json.as_deref())?;
