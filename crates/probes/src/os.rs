@@ -349,13 +349,13 @@ fn kernel(op: OsOp, file: &std::path::Path) -> Result<Kernel, ProbeError> {
             // SAFETY: signal 0 only checks that the thread exists; SIGUSR1's
             // handler only counts and runs before the system call returns
             // (the signal is not blocked).
-            let send = |sig: libc::c_int| move || unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, sig) } == 0;
+            let send =
+                |sig: libc::c_int| move || unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, sig) } == 0;
             // lmbench's "overhead" is the handler's: the catching send less
             // a send of the null signal (the system call and its checks),
             // about 0.4 µs of the 2.4 on a Zen 4 guest.
-            let r = timed(t, n, send(0), "tgkill 0").and_then(|null| {
-                timed(t, n, send(libc::SIGUSR1), "tgkill").map(|caught| caught - null)
-            });
+            let r = timed(t, n, send(0), "tgkill 0")
+                .and_then(|null| timed(t, n, send(libc::SIGUSR1), "tgkill").map(|caught| caught - null));
             // SAFETY: puts back the handler found before.
             unsafe { libc::sigaction(libc::SIGUSR1, &old, std::ptr::null_mut()) };
             if CAUGHT.load(Ordering::Relaxed) - before < n as u64 {

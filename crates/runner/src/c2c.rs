@@ -20,7 +20,8 @@ pub const BATCHES: usize = 31;
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "c2c",
-    description: "core-to-core latency: a cache line's one-way handoff between CPUs (CAS ping-pong)",
+    description:
+        "core-to-core latency: a cache line's one-way handoff between CPUs (CAS and read/write ping-pongs)",
     opt_in: false,
     typical_s: 0.2,
     reads: &[],
