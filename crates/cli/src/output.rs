@@ -80,19 +80,6 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     atomic::write(path, bytes, &protected()).map_err(write_error)
 }
 
-/// The profile as hwcal writes and stores it: every figure that fails the
-/// plausibility check `analyze` and `import` apply is left out with a note
-/// (`hwcal_model::plausible::scrub`), so hwcal never writes what it would
-/// itself refuse to read.
-pub fn checked(profile: &Profile) -> std::borrow::Cow<'_, Profile> {
-    if hwcal_model::plausible::implausible(profile).is_empty() {
-        return std::borrow::Cow::Borrowed(profile);
-    }
-    let mut p = profile.clone();
-    hwcal_model::plausible::scrub(&mut p);
-    std::borrow::Cow::Owned(p)
-}
-
 /// Text for the terminal on stdout, with every control character other
 /// than newline and tab shown escaped (`\x1b`), never obeyed: what hwcal
 /// prints may come from a profile or database anyone can write.
@@ -102,10 +89,17 @@ pub fn write_text(bytes: &[u8]) -> Result<()> {
 
 /// Print the summary (unless JSON goes to stdout) and write the JSON.
 pub fn emit(profile: &Profile, json: Option<&str>) -> Result<()> {
-    let profile = &*checked(profile);
+    emit_as(profile, json, &TextExporter)
+}
+
+/// [`emit`] with the terminal text from `text` (the digest, for instance).
+pub fn emit_as(profile: &Profile, json: Option<&str>, text: &dyn Exporter) -> Result<()> {
+    let profile = &*hwcal_model::plausible::checked(profile);
     if json != Some("-") {
-        let text = TextExporter.export(&hwcal_report::sanitize::inert_profile(profile))?;
-        write_text(&text)?;
+        // Raw: the exporter saw only an inert copy, so the only control
+        // characters are its own (the digest's colours).
+        let text = text.export(&hwcal_report::sanitize::inert_profile(profile))?;
+        write_output("-", &text)?;
     }
     if let Some(dest) = json {
         let bytes = JsonExporter.export(profile)?;
@@ -176,12 +170,12 @@ impl Outputs {
         self
     }
 
-    /// The summary on stdout (unless the JSON goes there) and the JSON
-    /// profile to `json` if given.
-    pub fn profile(json: Option<&str>) -> Outputs {
+    /// `text` on stdout (unless the JSON goes there) and the JSON profile
+    /// to `json` if given.
+    pub fn profile(json: Option<&str>, text: impl Exporter + 'static) -> Outputs {
         let mut o = Outputs::default();
         if json != Some("-") {
-            o.add(TextExporter, Dest::Stdout);
+            o.add(text, Dest::Stdout);
         }
         if let Some(path) = json {
             let path = path.to_string();
@@ -231,14 +225,15 @@ impl Outputs {
     pub fn write(&self, p: &Profile) -> Result<()> {
         // What hwcal writes, hwcal reads: implausible figures left out
         // (with a note); text for the terminal from an inert copy.
-        let p = &*checked(p);
+        let p = &*hwcal_model::plausible::checked(p);
         for (exporter, dest) in &self.list {
             let files = match dest {
                 Dest::Stdout => exporter.files(&hwcal_report::sanitize::inert_profile(p))?,
                 _ => exporter.files(p)?,
             };
             match dest {
-                Dest::Stdout => files.iter().try_for_each(|f| write_text(&f.bytes))?,
+                // Raw: made from the inert copy (the digest's colours are its own).
+                Dest::Stdout => files.iter().try_for_each(|f| write_output("-", &f.bytes))?,
                 Dest::File { path, .. } => files.iter().try_for_each(|f| write_output(path, &f.bytes))?,
                 Dest::Prefix { .. } => files
                     .iter()

@@ -231,7 +231,7 @@ fn run_has_a_short_ctx_section_and_analyze_redoes_it() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("context switch"));
+        .stdout(predicate::str::contains("\nctx       "));
     let v: Value = common::profile_json(&std::fs::read(&f).unwrap()).unwrap();
     let c = &v["context_switch"];
     assert_eq!(c["size_kb"], 0);

@@ -36,7 +36,7 @@ fn import_list_show_export_rm() {
     assert_eq!(e.ids(), vec![a, b]);
 
     e.hwcal()
-        .args(["db", "show", &a.to_string()])
+        .args(["db", "show", &a.to_string(), "--detail"])
         .assert()
         .success()
         .stdout(predicate::str::contains(format!("run {a} (imported)")))
@@ -365,7 +365,7 @@ fn run_saves_unless_told_not_to_and_writes_html() {
         .assert()
         .success()
         .stderr(predicate::str::contains("stored as run 1"))
-        .stdout(predicate::str::contains("machine:"));
+        .stdout(predicate::str::contains("\nclock     "));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<section id=\"machine\">"));
     assert_eq!(e.ids(), vec![1]);

@@ -34,7 +34,13 @@ fn run(dir: &Path, name: &str) -> Profile {
         .arg("--json")
         .arg(&json);
     let text = stdout(&mut c);
-    assert!(text.contains("caches:"), "{text}");
+    // The digest: one screen, the detail behind a hint.
+    assert!(text.contains("\nL1 ") && text.contains("memory "), "{text}");
+    assert!(text.contains("detail: hwcal db show latest --detail"), "{text}");
+    assert!(!text.contains("caches:"), "{text}");
+    assert!(text.lines().count() <= 25, "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    assert!(!text.contains('\x1b'), "no colour off a terminal: {text}");
     hwcal_model::parse_profile(&std::fs::read(&json).unwrap()).unwrap()
 }
 
@@ -67,7 +73,7 @@ fn run_db_report_on_the_synthetic_machine() {
     // Both runs were stored once each, with the machine.
     let list = stdout(hwcal(d).args(["db", "list"]));
     assert_eq!(list.matches("synthetic-0").count(), 2, "{list}");
-    let show = stdout(hwcal(d).args(["db", "show", "1"]));
+    let show = stdout(hwcal(d).args(["db", "show", "1", "--detail"]));
     assert!(show.contains("caches:") && show.contains("io"), "{show}");
 
     // The stored profile re-renders: an HTML report of it and of both.

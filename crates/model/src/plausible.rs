@@ -146,6 +146,18 @@ pub fn implausible(p: &Profile) -> Vec<String> {
     check(&mut q, false)
 }
 
+/// The profile as hwcal writes and stores it: every figure that fails the
+/// check left out with a note ([`scrub`]), so hwcal never writes what it
+/// would itself refuse to read (borrowed where nothing fails).
+pub fn checked(p: &Profile) -> std::borrow::Cow<'_, Profile> {
+    if implausible(p).is_empty() {
+        return std::borrow::Cow::Borrowed(p);
+    }
+    let mut q = p.clone();
+    scrub(&mut q);
+    std::borrow::Cow::Owned(q)
+}
+
 /// Flag and leave out what no machine can have measured, at the point a
 /// profile is written or stored: every implausible figure becomes "not
 /// measured" (NaN / `None`, JSON `null`) and one note per figure says what

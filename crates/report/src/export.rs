@@ -145,6 +145,45 @@ impl Exporter for TextExporter {
     }
 }
 
+/// The digest (`text::digest`), then the whole summary when `detail`;
+/// `hint` closes the digest (how to see the detail) where there is none.
+#[derive(Debug, Clone, Default)]
+pub struct DigestExporter {
+    pub detail: bool,
+    /// Colour the verdicts (ANSI): a terminal, and `NO_COLOR` unset.
+    pub colour: bool,
+    pub hint: Option<String>,
+}
+
+impl DigestExporter {
+    /// For standard output: coloured on a terminal unless `NO_COLOR` is set
+    /// to anything but the empty string (no-color.org).
+    pub fn stdout(detail: bool, hint: String) -> DigestExporter {
+        use std::io::IsTerminal;
+        let asked_not = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        DigestExporter {
+            detail,
+            colour: !asked_not && std::io::stdout().is_terminal(),
+            hint: Some(hint),
+        }
+    }
+}
+
+impl Exporter for DigestExporter {
+    fn name(&self) -> &'static str {
+        "digest"
+    }
+    fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
+        let hint = (!self.detail).then_some(self.hint.as_deref()).flatten();
+        let mut s = text::digest(profile, self.colour, hint);
+        if self.detail {
+            s.push('\n');
+            s += &text::summary(profile);
+        }
+        Ok(NamedFile::single(s.into_bytes()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,8 +25,8 @@ pub mod verbose;
 pub mod xgraph;
 
 pub use export::{
-    CtxTableExporter, Exporter, GnuplotExporter, JsonExporter, NamedFile, ReportError, SvgExporter,
-    TextExporter, XgraphExporter,
+    CtxTableExporter, DigestExporter, Exporter, GnuplotExporter, JsonExporter, NamedFile, ReportError,
+    SvgExporter, TextExporter, XgraphExporter,
 };
 pub use format::{esc, format_utc};
 pub use profile_file::{read_profile_file, MAX_PROFILE_BYTES};

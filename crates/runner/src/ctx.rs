@@ -165,6 +165,16 @@ pub enum RingCpus {
     None,
 }
 
+/// A whole number of KB (`hwcal ctx -s`), with a clear word for a negative one.
+pub fn parse_kb(s: &str) -> Result<u64, String> {
+    if s.trim().starts_with('-') {
+        return Err(format!("'{s}': a size cannot be negative"));
+    }
+    s.trim()
+        .parse()
+        .map_err(|_| format!("'{s}': not a whole number of KB"))
+}
+
 /// The ring's placement from `--cpus`, `--cpu` and `--no-pin`: pinned to
 /// one CPU by default (the highest allowed, as every probe), conflicting
 /// requests refused.

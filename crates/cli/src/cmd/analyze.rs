@@ -3,7 +3,7 @@
 
 use crate::cli::PlotArgs;
 use crate::common::UsageError;
-use crate::output::{check_dest, emit};
+use crate::output::{check_dest, emit_as};
 use anyhow::Result;
 use clap::Args;
 
@@ -16,6 +16,9 @@ pub struct AnalyzeArgs {
     pub json: Option<String>,
     #[command(flatten)]
     pub plots: PlotArgs,
+    /// After the digest, the detail: how each figure was reached, every note.
+    #[arg(short = 'v', long)]
+    pub detail: bool,
 }
 
 crate::subcommand! { pub COMMAND = "analyze" in Results: AnalyzeArgs => run,
@@ -68,5 +71,7 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
         ));
     }
     crate::output::Outputs::plots(&a.plots).write(&p)?;
-    emit(&p, a.json.as_deref())
+    let hint = format!("detail: hwcal analyze {} --detail", a.file.display());
+    let digest = hwcal_report::DigestExporter::stdout(a.detail, hint);
+    emit_as(&p, a.json.as_deref(), &digest)
 }

@@ -59,7 +59,7 @@ pub struct CtxArgs {
         value_delimiter = ',',
         default_value = "0",
         allow_hyphen_values = true,
-        value_parser = parse_kb
+        value_parser = hwcal_runner::ctx::parse_kb
     )]
     pub size: Vec<u64>,
     /// Placement of the ring members [default: same, or none with --no-pin].
@@ -146,14 +146,4 @@ pub fn run(a: CtxArgs) -> Result<()> {
     }
     outputs.write(&p)?;
     save_if_requested(&p, a.common.save).map(drop)
-}
-
-/// A whole number of KB (`hwcal ctx -s`), with a clear word for a negative one.
-fn parse_kb(s: &str) -> Result<u64, String> {
-    if s.trim().starts_with('-') {
-        return Err(format!("'{s}': a size cannot be negative"));
-    }
-    s.trim()
-        .parse()
-        .map_err(|_| format!("'{s}': not a whole number of KB"))
 }

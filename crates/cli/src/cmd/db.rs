@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use hwcal_db::{Db, Origin};
 use hwcal_model::Profile;
 use hwcal_report::sanitize::{inert_line, inert_profile};
-use hwcal_report::{compare, format_utc, runs, text, Exporter, JsonExporter};
+use hwcal_report::{compare, format_utc, runs, Exporter, JsonExporter};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -33,6 +33,9 @@ pub enum DbCommand {
         /// The run's summary and whole profile as JSON on stdout instead.
         #[arg(long)]
         json: bool,
+        /// After the digest, the detail: how each figure was reached, every note.
+        #[arg(short = 'v', long)]
+        detail: bool,
     },
     /// Two runs side by side, with the ratio B / A of every figure both measured.
     Compare {
@@ -91,7 +94,7 @@ crate::subcommand! { pub COMMAND = "db" in Results: DbArgs => run,
 pub fn run(a: DbArgs) -> Result<()> {
     match a.command {
         DbCommand::List { json } => list(json),
-        DbCommand::Show { id, json } => {
+        DbCommand::Show { id, json, detail } => {
             let (db, id) = open_with(&id)?;
             let p = get(&db, id)?;
             if json {
@@ -99,8 +102,11 @@ pub fn run(a: DbArgs) -> Result<()> {
                 return write_output("-", format!("{v:#}\n").as_bytes());
             }
             let p = inert_profile(&p);
-            crate::out!("{}{}", header(&db, id, &p)?, text::summary(&p));
-            Ok(())
+            let digest =
+                hwcal_report::DigestExporter::stdout(detail, format!("detail: hwcal db show {id} --detail"));
+            let text = digest.export(&p)?;
+            crate::out!("{}", header(&db, id, &p)?);
+            write_output("-", &text)
         }
         DbCommand::Site { dir } => crate::cmd::site::run(&dir),
         DbCommand::Compare { a, b, json } => {

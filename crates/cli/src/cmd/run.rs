@@ -30,6 +30,9 @@ pub struct RunArgs {
     /// Also write the HTML report of this run to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: Option<String>,
+    /// After the digest, the detail: how each figure was reached, every note.
+    #[arg(short = 'v', long)]
+    pub detail: bool,
     /// Also measure I/O in directory PATH: 4 KiB random reads, O_DIRECT, io_uring at queue
     /// depth 32 for 2 s on a 256 MiB test file that is removed afterwards.
     #[arg(long, value_name = "PATH")]
@@ -56,7 +59,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             crate::usage!("--io {}: not a directory", dir.display());
         }
     }
-    let mut outputs = Outputs::profile(a.common.json.as_deref());
+    let hint = match a.no_save {
+        true => "detail: hwcal run --detail",
+        false => "detail: hwcal db show latest --detail (this run), or hwcal run --detail",
+    };
+    let digest = hwcal_report::DigestExporter::stdout(a.detail, hint.into());
+    let mut outputs = Outputs::profile(a.common.json.as_deref(), digest);
     if let Some(path) = &a.html {
         let path = path.clone();
         outputs.add(HtmlExporter::default(), Dest::File { flag: "--html", path });

@@ -38,136 +38,18 @@ fn card(
     }
 }
 
-/// The key figures of a run, in the order a reader asks for them.
+/// The key figures of a run: the terminal digest's lines
+/// (`text::digest_lines`), one card each, so the page and the terminal say
+/// the same; a card's value is its line up to the first ` · `, the rest its
+/// detail.
 fn summary_cards(p: &Profile) -> Vec<Card> {
-    let mut v = Vec::new();
-    if let Some(m) = &p.machine {
-        let gen = format!(
-            "{} family {} model {}{}",
-            m.cpu_vendor,
-            m.cpu_family.map_or("?".into(), |v| v.to_string()),
-            m.cpu_model.map_or("?".into(), |v| v.to_string()),
-            m.hypervisor
-                .as_deref()
-                .map_or(String::new(), |h| format!(", guest of {h}"))
-        );
-        v.push(card(
-            "machine",
-            m.cpu_model_name.clone(),
-            format!("{}, {} logical CPUs", m.hostname, m.logical_cpus),
-            None,
-        ));
-        v.push(card("core", gen, m.kernel.clone(), None));
-    }
-    if let Some(c) = &p.clock {
-        v.push(card(
-            "clock",
-            format!("{:.0} MHz", c.core_mhz),
-            format!(
-                "min {:.0}, max {:.0} over the run",
-                c.core_mhz_min, c.core_mhz_max
-            ),
-            Some(c.verdict),
-        ));
-    }
-    for c in p.caches.iter().flatten() {
-        v.push(card(
-            format!("L{} cache", c.level),
-            format!("{} · {:.2} ns", human_bytes(c.size_bytes), c.latency_ns),
-            format!(
-                "effective size; {}{}",
-                c.line_bytes.map_or("line ?".into(), |l| format!("{l} B line")),
-                c.latency_cycles
-                    .map_or(String::new(), |cy| format!(", {cy:.1} cycles"))
-            ),
-            Some(c.verdict),
-        ));
-    }
-    for t in p.tlbs.iter().flatten() {
-        v.push(card(
-            format!("L{} TLB ({} pages)", t.level, human_bytes(t.page_bytes)),
-            format!("{} entries", t.entries),
-            format!(
-                "reach {}, miss {:.2} ns",
-                human_bytes(t.entries.saturating_mul(t.page_bytes)),
-                t.miss_latency_ns
-            ),
-            Some(t.verdict),
-        ));
-    }
-    if let Some(m) = &p.memory {
-        v.push(card(
-            "memory latency",
-            format!("{:.1} ns", m.latency_ns),
-            format!(
-                "{}{}",
-                crate::text::memory_source(m),
-                crate::text::memory_pages(m, crate::text::cache_smaps_huge_fraction(p))
-            ),
-            Some(m.verdict),
-        ));
-    }
-    if let Some(b) = &p.bandwidth {
-        let parts: Vec<String> = [
-            ("read", b.read_bytes_per_sec),
-            ("write", b.write_bytes_per_sec),
-            ("copy", b.copy_bytes_per_sec),
-        ]
-        .iter()
-        .filter_map(|(n, v)| v.filter(|v| v.is_finite()).map(|v| format!("{n} {:.1}", v / 1e9)))
-        .collect();
-        if !parts.is_empty() {
-            v.push(card(
-                "bandwidth (GB/s)",
-                parts.join(" · "),
-                format!(
-                    "{} thread{}, {} buffer",
-                    b.threads,
-                    if b.threads == 1 { "" } else { "s" },
-                    human_bytes(b.size_bytes)
-                ),
-                None,
-            ));
-        }
-    }
-    if let Some(m) = &p.mem {
-        v.push(card(
-            "mem",
-            format!("{:.2} ns/op", m.ns_per_op),
-            format!("{} {}, {}", m.access_pattern, m.op, crate::text::mem_pages(m)),
-            Some(m.verdict),
-        ));
-    }
-    if let Some(c) = &p.context_switch {
-        let two = c.all_sizes().into_iter().find_map(|z| {
-            z.points
-                .iter()
-                .find(|q| q.nprocs == 2)
-                .map(|q| (z.size_kb, q.clone()))
-        });
-        if let Some((kb, q)) = two {
-            v.push(card(
-                "context switch",
-                format!("{:.2} µs", q.us_median),
-                format!("2 processes, {kb} KB, median per hop"),
-                Some(q.verdict),
-            ));
-        }
-    }
-    if let Some(io) = &p.io {
-        v.push(card(
-            "I/O",
-            format!("{:.0} IOPS", io.iops),
-            format!(
-                "{} {}, p99 {:.1} µs",
-                io.rw,
-                human_bytes(io.bs_bytes),
-                io.lat_p99_us
-            ),
-            None,
-        ));
-    }
-    v
+    crate::text::digest_lines(p)
+        .into_iter()
+        .map(|l| {
+            let (value, detail) = l.text.split_once(" · ").unwrap_or((&l.text, ""));
+            card(l.label, value.trim(), detail.trim(), l.verdict)
+        })
+        .collect()
 }
 
 pub(super) fn summary_card(p: &Profile) -> String {

@@ -169,8 +169,19 @@ fn summary_then_notes_then_sections_and_raw_curves_folded() {
     assert!(at("machine") < at("caches") && at("caches") < at("raw"));
     // Severity shown; key figures in the card, sizes as everywhere else.
     assert!(html.contains("<span class=\"sev warning\">warning</span>"));
-    assert!(html.contains(">48 KiB · 2.10 ns<"));
-    assert!(html.contains(">145.0 ns<") && html.contains(">1.66 µs<"));
+    assert!(
+        html.contains(">48 KiB<") && html.contains(">2.10 ns = "),
+        "{html}"
+    );
+    assert!(html.contains(">145.0 ns") && html.contains(">1.66 µs per switch<"));
+    // The card is the terminal digest's lines: the core's name, not CPUID's numbers.
+    for l in crate::text::digest_lines(&p) {
+        assert!(
+            html.contains(&format!("<div class=\"k\">{}", esc(&l.label))),
+            "{}",
+            l.label
+        );
+    }
     // Raw curves folded; one-point and fraction diagnostics not drawn.
     assert!(html.contains("<details>\n<summary>Raw curve mem.read.2t.t0</summary>"));
     assert!(!html.contains("Raw curve cache.neighbour_busy"));

@@ -11,6 +11,7 @@ mod bandwidth;
 mod caches;
 mod clock;
 mod ctx;
+mod digest;
 mod io;
 mod machine;
 mod mem;
@@ -23,6 +24,9 @@ pub use caches::{
 };
 pub use clock::clock;
 pub use ctx::{context_switch, ctx_placement};
+pub use digest::{
+    digest, lines as digest_lines, Line as DigestLine, MAX_LINES as DIGEST_LINES, WIDTH as DIGEST_WIDTH,
+};
 pub use hwcal_model::{human_bytes, measured_bytes};
 pub use io::io_section;
 pub use machine::{harness, machine};
