@@ -159,19 +159,31 @@ pub fn lines(p: &Profile) -> Vec<Line> {
         out.push(mem(m));
     }
     if let Some(b) = &p.bandwidth {
-        let rate = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1} GB/s", v / 1e9));
-        out.push(Line::new(
-            "bandwidth",
-            format!(
-                "read {} · write {} · copy {} ({} thread{})",
-                rate(b.read_bytes_per_sec),
-                rate(b.write_bytes_per_sec),
-                rate(b.copy_bytes_per_sec),
-                b.threads,
-                plural(b.threads as usize)
-            ),
-            None,
-        ));
+        // The kinds measured only (a run measures read; `mem` may add more).
+        let rates: Vec<String> = [
+            ("read", b.read_bytes_per_sec),
+            ("write", b.write_bytes_per_sec),
+            ("copy", b.copy_bytes_per_sec),
+        ]
+        .iter()
+        .filter_map(|(k, v)| {
+            v.filter(|v| v.is_finite())
+                .map(|v| format!("{k} {:.1} GB/s", v / 1e9))
+        })
+        .collect();
+        if !rates.is_empty() {
+            out.push(Line::new(
+                "bandwidth",
+                format!(
+                    "{} · {} thread{}, {} each",
+                    rates.join(" · "),
+                    b.threads,
+                    plural(b.threads as usize),
+                    human_bytes(b.size_bytes)
+                ),
+                None,
+            ));
+        }
     }
     if let Some(c) = &p.context_switch {
         out.extend(ctx(c));
@@ -328,7 +340,6 @@ const SHOWN: [Shown; 2] = [
             ("fork_exit", "fork+exit"),
             ("page_fault", "page fault"),
             ("pipe", "pipe"),
-            ("pipe_bw", "pipe"),
         ],
     ),
 ];
