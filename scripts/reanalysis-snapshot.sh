@@ -24,7 +24,7 @@ for f in "${files[@]}"; do
   name=$(basename "$(dirname "$(dirname "$(dirname "$f")")")")-$(basename "$f" .json)
   case "$f" in */reference/machines/*) name=ref-$(basename "$f" .json);; esac
   d="$out/$name"; mkdir -p "$d/plot"
-  "$bin" analyze "$f" --json "$d/analysed.json" --gnuplot "$d/cal" --plot "$d/plot" \
+  "$bin" analyze "$f" --detail --json "$d/analysed.json" --gnuplot "$d/cal" --plot "$d/plot" \
     >"$d/analyze.txt" 2>"$d/analyze.err" || echo "exit $?" >>"$d/analyze.err"
   if "$bin" db import "$d/analysed.json" >"$d/import.txt" 2>&1; then
     id=$(sed -n 's/.* as run \([0-9]*\).*/\1/p' "$d/import.txt" | head -1)

@@ -5,6 +5,7 @@ use crate::memory::MlpPoint;
 use crate::serde_nan::nan_if_null;
 #[cfg(feature = "schema")]
 use crate::serde_nan::NanOrNumber;
+use crate::Verdict;
 use serde::{Deserialize, Serialize};
 
 /// Sequential bandwidth summary.
@@ -33,6 +34,12 @@ pub struct Bandwidth {
     /// Memory-level parallelism: one thread following k independent chases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mlp: Vec<MlpPoint>,
+    /// The headline figures' verdict: noisy when any of them is (their
+    /// timing slices disagree, or the threads ran less than 90% of the
+    /// wall time: another task had the CPU). `None`: not judged (profiles
+    /// older than the verdict; `hwcal analyze` judges them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -43,6 +50,14 @@ pub struct BandwidthPoint {
     #[serde(deserialize_with = "nan_if_null")]
     #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub bytes_per_sec: f64,
+    /// Noisy when the timing slices disagree or the threads were off the
+    /// CPU for more than 10% of the time; `None`: not judged (older profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// A 95% interval of the rate, from the slices' median time per line
+    /// (the median's order-statistic interval, scaled to the rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_sec_ci95: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -208,6 +208,7 @@ pub fn full_profile(variant: u32) -> Profile {
                     threads: t,
                     op: op.into(),
                     bytes_per_sec: bw * k * (t as f64).min(2.0).sqrt(),
+                    ..Default::default()
                 })
             })
             .collect(),

@@ -284,6 +284,8 @@ pub(super) fn compare_bandwidth(out: &mut Comparison, x: &Bandwidth, y: &Bandwid
         ));
     }
     let mut r = Builder::new("bandwidth", &mut out.rows);
+    // Either side's headlines judged noisy: no better/worse on them.
+    r.noisy = either_noisy(x.verdict, y.verdict);
     let headline = |op: &str| {
         if alike {
             op.to_string()
@@ -323,12 +325,9 @@ pub(super) fn compare_bandwidth(out: &mut Comparison, x: &Bandwidth, y: &Bandwid
         .map(|p| (p.op.clone(), p.threads))
         .collect();
     for (op, t) in keys {
-        let g = |b: &Bandwidth| {
-            b.scaling
-                .iter()
-                .find(|p| p.op == op && p.threads == t)
-                .map(|p| p.bytes_per_sec)
-        };
+        let point = |b: &'_ Bandwidth| b.scaling.iter().find(|p| p.op == op && p.threads == t).cloned();
+        let g = |b: &Bandwidth| point(b).map(|p| p.bytes_per_sec);
+        r.noisy = either_noisy(point(x).and_then(|p| p.verdict), point(y).and_then(|p| p.verdict));
         r.row(
             format!("{op}, {t} thread(s)"),
             FigureUnit::BytesPerSec,

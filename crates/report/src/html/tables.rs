@@ -383,10 +383,14 @@ pub(super) fn bandwidth_table(b: &Bandwidth) -> String {
                     esc(&p.op),
                     p.threads.to_string(),
                     opt_gb_per_s(Some(p.bytes_per_sec)),
+                    p.bytes_per_sec_ci95.map_or("-".into(), |[lo, hi]| {
+                        format!("{:.2}–{:.2} GB/s", lo / 1e9, hi / 1e9)
+                    }),
+                    p.verdict.map_or("-", Verdict::as_str).to_string(),
                 ]
             })
             .collect();
-        s += &table(&["op", "threads", "bandwidth"], &rows);
+        s += &table(&["op", "threads", "bandwidth", "95% interval", "verdict"], &rows);
     }
     if !b.loaded_latency.is_empty() {
         s += "<h3>Loaded latency</h3>\n";

@@ -78,7 +78,9 @@ impl RunFacts {
             })
             .collect();
         let bw = p.bandwidth.as_ref();
-        let bw_fig = |v: Option<f64>| Fig::new(v?, Verdict::Ok);
+        // The section's verdict (profiles older than it: not judged, ok).
+        let bw_verdict = bw.and_then(|b| b.verdict).unwrap_or(Verdict::Ok);
+        let bw_fig = |v: Option<f64>| Fig::new(v?, bw_verdict);
         let ctx2 = p.context_switch.as_ref().and_then(|c| {
             c.all_sizes().into_iter().find_map(|z| {
                 let q = z.points.iter().find(|q| q.nprocs == 2)?;
@@ -103,6 +105,9 @@ impl RunFacts {
         }
         if ctx2.is_some_and(|(f, _)| f.noisy) {
             noisy.push("ctx".into());
+        }
+        if bw_verdict == Verdict::Noisy {
+            noisy.push("bandwidth".into());
         }
         RunFacts {
             id,

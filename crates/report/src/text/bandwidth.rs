@@ -37,6 +37,9 @@ fn bandwidth_headline(s: &mut String, b: &Bandwidth) {
         gbs(b.write_bytes_per_sec),
         gbs(b.copy_bytes_per_sec)
     );
+    if let Some(v) = b.verdict {
+        let _ = writeln!(s, "  verdict {}", v.as_str());
+    }
     if b.copy_bytes_per_sec.is_some() || b.scaling.iter().any(|p| p.op == "copy") {
         let _ = writeln!(
             s,
@@ -72,10 +75,23 @@ fn bandwidth_scaling(s: &mut String, b: &Bandwidth) {
                 .scaling
                 .iter()
                 .find(|p| p.threads == t && p.op == *o)
-                .map_or("-".into(), |p| format!("{:.2}", p.bytes_per_sec / 1e9));
+                .map_or("-".into(), |p| {
+                    let mark = if p.verdict == Some(Verdict::Noisy) {
+                        "?"
+                    } else {
+                        ""
+                    };
+                    format!("{:.2}{mark}", p.bytes_per_sec / 1e9)
+                });
             let _ = write!(row, " {v:>12}");
         }
         let _ = writeln!(s, "{row}");
+    }
+    if b.scaling.iter().any(|p| p.verdict == Some(Verdict::Noisy)) {
+        let _ = writeln!(
+            s,
+            "  (? noisy: the timing slices disagree, or the threads were off their CPUs)"
+        );
     }
 }
 

@@ -181,7 +181,7 @@ pub fn lines(p: &Profile) -> Vec<Line> {
                     plural(b.threads as usize),
                     human_bytes(b.size_bytes)
                 ),
-                None,
+                b.verdict,
             ));
         }
     }

@@ -106,11 +106,13 @@ fn mem_and_bandwidth_sections() {
                 threads: 1,
                 op: "read".into(),
                 bytes_per_sec: 11e9,
+                ..Default::default()
             },
             BandwidthPoint {
                 threads: 2,
                 op: "read".into(),
                 bytes_per_sec: 20e9,
+                ..Default::default()
             },
         ],
         ..Default::default()

@@ -160,6 +160,7 @@ pub(super) fn basic_bandwidth(cfg: &Config, op: &str, bytes_per_sec: f64) -> Ban
             threads: cfg.threads as u32,
             op: op.into(),
             bytes_per_sec,
+            ..Default::default()
         }],
         ..Default::default()
     };

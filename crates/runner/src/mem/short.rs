@@ -257,6 +257,7 @@ fn short_bandwidth(
             threads: k as u32,
             op: "read".into(),
             bytes_per_sec: r.bytes_per_sec,
+            ..Default::default()
         });
         bw.read_bytes_per_sec = Some(r.bytes_per_sec);
     }

@@ -118,6 +118,7 @@ impl Sweep<'_> {
                     threads: k as u32,
                     op: op_name(op).into(),
                     bytes_per_sec: r.bytes_per_sec,
+                    ..Default::default()
                 });
                 if k == n {
                     set_headline(bw, op, r.bytes_per_sec);
