@@ -45,13 +45,29 @@ fn base_name(prefix: &str) -> &str {
 }
 
 /// Script preamble: the terminal choice first (SVG; PNG commented out),
-/// output named next to the script, then the title.
+/// then a change to the script's own directory (gnuplot 5 sets `ARG0` to
+/// the script's path as given: `gnuplot out/m.cache-miss-latency.gp` from
+/// anywhere finds its data beside it and writes its plot there), a check
+/// that the data is there before the output file is opened (so a missing
+/// data file leaves no empty plot behind, and gnuplot exits 1), the output
+/// named next to the script, then the title.
 fn gp_head(prefix: &str, what: &str, title: &str) -> String {
     let name = gp_quote(base_name(prefix));
     let mut s = String::new();
     let _ = writeln!(
         s,
         "# Terminal: SVG (built in); for PNG, swap the two pairs of lines."
+    );
+    let _ = writeln!(s, "# Run from anywhere: work in this script's directory.");
+    let _ = writeln!(s, "_d = ARG0; _k = strlen(_d)");
+    let _ = writeln!(s, "while (_k > 0 && _d[_k:_k] ne \"/\") {{ _k = _k - 1 }}");
+    let _ = writeln!(s, "if (_k > 0) {{ cd _d[1:_k] }}");
+    let _ = writeln!(s, "# No data, no plot: stop before the output file is created.");
+    let _ = writeln!(s, "undefine STATS_*");
+    let _ = writeln!(s, "stats '{name}.{what}.data' nooutput");
+    let _ = writeln!(
+        s,
+        "if (!exists(\"STATS_records\")) {{ print '{name}.{what}.data: not found beside this script'; exit status 1 }}"
     );
     let _ = writeln!(s, "set terminal svg size 900,560 dynamic enhanced");
     let _ = writeln!(s, "set output '{name}.{what}.svg'");
@@ -61,7 +77,7 @@ fn gp_head(prefix: &str, what: &str, title: &str) -> String {
     let _ = writeln!(s, "# hwcal: {}", gp_quote(title));
     let _ = writeln!(
         s,
-        "# Render with: gnuplot {name}.{what}.gp (in the directory holding this file and {name}.{what}.data)"
+        "# Render with: gnuplot PATH/{name}.{what}.gp (from any directory; {name}.{what}.data must be beside it)"
     );
     let _ = writeln!(s, "set title '{}'", gp_quote(title));
     let _ = writeln!(s, "set grid");
@@ -398,9 +414,13 @@ mod tests {
         // Data and output named by file name only: the files move together.
         assert!(f[1].1.contains("set output 'm''s.cache-miss-latency.svg'"));
         assert!(f[1].1.contains("plot 'm''s.cache-miss-latency.data'"));
-        assert!(!f[1].1.contains("out/") && !f[1].1.contains("cd "));
+        // No directory written in: it changes to its own, wherever it is.
+        assert!(!f[1].1.contains("out/") && !f[1].1.contains("cd '"));
         assert!(f[1].1.starts_with("# Terminal"));
-        assert!(f[1].1.lines().nth(1).unwrap().starts_with("set terminal svg"));
+        assert!(f[1].1.lines().any(|l| l.starts_with("set terminal svg")));
+        // The data check comes before the output is opened.
+        let at = |k: &str| f[1].1.find(k).unwrap();
+        assert!(at("cd _d") < at("stats ") && at("stats ") < at("set output"));
         assert!(f[1].1.contains("# set terminal png"));
         assert!(f[1].1.contains("L1 48 KiB"));
         // A newline in the prefix cannot start a command line of its own.

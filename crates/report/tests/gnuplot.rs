@@ -94,10 +94,12 @@ fn six_files_render_after_being_moved() {
         println!("SKIPPED: gnuplot not found (apt-get install gnuplot-nox, or set HWCAL_GNUPLOT)");
         return;
     };
+    // Rendered from another directory: each script works beside itself.
+    let elsewhere = tempfile::tempdir().unwrap();
     for what in ["cache-miss-latency", "cache-replace-time", "TLB-miss-latency"] {
         let out = Command::new(&bin)
-            .arg(format!("m.{what}.gp"))
-            .current_dir(moved.path())
+            .arg(moved.path().join(format!("m.{what}.gp")))
+            .current_dir(elsewhere.path())
             .output()
             .expect("run gnuplot");
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -113,4 +115,26 @@ fn six_files_render_after_being_moved() {
             "m.{what}.svg drawn"
         );
     }
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path()).unwrap().count(),
+        0,
+        "nothing written where gnuplot ran"
+    );
+    // Its data gone, a script fails (exit 1, saying why) and leaves no
+    // empty plot behind.
+    let what = "cache-replace-time";
+    std::fs::remove_file(moved.path().join(format!("m.{what}.data"))).unwrap();
+    std::fs::remove_file(moved.path().join(format!("m.{what}.svg"))).unwrap();
+    let out = Command::new(&bin)
+        .arg(format!("m.{what}.gp"))
+        .current_dir(moved.path())
+        .output()
+        .expect("run gnuplot");
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("not found beside this script"), "{said}");
+    assert!(
+        !moved.path().join(format!("m.{what}.svg")).exists(),
+        "no empty plot left"
+    );
 }

@@ -30,7 +30,7 @@ pub struct PlotArgs {
     /// PREFIX.cache-miss-latency.{data,gp} and PREFIX.cache-replace-time.{data,gp} from cache
     /// data, PREFIX.TLB-miss-latency.{data,gp} from TLB data (`cache` writes the first four,
     /// `tlb` the last two, `analyze` on a `run` profile all six). Scripts name their data by
-    /// file name: run `gnuplot PREFIX.*.gp` where the files are.
+    /// file name and work beside themselves: `gnuplot PREFIX.*.gp` from any directory.
     #[arg(long, value_name = "PREFIX")]
     pub gnuplot: Option<String>,
     /// Write SVG plots (curves with the detected levels marked) into directory DIR.
