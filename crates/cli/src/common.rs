@@ -44,6 +44,9 @@ macro_rules! usage {
     };
 }
 
+/// Set by `-q` (through [`Progress::new`]): no "wrote …" lines either.
+pub static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Progress messages on stderr, only when stderr is a terminal.
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
@@ -52,6 +55,7 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(quiet: bool) -> Self {
+        QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
         Progress {
             enabled: !quiet && std::io::stderr().is_terminal(),
         }

@@ -50,7 +50,11 @@ fn main() -> ExitCode {
 /// A reader that went away (`hwcal --help | head -1`) is not a failure.
 fn clap_exit(e: clap::Error) -> ExitCode {
     use std::io::Write;
-    let text = e.render().to_string();
+    // One prefix for every error, clap's as the commands' own.
+    let text = e
+        .render()
+        .to_string()
+        .replacen("error:", "hwcal: error:", e.use_stderr() as usize);
     let written = if e.use_stderr() {
         let mut err = std::io::stderr().lock();
         err.write_all(text.as_bytes()).and_then(|()| err.flush())

@@ -75,8 +75,17 @@ pub fn write_output(dest: &str, bytes: &[u8]) -> Result<()> {
     write_file(Path::new(dest), bytes)
 }
 
-/// [`write_output`] to a file.
+/// [`write_output`] to a file, said on stderr ("wrote PATH") unless `-q`.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_file_unsaid(path, bytes)?;
+    if !crate::common::QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        crate::say!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// [`write_file`] without the "wrote" line (`man DIR` lists its pages on stdout).
+pub fn write_file_unsaid(path: &Path, bytes: &[u8]) -> Result<()> {
     atomic::write(path, bytes, &protected()).map_err(write_error)
 }
 

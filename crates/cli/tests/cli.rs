@@ -46,7 +46,7 @@ fn invalid_values_are_usage_errors() {
         .args(["run", "--only", "nosuchprobe"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("unknown probe"));
+        .stderr(predicate::str::contains("possible values"));
     hwcal()
         .args(["clock", "--json", "/nonexistent-dir/x.json"])
         .assert()

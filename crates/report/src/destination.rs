@@ -115,3 +115,75 @@ pub fn check_prefix(flag: &str, prefix: &str) -> Result<(), String> {
     }
     Ok(())
 }
+/// The files `validate cache --keep DIR` writes, `DIR/run-NN.json` for
+/// each run: DIR is created if missing, and one that already holds run
+/// files is refused before anything is measured (nothing is overwritten,
+/// and no earlier runs mix into `validate profiles DIR/run-*.json`).
+pub fn keep_paths(dir: &Path, runs: u32) -> Result<Vec<PathBuf>, String> {
+    let at = |e: std::io::Error| format!("--keep {}: {e}", dir.display());
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--keep {}: not a directory", dir.display()));
+    }
+    std::fs::create_dir_all(dir).map_err(at)?;
+    let earlier = std::fs::read_dir(dir)
+        .map_err(at)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with("run-") && n.ends_with(".json"));
+    if let Some(n) = earlier {
+        return Err(format!(
+            "--keep {}: it holds runs already ({n}); choose another directory (runs are never overwritten)",
+            dir.display()
+        ));
+    }
+    let width = runs.to_string().len().max(2);
+    Ok((1..=runs)
+        .map(|i| dir.join(format!("run-{i:0width$}.json")))
+        .collect())
+}
+
+/// The default file name of `hwcal report`'s HTML for its run arguments:
+/// `hwcal-report-latest.html` for none, `hwcal-report-ID.html` for a stored
+/// run, `NAME.html` for a profile file `NAME.json` (in the current
+/// directory), `A-vs-B.html` for two.
+pub fn report_name(ids: &[String]) -> String {
+    let stem = |s: &str| -> String {
+        let p = Path::new(s);
+        let name = if p.is_file() {
+            p.file_stem()
+                .map_or(s.to_string(), |f| f.to_string_lossy().into_owned())
+        } else {
+            format!("hwcal-report-{s}")
+        };
+        // Only what any file system takes: `host:vm` becomes `host-vm`.
+        name.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    };
+    match ids {
+        [] => "hwcal-report-latest.html".into(),
+        [a] => format!("{}.html", stem(a)),
+        [a, b, ..] => format!(
+            "{}-vs-{}.html",
+            stem(a),
+            stem(b).trim_start_matches("hwcal-report-")
+        ),
+    }
+}
+
+/// `name` where no file is, else `name` with -2, -3, … before its
+/// extension: a default name never replaces a file.
+pub fn free_name(name: &str) -> String {
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    let dot = if ext.is_empty() { "" } else { "." };
+    std::iter::once(name.to_string())
+        .chain((2..).map(|k| format!("{stem}-{k}{dot}{ext}")))
+        .find(|n| !Path::new(n).exists())
+        .unwrap_or_else(|| name.to_string())
+}

@@ -151,6 +151,44 @@ pub fn analyse(p: &mut Profile, probes: &[ProbeEntry]) -> bool {
     any
 }
 
+/// `hwcal analyze`: a stored profile (already parsed, not yet checked)
+/// analysed again from its raw curves. A stored figure that fails the
+/// plausibility check (an older analysis's negative miss latency) is left
+/// out and re-derived, with a note, instead of refusing the file; raw data
+/// that fails it is refused (a usage error naming it), since the figures
+/// would come from it. Without raw data the figures stay as stored, said
+/// in a note.
+pub fn reanalyse_stored(p: &mut Profile) -> Result<()> {
+    let bad = hwcal_model::plausible::implausible(p);
+    if let Some(raw) = bad.iter().find(|b| b.starts_with("raw")) {
+        crate::usage!("values no machine can have measured: {raw}");
+    }
+    let replaced = hwcal_model::plausible::leave_out(p);
+    let any = finish(p, &crate::probes());
+    for what in &replaced {
+        p.notes.push(hwcal_model::Note::warning(
+            "analyze",
+            "implausible_replaced",
+            format!(
+                "analyze: a stored value failed the plausibility check ({what}): left out; {}",
+                if any {
+                    "the figures are re-derived from the raw curves"
+                } else {
+                    "no raw data to re-derive figures from"
+                }
+            ),
+        ));
+    }
+    if !any {
+        p.notes.push(hwcal_model::Note::info(
+            "analyze",
+            "no_raw_data",
+            "analyze: the profile holds no raw data; figures shown as stored",
+        ));
+    }
+    Ok(())
+}
+
 /// Merge a probe's profile fragment into the run's profile: its measured
 /// sections replace the profile's, its notes, named figures and raw curves
 /// are appended. The fragment's machine, harness and command are the

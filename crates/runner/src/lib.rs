@@ -37,10 +37,10 @@ pub mod tlb;
 pub mod validate;
 
 pub use calibrate::{
-    absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, now_unix, Eta, Header, Observer,
-    Phase,
+    absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, now_unix, reanalyse_stored, Eta,
+    Header, Observer, Phase,
 };
 pub use error::{Context, Result, RunnerError};
 pub use machine::Real;
 pub use probe::{Machine, Plan, Planned, ProbeEntry, Progress, RunConfig, Silent};
-pub use registry::{plan, probes, select};
+pub use registry::{plan, probe_ids, probes, select};

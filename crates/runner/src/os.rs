@@ -45,6 +45,11 @@ impl Os {
     }
 }
 
+/// Every operation's id (`--only`'s values and their shell completion).
+pub fn op_ids() -> Vec<&'static str> {
+    OsOp::ALL.iter().map(|o| o.id()).collect()
+}
+
 /// Operations by id (`--only null,read`); an unknown id is a usage error.
 pub fn parse_ops(list: &[String]) -> Result<Vec<OsOp>> {
     if list.is_empty() {

@@ -25,6 +25,12 @@ pub fn probes() -> Vec<ProbeEntry> {
 }
 
 /// Look up probes by id (`--only`, `--skip`); an unknown id is a usage error.
+/// Every registered probe's id, in registry order (`--only`'s values and
+/// their shell completion).
+pub fn probe_ids() -> Vec<&'static str> {
+    probes().iter().map(|p| p.id).collect()
+}
+
 pub fn select(all: Vec<ProbeEntry>, only: &[String], skip: &[String]) -> Result<Vec<ProbeEntry>> {
     for id in only.iter().chain(skip) {
         if !all.iter().any(|p| p.id == id) {

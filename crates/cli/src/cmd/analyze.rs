@@ -3,7 +3,7 @@
 
 use crate::cli::PlotArgs;
 use crate::common::UsageError;
-use crate::output::{check_dest, emit_as};
+use crate::output::emit_as;
 use anyhow::Result;
 use clap::Args;
 
@@ -14,6 +14,9 @@ pub struct AnalyzeArgs {
     /// Write the re-analysed profile to FILE ("-" for stdout).
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// Also write the HTML report of the re-analysed profile to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
     #[command(flatten)]
     pub plots: PlotArgs,
     /// After the digest, the detail: how each figure was reached, every note.
@@ -28,49 +31,21 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     // No output (--json, --gnuplot's files, --plot's) replaces the profile
     // read, by any name: its raw curves may be the only copy.
     crate::output::protect_input(&a.file);
-    check_dest(a.json.as_deref())?;
+    crate::output::check_outputs(&[("--json", a.json.as_deref()), ("--html", a.html.as_deref())])?;
     crate::output::Outputs::plots(&a.plots).check()?;
     let bytes = hwcal_report::read_profile_file(&a.file)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
     let mut p = hwcal_model::parse_profile_unchecked(&bytes)
         .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
-    // A stored figure that fails the plausibility check (an older
-    // analysis's negative miss latency) is left out here and re-derived
-    // from the raw curves below, with a note, instead of refusing the file.
-    // Raw data that fails it is refused as before: the analysis would
-    // derive its figures from it.
     crate::common::redact_profile(&mut p);
-    let bad = hwcal_model::plausible::implausible(&p);
-    if let Some(raw) = bad.iter().find(|b| b.starts_with("raw")) {
-        return Err(anyhow::Error::new(UsageError(format!(
-            "{}: values no machine can have measured: {raw}",
-            a.file.display()
-        ))));
+    hwcal_runner::reanalyse_stored(&mut p)
+        .map_err(|e| anyhow::Error::new(UsageError(format!("{}: {e}", a.file.display()))))?;
+    let mut outputs = crate::output::Outputs::plots(&a.plots);
+    if let Some(path) = a.html.clone() {
+        let dest = crate::output::Dest::File { flag: "--html", path };
+        outputs.add(hwcal_report::html::HtmlExporter::default(), dest);
     }
-    let replaced = hwcal_model::plausible::leave_out(&mut p);
-    let any = hwcal_runner::finish(&mut p, &hwcal_runner::probes());
-    for what in &replaced {
-        p.notes.push(hwcal_model::Note::warning(
-            "analyze",
-            "implausible_replaced",
-            format!(
-                "analyze: a stored value failed the plausibility check ({what}): left out; {}",
-                if any {
-                    "the figures are re-derived from the raw curves"
-                } else {
-                    "no raw data to re-derive figures from"
-                }
-            ),
-        ));
-    }
-    if !any {
-        p.notes.push(hwcal_model::Note::info(
-            "analyze",
-            "no_raw_data",
-            "analyze: the profile holds no raw data; figures shown as stored",
-        ));
-    }
-    crate::output::Outputs::plots(&a.plots).write(&p)?;
+    outputs.write(&p)?;
     let hint = format!("detail: hwcal analyze {} --detail", a.file.display());
     let digest = hwcal_report::DigestExporter::stdout(a.detail, hint);
     emit_as(&p, a.json.as_deref(), &digest)

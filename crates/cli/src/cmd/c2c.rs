@@ -25,7 +25,7 @@ pub struct C2cArgs {
     pub max_pairs: usize,
     /// How to pass the line (comma-separated; default both): cas (compare-and-swap on one line),
     /// rw (a store to one line, loads of another).
-    #[arg(long, value_delimiter = ',', value_name = "METHODS")]
+    #[arg(long, value_delimiter = ',', value_name = "METHODS", value_parser = ["cas", "rw"])]
     pub method: Vec<String>,
 }
 

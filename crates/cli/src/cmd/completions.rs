@@ -146,7 +146,7 @@ fn write_pages(cmd: clap::Command, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     let path = dir.join(clap_mangen::Man::new(cmd.clone()).get_filename());
     let page = render(cmd.clone()).context("rendering a man page")?;
-    crate::output::write_file(&path, &page)?;
+    crate::output::write_file_unsaid(&path, &page)?;
     written.push(path);
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         written.extend(write_pages(sub.clone(), dir)?);

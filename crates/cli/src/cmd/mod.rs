@@ -60,7 +60,7 @@ pub struct Cli {
     /// to connect and 30 s a statement, HWCAL_PG_TIMEOUT_S=N or connect_timeout=N to
     /// change) (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db, else
     /// ~/.local/share/hwcal/hwcal.db).
-    #[arg(long, global = true, value_name = "PATH|URL")]
+    #[arg(long, value_name = "PATH|URL")]
     pub db: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Chosen,
@@ -101,9 +101,21 @@ impl clap::Subcommand for Chosen {
     }
 }
 
+/// The commands that read or write the results database: only they take
+/// `--db` (after the subcommand too); elsewhere it is refused, not ignored.
+const DB_COMMANDS: [&str; 11] = [
+    "run", "clock", "cache", "tlb", "mem", "ctx", "c2c", "os", "io", "db", "report",
+];
+
 /// The clap command without the grouped help: what the man pages render.
 pub fn plain_command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
+    let mut c = <Cli as clap::CommandFactory>::command();
+    let db = c.get_arguments().find(|a| a.get_id() == "db").cloned();
+    for name in DB_COMMANDS {
+        c = c.mut_subcommand(name, |s| s.args(db.clone().map(|a| a.global(true))));
+    }
+    // `run` stores by default: its --save (shared with the other measuring commands) is hidden.
+    c.mut_subcommand("run", |s| s.mut_arg("save", |a| a.hide(true)))
 }
 
 /// The clap command with the subcommands grouped in its help: what `main`
@@ -136,7 +148,14 @@ pub const WHOLE: Whole = Whole {
 };
 
 pub fn dispatch(cli: Cli) -> Result<()> {
-    crate::common::set_db_override(cli.db);
+    let name = cli.command.entry.name;
+    let db = cli
+        .db
+        .or_else(|| cli.command.matches.get_one::<std::path::PathBuf>("db").cloned());
+    if db.is_some() && !DB_COMMANDS.contains(&name) {
+        crate::usage!("--db: `hwcal {name}` does not use the results database");
+    }
+    crate::common::set_db_override(db);
     (cli.command.entry.run)(&cli.command.matches, &WHOLE)
 }
 

@@ -14,10 +14,9 @@ use hwcal_runner::{calibrate_with, Planned};
 pub struct OsArgs {
     #[command(flatten)]
     pub common: CommonArgs,
-    /// Only these operations (comma-separated): null, read, write, stat, fstat, open_close,
-    /// sig_install, sig_catch, fork_exit, fork_exec, page_fault, page_fault_file, pipe, unix,
-    /// pipe_bw.
-    #[arg(long, value_delimiter = ',', value_name = "OPS")]
+    /// Only these operations (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "OPS",
+          value_parser = clap::builder::PossibleValuesParser::new(hwcal_runner::os::op_ids()))]
     pub only: Vec<String>,
     /// Timed batches per operation (5..=1000).
     #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u32).range(5..=1000))]

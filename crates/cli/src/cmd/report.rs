@@ -1,4 +1,4 @@
-//! `hwcal report [ID [ID]] --html FILE`: the self-contained HTML report of a
+//! `hwcal report [ID [ID]] [--html FILE]`: the self-contained HTML report of a
 //! stored run (default: the latest), or of two runs compared side by side.
 
 use crate::cmd::stored::{get, parse_id, run_label};
@@ -16,9 +16,11 @@ pub struct ReportArgs {
     /// None = the latest run; two = a comparison (A then B).
     #[arg(value_name = "ID", num_args = 0..=2)]
     pub ids: Vec<String>,
-    /// Write the HTML report to FILE ("-" for stdout).
-    #[arg(long, value_name = "FILE", required = true)]
-    pub html: String,
+    /// Write the HTML report to FILE ("-" for stdout; default: named after the runs, e.g.
+    /// hwcal-report-3.html or r6.html for r6.json, in the current directory, never replacing
+    /// a file: -2, -3... are added).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<String>,
 }
 
 crate::subcommand! { pub COMMAND = "report" in Results: ReportArgs => run,
@@ -30,7 +32,11 @@ pub fn run(a: ReportArgs) -> Result<()> {
     }
     // The report must not overwrite a profile it reads (protected above,
     // by identity: a hard link or another spelling is caught too).
-    check_out("--html", Some(&a.html))?;
+    let html_out = match a.html {
+        Some(h) => h,
+        None => hwcal_report::destination::free_name(&hwcal_report::destination::report_name(&a.ids)),
+    };
+    check_out("--html", Some(&html_out))?;
     let mut db: Option<Db> = None;
     let mut runs: Vec<(String, Profile)> = Vec::new();
     let ids = if a.ids.is_empty() {
@@ -46,11 +52,7 @@ pub fn run(a: ReportArgs) -> Result<()> {
         [(la, pa), (lb, pb)] => compare_report(pa, la, pb, lb),
         _ => unreachable!("clap allows at most two ids"),
     };
-    write_output(&a.html, html.as_bytes())?;
-    if a.html != "-" {
-        crate::say!("wrote {}", a.html);
-    }
-    Ok(())
+    write_output(&html_out, html.as_bytes())
 }
 
 /// A run id (or `latest`) from the database, or a JSON profile file.

@@ -16,10 +16,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub common: CommonArgs,
     /// Run only these probes (comma-separated; see --list).
-    #[arg(long, value_delimiter = ',', value_name = "PROBES")]
+    #[arg(long, value_delimiter = ',', value_name = "PROBES", value_parser = probe_values())]
     pub only: Vec<String>,
     /// Skip these probes (comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "PROBES")]
+    #[arg(long, value_delimiter = ',', value_name = "PROBES", value_parser = probe_values())]
     pub skip: Vec<String>,
     /// List the registered probes and exit.
     #[arg(long)]
@@ -37,6 +37,11 @@ pub struct RunArgs {
     /// depth 32 for 2 s on a 256 MiB test file that is removed afterwards.
     #[arg(long, value_name = "PATH")]
     pub io: Option<std::path::PathBuf>,
+}
+
+/// The probe ids as `--only`/`--skip` values: checked by clap, completed by the shells.
+fn probe_values() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(hwcal_runner::probe_ids())
 }
 
 crate::subcommand! { pub COMMAND = "run" in Measure: RunArgs => run,

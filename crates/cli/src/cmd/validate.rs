@@ -94,7 +94,13 @@ fn cache(a: &ValidateArgs) -> Result<()> {
         probes: probes.iter().map(|p| p.id.to_string()).collect(),
     };
     let quiet = Progress::new(true);
-    let keep = a.keep.as_deref().map(|d| keep_paths(d, a.runs)).transpose()?;
+    let keep = a
+        .keep
+        .as_deref()
+        .map(|d| hwcal_report::destination::keep_paths(d, a.runs));
+    let keep = keep
+        .transpose()
+        .map_err(|e| anyhow::Error::new(crate::common::UsageError(e)))?;
     crate::outln!(
         "validate cache: {} runs of the TLB and cache probes, pinned to {}",
         a.runs,
@@ -121,33 +127,6 @@ fn cache(a: &ValidateArgs) -> Result<()> {
     }
     crate::outln!("{}", hwcal_report::repeat::table(&profiles, &secs));
     Ok(())
-}
-
-/// The files `--keep DIR` writes, `DIR/run-NN.json` for each run: DIR is
-/// created if missing, and one that already holds run files is refused
-/// before anything is measured (nothing is overwritten, and no earlier
-/// runs mix into `validate profiles DIR/run-*.json`).
-fn keep_paths(dir: &std::path::Path, runs: u32) -> Result<Vec<std::path::PathBuf>> {
-    if dir.exists() && !dir.is_dir() {
-        crate::usage!("--keep {}: not a directory", dir.display());
-    }
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let width = runs.to_string().len().max(2);
-    let paths: Vec<std::path::PathBuf> = (1..=runs)
-        .map(|i| dir.join(format!("run-{i:0width$}.json")))
-        .collect();
-    let earlier = std::fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .find(|n| n.starts_with("run-") && n.ends_with(".json"));
-    if let Some(n) = earlier {
-        crate::usage!(
-            "--keep {}: it holds runs already ({n}); choose another directory (runs are never overwritten)",
-            dir.display()
-        );
-    }
-    Ok(paths)
 }
 
 /// Write `bytes` to a file that must not exist yet.
