@@ -265,7 +265,7 @@ fn extra_switches_note(cs: &ContextSwitch) -> Option<String> {
             z.points.iter().filter_map(move |p| {
                 let sw = p.switches_per_hop.filter(|&s| s > EXTRA_SWITCHES)?;
                 let size = if several {
-                    format!("{} KB, ", z.size_kb)
+                    format!("{} KiB, ", z.size_kb)
                 } else {
                     String::new()
                 };
@@ -299,7 +299,7 @@ pub fn notes(cs: &ContextSwitch) -> Vec<Note> {
                     "ctx",
                     "overhead_clamped",
                     format!(
-                        "ctx: size {size} KB, {} procs: in some samples the overhead ({ovr:.2} µs) was at \
+                        "ctx: size {size} KiB, {} procs: in some samples the overhead ({ovr:.2} µs) was at \
                          least the time per hop; those switch times were clamped to 0 (below what this run resolves)",
                         p.nprocs
                     ),
@@ -310,7 +310,7 @@ pub fn notes(cs: &ContextSwitch) -> Vec<Note> {
                     "ctx",
                     "noisy",
                     format!(
-                        "ctx: size {size} KB, {} procs: samples spread by {:.0}% (MAD/median); the machine was busy",
+                        "ctx: size {size} KiB, {} procs: samples spread by {:.0}% (MAD/median); the machine was busy",
                         p.nprocs,
                         100.0 * p.us_mad / p.us_median
                     ),
@@ -480,7 +480,7 @@ mod tests {
         let n = notes(&cs);
         assert_eq!(n.len(), 1, "{n:?}");
         assert!(
-            n[0].text.contains("0 KB, 4 procs 1.50") && n[0].text.contains("64 KB, 4 procs"),
+            n[0].text.contains("0 KiB, 4 procs 1.50") && n[0].text.contains("64 KiB, 4 procs"),
             "{n:?}"
         );
     }

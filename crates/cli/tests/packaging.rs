@@ -86,6 +86,28 @@ fn man_page_on_stdout_is_roff() {
     for word in ["completions", "cache", "Exit status"] {
         assert!(page.contains(word), "man page lacks {word}");
     }
+    // Beyond --help: what it prints, how it ends, what it reads, examples.
+    for section in [
+        ".SH OUTPUT",
+        ".SH \"EXIT STATUS\"",
+        ".SH ENVIRONMENT",
+        ".SH FILES",
+        ".SH EXAMPLES",
+    ] {
+        assert!(page.contains(section), "man page lacks {section}");
+    }
+    for word in ["HWCAL_DB", "NO_COLOR", "hwcal db compare 3 7"] {
+        assert!(page.contains(word), "man page lacks {word}");
+    }
+    // Every environment variable hwcal reads is there.
+    for var in [
+        "HWCAL_PG_TIMEOUT_S",
+        "HWCAL_EMULATION",
+        "HWCAL_TIMER",
+        "HWCAL_MEM_ISA",
+    ] {
+        assert!(page.contains(var), "man page lacks {var}");
+    }
 }
 
 #[test]

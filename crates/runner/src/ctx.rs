@@ -7,13 +7,13 @@ use hwcal_analysis::ctx::{overhead_us, Samples};
 use hwcal_model::{ContextSwitch, Profile, RawCurve, SwitchCount};
 use hwcal_probes::ctx::{self, Kind, Placement, RingSetup, MAX_NPROCS};
 
-/// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KB, on the
+/// The short section of `hwcal run`: 2 and 8 processes, 0 and 64 KiB, on the
 /// CPU `run` pinned itself to, each size in [`RUN_ROUNDS`] rounds (up to
 /// [`MAX_ROUNDS`]). 0.9–1.3 s on the Zen 3 guest (at most ~2 s), most of
 /// it the pauses between rounds.
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "ctx",
-    description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KB)",
+    description: "context switch (lat_ctx ring: 2 and 8 processes, 0 and 64 KiB)",
     opt_in: false,
     typical_s: 1.0,
     reads: &[],
@@ -98,13 +98,13 @@ pub fn measure(
     }
     for &kb in sizes {
         progress.say(&format!(
-            "ctx: size {kb} KB, rings of {:?} {} ({} placement)",
+            "ctx: size {kb} KiB, rings of {:?} {} ({} placement)",
             ring.nprocs,
             ring.kind.name(),
             ring.placement.name()
         ));
         let one =
-            || ctx::measure_size(ring, kb).with_context(|| format!("context-switch ring, size {kb} KB"));
+            || ctx::measure_size(ring, kb).with_context(|| format!("context-switch ring, size {kb} KiB"));
         let mut r = one()?;
         let mut overheads = vec![r.overhead.us.clone()];
         loop {
@@ -118,7 +118,7 @@ pub fn measure(
             }
             if n == rounds {
                 progress.say(&format!(
-                    "ctx: size {kb} KB, no second round agrees with the quietest; measuring more"
+                    "ctx: size {kb} KiB, no second round agrees with the quietest; measuring more"
                 ));
             }
             std::thread::sleep(std::time::Duration::from_millis(ROUND_PAUSE_MS));
@@ -253,7 +253,7 @@ pub fn check_limits(ring: &RingSetup, sizes: &[u64]) -> Result<()> {
         let total = each.saturating_mul(alive + 1);
         if avail > 0 && total > avail / 2 {
             usage!(
-                "-s {kb}: {} arrays of {kb} KB need {} MiB, more than half the available memory ({} MiB)",
+                "-s {kb}: {} arrays of {kb} KiB need {} MiB, more than half the available memory ({} MiB)",
                 alive + 1,
                 total >> 20,
                 avail >> 20

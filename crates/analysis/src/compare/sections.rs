@@ -377,7 +377,7 @@ pub(super) fn compare_ctx(out: &mut Comparison, x: &ContextSwitch, y: &ContextSw
         let fb = sb.iter().find(|z| z.size_kb == kb);
         r.noisy = false;
         r.row(
-            format!("{kb} KB: overhead"),
+            format!("{kb} KiB: overhead"),
             FigureUnit::Us,
             Direction::Neither,
             fa.map(|z| z.overhead_us),
@@ -395,7 +395,7 @@ pub(super) fn compare_ctx(out: &mut Comparison, x: &ContextSwitch, y: &ContextSw
             let g = |z: Option<&CtxSize>| point(z, n).map(|p| p.us_median);
             r.noisy = either_noisy(point(fa, n).map(|p| p.verdict), point(fb, n).map(|p| p.verdict));
             r.row(
-                format!("{kb} KB: {n} procs (median)"),
+                format!("{kb} KiB: {n} procs (median)"),
                 FigureUnit::Us,
                 Direction::Lower,
                 g(fa),

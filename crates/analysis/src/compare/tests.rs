@@ -59,7 +59,7 @@ fn ratios_follow_the_synthetic_scaling() {
         1.0 / 1.5
     ));
     assert!(close(
-        find(&c, "ctx", "64 KB: 8 procs (median)", FigureUnit::Us).ratio(),
+        find(&c, "ctx", "64 KiB: 8 procs (median)", FigureUnit::Us).ratio(),
         1.5
     ));
     assert!(close(find(&c, "io", "IOPS", FigureUnit::Iops).ratio(), 1.0 / 1.5));

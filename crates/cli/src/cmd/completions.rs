@@ -92,6 +92,16 @@ fn render(cmd: clap::Command) -> Result<Vec<u8>> {
         roff.to_writer(&mut w)?;
     }
     if cmd.get_version().or_else(|| cmd.get_long_version()).is_some() {
+        // The main page's own sections (man/hwcal.sections: `## TITLE`, then text as written).
+        for part in include_str!("../../man/hwcal.sections").split("## ").skip(1) {
+            let (title, body) = part.split_once('\n').unwrap_or((part, ""));
+            let mut roff = Roff::new();
+            roff.control("SH", [title.trim()]).control("nf", []);
+            for line in body.lines() {
+                roff.text([roman(line)]);
+            }
+            roff.control("fi", []).to_writer(&mut w)?;
+        }
         man.render_version_section(&mut w)?;
     }
     Ok(w)

@@ -22,7 +22,7 @@ pub(super) fn ctx_plot(sides: &[Side]) -> Option<Plot> {
                 continue;
             }
             plot.series.push(Series {
-                name: s.name(&format!("{kb} KB, per hop (lat_ctx)")),
+                name: s.name(&format!("{kb} KiB, per hop (lat_ctx)")),
                 points: points.iter().map(|p| (p.nprocs as f64, p.us_median)).collect(),
             });
             // Per real switch (kernel-counted switches per hop): where a hop
@@ -33,7 +33,7 @@ pub(super) fn ctx_plot(sides: &[Side]) -> Option<Plot> {
                 .collect();
             if !per_switch.is_empty() {
                 plot.series.push(Series {
-                    name: s.name(&format!("{kb} KB, per switch")),
+                    name: s.name(&format!("{kb} KiB, per switch")),
                     points: per_switch,
                 });
             }

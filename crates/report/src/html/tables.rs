@@ -448,7 +448,7 @@ pub(super) fn ctx_table(c: &ContextSwitch) -> String {
     for z in c.all_sizes() {
         let _ = writeln!(
             s,
-            "<h3>Process size {} KB (overhead {:.2} µs subtracted)</h3>",
+            "<h3>Process size {} KiB (overhead {:.2} µs subtracted)</h3>",
             z.size_kb, z.overhead_us
         );
         s += &ctx_points_table(&z.points);

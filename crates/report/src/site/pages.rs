@@ -384,7 +384,7 @@ fn machine_json(m: &Machine) -> serde_json::Value {
         }
     }
     if let Some(f) = r.ctx2_us {
-        let q = format!("{} KB per process", r.ctx_kb);
+        let q = format!("{} KiB per process", r.ctx_kb);
         v.push(fig_json(
             "context switch, 2 processes",
             f,

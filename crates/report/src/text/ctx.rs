@@ -47,7 +47,7 @@ pub fn context_switch(c: &ContextSwitch) -> String {
     for z in c.all_sizes() {
         for (i, p) in z.points.iter().enumerate() {
             let (sz, ov) = if i == 0 {
-                (format!("{} KB", z.size_kb), format!("{:.2} µs", z.overhead_us))
+                (format!("{} KiB", z.size_kb), format!("{:.2} µs", z.overhead_us))
             } else {
                 (String::new(), String::new())
             };

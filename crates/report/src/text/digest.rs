@@ -306,7 +306,7 @@ fn mem(m: &MemResult) -> Line {
 }
 
 /// The smallest ring of the smallest array per ring count at once: lat_ctx's
-/// headline (2 processes, 0 KB).
+/// headline (2 processes, 0 KiB).
 fn ctx(c: &ContextSwitch) -> Option<Line> {
     let sizes = c.all_sizes();
     let size = sizes.iter().min_by_key(|z| z.size_kb)?;
