@@ -20,6 +20,16 @@ pub fn mark_word(m: Mark) -> &'static str {
         Mark::Better => "B better",
         Mark::Worse => "B worse",
         Mark::Noisy => "noisy",
+        Mark::Same => "~ no significant change",
+    }
+}
+
+/// The ratio with its uncertainty where both sides carry an interval
+/// (`0.970 ± 0.030×`), else as [`fmt_ratio`].
+pub fn fmt_ratio_pm(r: &Row) -> String {
+    match (r.ratio(), r.ratio_pm()) {
+        (Some(x), Some(pm)) => format!("{x:.3} ± {pm:.3}×"),
+        _ => fmt_ratio(r.ratio()),
     }
 }
 
@@ -34,7 +44,9 @@ pub fn machine_label(p: &Profile) -> String {
 /// The comparison as JSON (what `hwcal db compare --json` prints): the two
 /// runs' labels, one object per row (`a`, `b`, `ratio` null where absent
 /// or not comparable; `verdict` `better` / `worse` for B against A,
-/// `noisy`, or null) and the notes.
+/// `noisy`, `same` (both intervals overlap: no significant change), or
+/// null; each side's 95% interval and the ratio's ± where known) and the
+/// notes.
 pub fn comparison_json(c: &Comparison, label_a: &str, label_b: &str) -> Vec<u8> {
     use serde_json::{json, Value};
     let num = |v: Option<f64>| v.map_or(Value::Null, Value::from);
@@ -60,7 +72,11 @@ pub fn comparison_json(c: &Comparison, label_a: &str, label_b: &str) -> Vec<u8> 
                     Mark::Better => "better",
                     Mark::Worse => "worse",
                     Mark::Noisy => "noisy",
+                    Mark::Same => "same",
                 }),
+                "a_ci95": r.a_ci,
+                "b_ci95": r.b_ci,
+                "ratio_pm": num(r.ratio_pm()),
             })
         })
         .collect();
@@ -87,7 +103,7 @@ pub fn comparison_text(c: &Comparison, label_a: &str, label_b: &str) -> String {
         let fw = c.rows.iter().map(|r| r.figure.chars().count()).max().unwrap_or(0);
         let _ = writeln!(
             s,
-            "\n{:<9}  {:<fw$}  {:>14}  {:>14}  {:>9}",
+            "\n{:<9}  {:<fw$}  {:>14}  {:>14}  {:>17}",
             "section", "figure", "A", "B", "B/A"
         );
         for (i, r) in c.rows.iter().enumerate() {
@@ -99,12 +115,12 @@ pub fn comparison_text(c: &Comparison, label_a: &str, label_b: &str) -> String {
                 .map_or(String::new(), |m| format!("  {}", mark_word(m)));
             let _ = writeln!(
                 s,
-                "{:<9}  {:<fw$}  {:>14}  {:>14}  {:>9}{mark}",
+                "{:<9}  {:<fw$}  {:>14}  {:>14}  {:>17}{mark}",
                 r.section,
                 r.figure,
                 r.a.map_or("-".into(), |v| value_with_unit(r.unit, v)),
                 r.b.map_or("-".into(), |v| value_with_unit(r.unit, v)),
-                fmt_ratio(r.ratio()),
+                fmt_ratio_pm(r),
             );
         }
     }

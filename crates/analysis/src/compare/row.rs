@@ -22,6 +22,9 @@ pub struct Row {
     /// The two figures were measured under different conditions (e.g.
     /// bandwidth at different thread counts, said in `figure`): no ratio.
     pub unlike: bool,
+    /// Each side's 95% interval, where its figure carries one.
+    pub a_ci: Option<[f64; 2]>,
+    pub b_ci: Option<[f64; 2]>,
 }
 
 /// The verdict on one row, B against A.
@@ -31,6 +34,9 @@ pub enum Mark {
     Worse,
     /// A noisy figure on either side: no verdict either way.
     Noisy,
+    /// Both sides carry an interval and the intervals overlap: no
+    /// significant change (benchstat's `~`), whatever the ratio.
+    Same,
 }
 
 impl Row {
@@ -50,8 +56,31 @@ impl Row {
         if self.noisy && self.ratio().is_some() && self.better != Direction::Neither {
             return Some(Mark::Noisy);
         }
+        if self.overlap() == Some(true) && self.better != Direction::Neither {
+            return Some(Mark::Same);
+        }
         self.b_is_better(threshold)
             .map(|b| if b { Mark::Better } else { Mark::Worse })
+    }
+
+    /// Whether the two sides' 95% intervals overlap (`None` unless both
+    /// carry one and the figures are comparable).
+    pub fn overlap(&self) -> Option<bool> {
+        let ([a0, a1], [b0, b1]) = (self.a_ci?, self.b_ci?);
+        self.ratio()?;
+        Some(a0 <= b1 && b0 <= a1)
+    }
+
+    /// The half-width of the ratio's 95% interval, from the two sides'
+    /// (relative half-widths added in quadrature): `0.97 ± 0.03×`.
+    pub fn ratio_pm(&self) -> Option<f64> {
+        let r = self.ratio()?;
+        let rel = |v: Option<f64>, ci: Option<[f64; 2]>| -> Option<f64> {
+            let (v, [lo, hi]) = (v?, ci?);
+            (v != 0.0).then(|| (hi - lo).abs() / 2.0 / v.abs())
+        };
+        let (ra, rb) = (rel(self.a, self.a_ci)?, rel(self.b, self.b_ci)?);
+        Some(r.abs() * (ra * ra + rb * rb).sqrt())
     }
 
     /// `Some(true)` when B is better than A by more than `threshold`

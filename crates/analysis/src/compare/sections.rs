@@ -33,6 +33,18 @@ impl<'a> Builder<'a> {
         a: Option<f64>,
         b: Option<f64>,
     ) {
+        self.row_ci(figure, unit, better, (a, None), (b, None));
+    }
+
+    /// [`Builder::row`] with each side's 95% interval where it has one.
+    fn row_ci(
+        &mut self,
+        figure: impl Into<String>,
+        unit: FigureUnit,
+        better: Direction,
+        (a, a_ci): (Option<f64>, Option<[f64; 2]>),
+        (b, b_ci): (Option<f64>, Option<[f64; 2]>),
+    ) {
         if a.is_none() && b.is_none() {
             return;
         }
@@ -45,6 +57,8 @@ impl<'a> Builder<'a> {
             better,
             noisy: self.noisy,
             unlike: false,
+            a_ci,
+            b_ci,
         });
     }
 }
@@ -59,12 +73,12 @@ fn either_noisy(a: Option<Verdict>, b: Option<Verdict>) -> bool {
 pub(super) fn compare_clock(out: &mut Comparison, x: &ClockResult, y: &ClockResult) {
     let mut r = Builder::new("clock", &mut out.rows);
     r.noisy = either_noisy(Some(x.verdict), Some(y.verdict));
-    r.row(
+    r.row_ci(
         "core clock",
         FigureUnit::Mhz,
         Direction::Higher,
-        Some(x.core_mhz),
-        Some(y.core_mhz),
+        (Some(x.core_mhz), x.core_mhz_ci95),
+        (Some(y.core_mhz), y.core_mhz_ci95),
     );
     r.row(
         "core clock min",
@@ -109,10 +123,26 @@ pub(super) fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheL
         };
         r.noisy = either_noisy(ca.map(|c| c.verdict), cb.map(|c| c.verdict));
         let f = |g: &dyn Fn(&CacheLevel) -> Option<f64>| (ca.and_then(g), cb.and_then(g));
+        let ci = |c: Option<&CacheLevel>, g: &dyn Fn(&CacheLevel) -> Option<[f64; 2]>| c.and_then(g);
+        let size_ci = |c: &CacheLevel| c.size_bytes_ci95.map(|[lo, hi]| [lo as f64, hi as f64]);
         let (p, q) = f(&|c| Some(c.size_bytes as f64));
-        r.row(format!("{name} size"), FigureUnit::Bytes, Direction::Higher, p, q);
+        let (pa, qa) = (ci(ca, &size_ci), ci(cb, &size_ci));
+        r.row_ci(
+            format!("{name} size"),
+            FigureUnit::Bytes,
+            Direction::Higher,
+            (p, pa),
+            (q, qa),
+        );
         let (p, q) = f(&|c| Some(c.latency_ns));
-        r.row(format!("{name} latency"), FigureUnit::Ns, Direction::Lower, p, q);
+        let (pa, qa) = (ci(ca, &|c| c.latency_ns_ci95), ci(cb, &|c| c.latency_ns_ci95));
+        r.row_ci(
+            format!("{name} latency"),
+            FigureUnit::Ns,
+            Direction::Lower,
+            (p, pa),
+            (q, qa),
+        );
         let (p, q) = f(&|c| c.latency_cycles);
         r.row(
             format!("{name} latency"),
@@ -169,12 +199,12 @@ pub(super) fn compare_memory(out: &mut Comparison, x: &MemoryLatency, y: &Memory
     }
     let mut r = Builder::new("memory", &mut out.rows);
     r.noisy = either_noisy(Some(x.verdict), Some(y.verdict));
-    r.row(
+    r.row_ci(
         "memory latency",
         FigureUnit::Ns,
         Direction::Lower,
-        Some(x.latency_ns),
-        Some(y.latency_ns),
+        (Some(x.latency_ns), x.latency_ns_ci95),
+        (Some(y.latency_ns), y.latency_ns_ci95),
     );
     r.row(
         "memory latency",
@@ -326,9 +356,15 @@ pub(super) fn compare_bandwidth(out: &mut Comparison, x: &Bandwidth, y: &Bandwid
         .collect();
     for (op, t) in keys {
         let point = |b: &'_ Bandwidth| b.scaling.iter().find(|p| p.op == op && p.threads == t).cloned();
-        let g = |b: &Bandwidth| point(b).map(|p| p.bytes_per_sec);
+        let g = |b: &Bandwidth| {
+            let p = point(b);
+            (
+                p.as_ref().map(|p| p.bytes_per_sec),
+                p.and_then(|p| p.bytes_per_sec_ci95),
+            )
+        };
         r.noisy = either_noisy(point(x).and_then(|p| p.verdict), point(y).and_then(|p| p.verdict));
-        r.row(
+        r.row_ci(
             format!("{op}, {t} thread(s)"),
             FigureUnit::BytesPerSec,
             Direction::Higher,
@@ -392,9 +428,12 @@ pub(super) fn compare_ctx(out: &mut Comparison, x: &ContextSwitch, y: &ContextSw
             fn point(z: Option<&CtxSize>, n: u32) -> Option<&CtxPoint> {
                 z.and_then(|z| z.points.iter().find(|p| p.nprocs == n))
             }
-            let g = |z: Option<&CtxSize>| point(z, n).map(|p| p.us_median);
+            let g = |z: Option<&CtxSize>| {
+                let p = point(z, n);
+                (p.map(|p| p.us_median), p.and_then(|p| p.us_median_ci95))
+            };
             r.noisy = either_noisy(point(fa, n).map(|p| p.verdict), point(fb, n).map(|p| p.verdict));
-            r.row(
+            r.row_ci(
                 format!("{kb} KiB: {n} procs (median)"),
                 FigureUnit::Us,
                 Direction::Lower,

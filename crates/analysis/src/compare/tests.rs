@@ -292,6 +292,47 @@ fn zero_or_missing_a_gives_no_ratio() {
         better: Direction::Lower,
         noisy: false,
         unlike: false,
+        a_ci: None,
+        b_ci: None,
     };
     assert_eq!(r.ratio(), None);
+}
+
+#[test]
+fn overlapping_intervals_mean_no_significant_change_whatever_the_ratio() {
+    let mut a = full_profile(0);
+    let mut b = full_profile(0);
+    // B's memory latency 8% higher: past the 5% threshold, but both
+    // intervals are wide and overlap.
+    let (ma, mb) = (
+        a.memory.as_ref().unwrap().latency_ns,
+        b.memory.as_ref().unwrap().latency_ns,
+    );
+    a.memory.as_mut().unwrap().latency_ns_ci95 = Some([ma * 0.9, ma * 1.1]);
+    let m = b.memory.as_mut().unwrap();
+    m.latency_ns = mb * 1.08;
+    m.latency_ns_ci95 = Some([mb * 0.98, mb * 1.2]);
+    let c = compare(&a, &b);
+    let mem = find(&c, "memory", "memory latency", FigureUnit::Ns);
+    assert_eq!(mem.overlap(), Some(true));
+    assert_eq!(mem.mark(VERDICT_THRESHOLD), Some(Mark::Same));
+    // Its uncertainty: the two relative half-widths in quadrature.
+    let pm = mem.ratio_pm().unwrap();
+    assert!(
+        (pm - 1.08 * (0.1f64.powi(2) + (0.11 / 1.08f64).powi(2)).sqrt()).abs() < 1e-9,
+        "{pm}"
+    );
+    // Narrow intervals apart: the 5% threshold decides as before.
+    let m = b.memory.as_mut().unwrap();
+    m.latency_ns_ci95 = Some([mb * 1.07, mb * 1.09]);
+    a.memory.as_mut().unwrap().latency_ns_ci95 = Some([ma * 0.99, ma * 1.01]);
+    let c = compare(&a, &b);
+    let mem = find(&c, "memory", "memory latency", FigureUnit::Ns);
+    assert_eq!(mem.overlap(), Some(false));
+    assert_eq!(mem.mark(VERDICT_THRESHOLD), Some(Mark::Worse));
+    // Without an interval on one side: no significance claim either way.
+    a.memory.as_mut().unwrap().latency_ns_ci95 = None;
+    let c = compare(&a, &b);
+    let mem = find(&c, "memory", "memory latency", FigureUnit::Ns);
+    assert_eq!((mem.overlap(), mem.ratio_pm()), (None, None));
 }

@@ -5,7 +5,7 @@ use super::cards::notes_with_severity;
 use super::plots::{bandwidth_plot, ctx_plot, other_plots};
 use super::widgets::{figure, folded, notes_list, page, section, table_l};
 use crate::compare::{compare, mark_word, Comparison, Mark};
-use crate::format::{esc, fmt_ratio, format_utc, value_with_unit};
+use crate::format::{esc, format_utc, value_with_unit};
 use crate::plots::{cache_latency as cache_plot, tlb_curves as tlb_plot, Side};
 use hwcal_model::*;
 
@@ -21,6 +21,7 @@ pub(super) fn comparison_table(c: &Comparison) -> String {
                 Some(m @ Mark::Better) => (" class=\"better\"", mark_word(m)),
                 Some(m @ Mark::Worse) => (" class=\"worse\"", mark_word(m)),
                 Some(m @ Mark::Noisy) => (" class=\"noisy\"", mark_word(m)),
+                Some(m @ Mark::Same) => ("", mark_word(m)),
                 None => ("", ""),
             };
             vec![
@@ -28,7 +29,7 @@ pub(super) fn comparison_table(c: &Comparison) -> String {
                 esc(&r.figure),
                 r.a.map_or("-".into(), |v| esc(&value_with_unit(r.unit, v))),
                 r.b.map_or("-".into(), |v| esc(&value_with_unit(r.unit, v))),
-                format!("<span{class}>{}</span>", esc(&fmt_ratio(r.ratio()))),
+                format!("<span{class}>{}</span>", esc(&crate::compare::fmt_ratio_pm(r))),
                 format!("<span{class}>{word}</span>"),
             ]
         })
