@@ -149,9 +149,9 @@ pub const WHOLE: Whole = Whole {
 
 pub fn dispatch(cli: Cli) -> Result<()> {
     let name = cli.command.entry.name;
-    let db = cli
-        .db
-        .or_else(|| cli.command.matches.get_one::<std::path::PathBuf>("db").cloned());
+    // `try_`: a command without --db has no such id (get_one panics in debug builds).
+    let sub = cli.command.matches.try_get_one::<std::path::PathBuf>("db");
+    let db = cli.db.or_else(|| sub.ok().flatten().cloned());
     if db.is_some() && !DB_COMMANDS.contains(&name) {
         crate::usage!("--db: `hwcal {name}` does not use the results database");
     }
