@@ -519,7 +519,10 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         a.notes.push(note(
             "tlb",
             "huge-missing",
-            "tlb: 2 MiB pages were not obtained (or the TLB saw 4 KiB pages in them); no huge-page TLB figures",
+            format!(
+                "tlb: {}; no huge-page TLB figures",
+                hwcal_model::pages::statement(true, None, Some(false))
+            ),
         ));
     } else if let (Some(h), Some(base)) = (p.raw_curve(HUGE), huge_base) {
         a.huge = difference(h, base);

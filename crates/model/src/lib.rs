@@ -27,6 +27,7 @@ mod machine;
 mod mem;
 mod memory;
 pub mod note;
+pub mod pages;
 mod parse;
 pub mod plausible;
 mod profile;

@@ -77,10 +77,10 @@ pub(super) fn huge_page_note(huge_fraction: Option<f64>) -> Option<Note> {
             "cache",
             "huge-pages-partial",
             format!(
-                "cache: only {:.0}% of the chase buffer was backed by huge pages as the TLB saw them before \
-             and after the sweep (THP refused, or a hypervisor mapping or splitting them into 4 KiB \
-             pages); TLB misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
-             show up as an extra level",
+                "cache: the chase buffer: {} (huge for {:.0}% of it by the TLB check before and after \
+                 the sweep): the misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
+                 show up as an extra level",
+                hwcal_model::pages::statement(true, None, Some(false)),
                 f * 100.0
             ),
         )

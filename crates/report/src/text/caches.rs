@@ -40,14 +40,8 @@ pub fn memory_source(m: &MemoryLatency) -> String {
 /// what smaps said, so a buffer the kernel backed with huge pages that the
 /// TLB still saw as 4 KiB pages is said to be exactly that.
 pub fn memory_pages(m: &MemoryLatency, smaps_huge: Option<f64>) -> String {
-    match (m.huge_pages, smaps_huge) {
-        (true, _) => "huge pages, verified by the TLB check".into(),
-        (false, Some(f)) if f > 0.0 => format!(
-            "4 KiB pages as the TLB saw them, TLB misses included; smaps counted {:.0}% of the buffer in huge pages, but the TLB check failed",
-            f * 100.0
-        ),
-        (false, _) => "4 KiB pages, TLB misses included".into(),
-    }
+    // The memory latency's buffer always asks for huge pages.
+    hwcal_model::pages::statement(true, smaps_huge, Some(m.huge_pages))
 }
 
 /// The caches block, with the pages statement of [`memory_pages`].

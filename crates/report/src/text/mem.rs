@@ -189,24 +189,11 @@ fn mem_numa(s: &mut String, m: &MemResult) {
 /// say, with smaps' share of huge pages; the one statement text and HTML
 /// print.
 pub fn mem_pages(m: &MemResult) -> String {
-    if m.use_hugepages {
-        if m.huge_fraction >= 0.9 || m.huge_fraction <= 0.0 {
-            format!("{} pages", human_bytes(m.page_size_bytes))
-        } else {
-            format!(
-                "{} pages requested, {:.0}% huge in smaps",
-                human_bytes(m.page_size_bytes),
-                m.huge_fraction * 100.0
-            )
-        }
-    } else if m.huge_fraction >= 0.9 {
-        format!(
-            "4 KiB pages to the TLB ({:.0}% huge pages in smaps)",
-            m.huge_fraction * 100.0
-        )
-    } else if m.huge_fraction > 0.0 {
-        format!("4 KiB pages ({:.0}% huge)", m.huge_fraction * 100.0)
-    } else {
-        "4 KiB pages".into()
-    }
+    // `use_hugepages` is what the TLB check confirmed; smaps' share says
+    // what the kernel granted (a share with huge pages not confirmed means
+    // they were asked: `hwcal run` asks THP for its buffers).
+    let granted = m.huge_fraction.is_finite().then_some(m.huge_fraction);
+    let asked = m.use_hugepages || granted.is_some_and(|g| g > 0.0);
+    let size = (m.use_hugepages && m.page_size_bytes > 4096).then_some(m.page_size_bytes);
+    hwcal_model::pages::sized(asked, granted, asked.then_some(m.use_hugepages), size)
 }

@@ -262,20 +262,10 @@ pub(super) fn placement_notes(cfg: &Config, bufs: &[Prepared], p: &mut Profile) 
     let refs: Vec<&Prepared> = bufs.iter().collect();
     let (_, huge, frac) = pages(&cfg.backing, &refs);
     if cfg.backing == Backing::Thp && !huge {
-        let text = if frac >= 0.9 {
-            // The kernel gave huge pages, but the TLB check found 4 KiB
-            // translations behind them (a host backing guest memory with
-            // 4 KiB pages): "only 100%" would read as nonsense.
-            "mem: transparent huge pages were requested and the kernel gave them, but the TLB does not see them \
-             as huge (typically a host backing guest memory with 4 KiB pages): figures include 4 KiB page walks"
-                .to_string()
-        } else {
-            format!(
-                "mem: transparent huge pages were requested but only {:.0}% of the memory got them (THP mode, \
-                 fragmentation); figures mix in 4 KiB page walks",
-                frac * 100.0
-            )
-        };
+        let text = format!(
+            "mem: {}",
+            hwcal_model::pages::statement(true, Some(frac), Some(false))
+        );
         p.notes.push(Note::warning("mem", "thp_partial", text));
     }
     let reach = tlb_reach(p);

@@ -84,19 +84,10 @@ pub(super) fn run_short(
         p.notes.push(Note::warning(
             "mem",
             "latency_not_huge",
-            if frac >= 0.9 {
-                // The kernel gave huge pages, but the TLB check found 4 KiB
-                // pages behind them (a hypervisor backing guest memory with
-                // 4 KiB pages): saying "only 100%" would read as nonsense.
-                "mem: the latency buffer got huge pages, but the TLB does not see them as huge (typically a host backing \
-                 guest memory with 4 KiB pages): the latency includes TLB misses"
-                    .to_string()
-            } else {
-                format!(
-                    "mem: only {:.0}% of the latency buffer got huge pages: the latency includes TLB misses",
-                    frac * 100.0
-                )
-            },
+            format!(
+                "mem: the latency buffer: {}",
+                hwcal_model::pages::statement(true, Some(frac), Some(false))
+            ),
         ));
     }
     let mut lat = lat;
