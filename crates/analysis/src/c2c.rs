@@ -146,11 +146,6 @@ pub fn reanalyze(p: &mut Profile) -> bool {
     true
 }
 
-/// The fastest pair, the median over pairs and the slowest pair (CAS).
-pub fn figures(pairs: &[Pair]) -> Vec<Figure> {
-    figures_of(pairs, Variant::Cas)
-}
-
 /// The fastest pair, the median over pairs and the slowest pair, measured by `v`.
 pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
     let mut sorted: Vec<&Pair> = pairs.iter().collect();

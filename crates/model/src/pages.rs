@@ -25,6 +25,18 @@ pub fn sized(asked: bool, granted: Option<f64>, tlb_huge: Option<bool>, size: Op
     }
 }
 
+/// The same decision in a few words, for the one-line digest: `huge pages`
+/// (seen by the TLB), `4 KiB pages to the TLB` (asked, but the TLB sees
+/// 4 KiB pages, whatever the kernel granted), `4 KiB pages` (not asked).
+pub fn brief(asked: bool, tlb_huge: Option<bool>) -> &'static str {
+    match (asked, tlb_huge) {
+        (true, Some(true)) => "huge pages",
+        (true, Some(false)) => "4 KiB pages to the TLB",
+        (true, None) => "huge pages asked",
+        (false, _) => "4 KiB pages",
+    }
+}
+
 fn statement_of(asked: bool, granted: Option<f64>, tlb_huge: Option<bool>) -> String {
     let share = |g: f64| format!("{:.0}% of the buffer", g * 100.0);
     match (asked, granted, tlb_huge) {
@@ -57,7 +69,7 @@ fn statement_of(asked: bool, granted: Option<f64>, tlb_huge: Option<bool>) -> St
 
 #[cfg(test)]
 mod tests {
-    use super::{sized, statement};
+    use super::{brief, sized, statement};
 
     #[test]
     fn asked_granted_and_seen_are_told_apart() {
@@ -74,5 +86,13 @@ mod tests {
         );
         assert!(statement(false, Some(1.0), None).contains("THP always"));
         assert!(sized(true, Some(1.0), Some(true), Some(2 << 20)).starts_with("2 MiB pages, granted"));
+        // The brief form follows the TLB check as the sentence does.
+        for (tlb, want) in [(true, "huge pages"), (false, "4 KiB pages to the TLB")] {
+            assert_eq!(brief(true, Some(tlb)), want);
+            assert_eq!(
+                statement(true, Some(1.0), Some(tlb)).contains("TLB sees 4 KiB"),
+                !tlb
+            );
+        }
     }
 }

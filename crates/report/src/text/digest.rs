@@ -271,13 +271,9 @@ fn memory(m: &MemoryLatency) -> Line {
         .map_or(String::new(), |q| {
             format!(" · {:.1}× with {} chains", q.speedup, q.chains)
         });
-    // The TLB check's word, as the detail's: smaps may count huge pages the
-    // TLB never sees (a host backing the guest with 4 KiB pages).
-    let pages = if m.huge_pages {
-        "huge pages, TLB-verified"
-    } else {
-        "4 KiB pages to the TLB"
-    };
+    // The TLB check's word, as the detail's (`pages::statement`, briefly):
+    // smaps may count huge pages the TLB never sees.
+    let pages = hwcal_model::pages::brief(true, Some(m.huge_pages));
     Line::new(
         "memory",
         format!("{:.1} ns{cy} · {pages}{mlp}", m.latency_ns),
