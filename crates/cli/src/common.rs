@@ -93,27 +93,11 @@ pub fn pin(common: &CommonArgs) -> Result<Option<usize>> {
 
 pub use hwcal_runner::now_unix;
 
-/// The command line as typed, for the profile, with every secret masked:
-/// a profile is stored, exported and published (`db site`), so a password
-/// in `--db postgres://u:PW@h/db`, `--to`, their `=` forms or a libpq
-/// `password=` string must not reach it. Arguments that are not UTF-8 are
-/// shown lossily (never a panic).
+/// The command line as typed, for the profile, every secret masked.
 pub fn command_line() -> String {
     command_line_of(std::env::args_os().skip(1))
 }
-
-/// [`command_line`] of the given arguments (program name left out).
-pub fn command_line_of(args: impl Iterator<Item = std::ffi::OsString>) -> String {
-    let mut v = vec!["hwcal".to_string()];
-    v.extend(args.map(|a| hwcal_db::redact_arg(&a.to_string_lossy())));
-    v.join(" ")
-}
-
-/// Mask any secret in a profile's recorded command line, as
-/// [`command_line`] masks each argument.
-pub fn redact_profile(p: &mut Profile) {
-    p.command = hwcal_db::redact_command(&p.command);
-}
+pub use hwcal_db::{command_line_of, redact_profile};
 
 /// `--db PATH` as given on the command line (set once by `cmd::dispatch`).
 static DB_OVERRIDE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();

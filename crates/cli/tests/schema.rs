@@ -163,5 +163,17 @@ fn reference_and_analyzed_profiles_validate() {
         );
         let analyzed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_valid(&v, &format!("hwcal analyze {}", path.display()), &analyzed);
+        // The detail reads in 100 columns too (tables fit, prose wraps).
+        let out = Command::cargo_bin("hwcal")
+            .unwrap()
+            .arg("analyze")
+            .arg(path)
+            .arg("--detail")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 100, "{}: {line}", path.display());
+        }
     }
 }

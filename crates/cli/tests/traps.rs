@@ -123,6 +123,20 @@ fn every_file_written_is_said_unless_quiet() {
         .success()
         .stderr(predicate::str::contains("wrote").not());
     assert!(os.is_file());
+    // ... and so are the commands that only write files.
+    let html = e.path("q.html");
+    e.hwcal()
+        .args(["analyze", s(&f), "-q", "--html", s(&html)])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+    let html2 = e.path("q2.html");
+    e.hwcal()
+        .args(["report", s(&f), "--quiet", "--html", s(&html2)])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+    assert!(html.is_file() && html2.is_file());
 }
 
 #[test]

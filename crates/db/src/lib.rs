@@ -26,8 +26,8 @@ pub use error::DbError;
 pub use group::{by_machine, short_id, MachineGroup};
 use hwcal_model::Profile;
 pub use location::{
-    check_location, default_location, default_path, default_path_from, redact, redact_arg, redact_command,
-    url_scheme, Location,
+    check_location, command_line_of, default_location, default_path, default_path_from, redact, redact_arg,
+    redact_command, redact_profile, url_scheme, Location,
 };
 pub use sqlite::APPLICATION_ID;
 use std::path::Path;

@@ -87,6 +87,24 @@ pub fn redact_arg(a: &str) -> String {
     }
 }
 
+/// A command line for a profile, every secret masked ([`redact_arg`]): a
+/// profile is stored, exported and published (`db site`), so a password in
+/// `--db postgres://u:PW@h/db`, `--to`, their `=` forms or a libpq
+/// `password=` string must not reach it. Arguments that are not UTF-8 are
+/// shown lossily (never a panic); the program name is `hwcal`.
+pub fn command_line_of(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    let mut v = vec!["hwcal".to_string()];
+    v.extend(args.map(|a| redact_arg(&a.to_string_lossy())));
+    v.join(" ")
+}
+
+/// Mask any secret in a profile's recorded command line, as
+/// [`command_line_of`] masks each argument (a profile imported from a file
+/// or read from a database written by an hwcal that did not).
+pub fn redact_profile(p: &mut hwcal_model::Profile) {
+    p.command = redact_command(&p.command);
+}
+
 /// A recorded command line with every word masked as [`redact_arg`] masks
 /// an argument (a profile written by an hwcal that did not mask them, or
 /// by hand).

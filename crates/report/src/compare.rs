@@ -36,7 +36,14 @@ pub fn fmt_ratio_pm(r: &Row) -> String {
 /// `Xeon Foo (host)`: how a side is named in headers.
 pub fn machine_label(p: &Profile) -> String {
     match &p.machine {
-        Some(m) => format!("{} on {}", m.cpu_model_name.trim(), m.hostname),
+        // The core as people name it first (the digest's word), the CPU's
+        // own name beside it: "Zen 5 (AMD EPYC) on vm".
+        Some(m) => match m.core_name() {
+            Some(core) if !m.cpu_model_name.contains(core) => {
+                format!("{core} ({}) on {}", m.cpu_model_name.trim(), m.hostname)
+            }
+            _ => format!("{} on {}", m.cpu_model_name.trim(), m.hostname),
+        },
         None => "machine unknown".into(),
     }
 }

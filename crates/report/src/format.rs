@@ -88,14 +88,6 @@ pub fn ns_cy(ns: f64, cy: Option<f64>) -> String {
     }
 }
 
-/// [`ns_cy`], or a right-aligned `-` where not measured.
-pub(crate) fn opt_ns_cy(ns: Option<f64>, cy: Option<f64>) -> String {
-    match ns {
-        Some(n) => ns_cy(n, cy),
-        None => format!("{:>19}", "-"),
-    }
-}
-
 /// The suffix a noisy figure carries in the terminal summary.
 pub(crate) fn noisy_mark(v: Verdict) -> &'static str {
     match v {
@@ -146,5 +138,67 @@ mod tests {
         assert_eq!(fmt_ratio(None), "-");
         assert_eq!(value_with_unit(FigureUnit::BytesPerSec, 12.5e9), "12.50 GB/s");
         assert_eq!(value_with_unit(FigureUnit::Bytes, 2097152.0), "2 MiB");
+    }
+}
+
+/// `line` cut at spaces into lines of at most `width` columns (a word
+/// longer than that stays whole), the continuation lines indented by
+/// `indent` spaces; each line ends with a newline. Spaces before the first
+/// break (a label's alignment) are kept as they are. The terminal
+/// summary's prose (notes, page statements) is wrapped so it reads in 100
+/// columns.
+pub fn wrap(line: &str, width: usize, indent: usize) -> String {
+    let mut out = String::new();
+    let mut rest: Vec<char> = line.trim_end().chars().collect();
+    let mut first = true;
+    loop {
+        let lead = if first { 0 } else { indent };
+        if lead + rest.len() <= width {
+            out.push_str(&" ".repeat(lead));
+            out.extend(rest.iter());
+            out.push('\n');
+            return out;
+        }
+        // The last space that keeps the line within `width`, past the
+        // leading indentation; else the first space after it.
+        let skip = rest.iter().take_while(|c| **c == ' ').count();
+        let within = (skip..=(width - lead).min(rest.len() - 1))
+            .rev()
+            .find(|&i| rest[i] == ' ');
+        let cut = within.or_else(|| (skip..rest.len()).find(|&i| rest[i] == ' '));
+        let Some(cut) = cut.filter(|&c| c > skip) else {
+            out.push_str(&" ".repeat(lead));
+            out.extend(rest.iter());
+            out.push('\n');
+            return out;
+        };
+        out.push_str(&" ".repeat(lead));
+        out.extend(rest[..cut].iter());
+        out.push('\n');
+        let next = rest[cut..]
+            .iter()
+            .position(|c| *c != ' ')
+            .map_or(rest.len(), |p| cut + p);
+        rest.drain(..next);
+        first = false;
+    }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap;
+
+    #[test]
+    fn wraps_at_spaces_within_the_width_and_indents_continuations() {
+        let s = wrap("  - cache: one two three four five six seven", 20, 4);
+        for l in s.lines() {
+            assert!(l.chars().count() <= 20, "{l:?}");
+        }
+        assert!(s.starts_with("  - cache: one two\n    three"), "{s}");
+        assert_eq!(s.split_whitespace().count(), 9, "no word lost");
+        assert_eq!(wrap("short", 20, 4), "short\n");
+        let long = wrap("a supercalifragilisticexpialidocious b", 10, 2);
+        assert!(long.contains("supercalifragilisticexpialidocious"), "{long}");
+        assert!(long.lines().all(|l| !l.trim().is_empty()), "{long}");
     }
 }

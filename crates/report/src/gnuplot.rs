@@ -128,47 +128,66 @@ fn gnuplot_pair(spec: &Plot, prefix: &str, what: &str, header: &str, blocks: &[B
         }
     }
     let mut g = gp_head(prefix, what, &spec.title);
+    let range = Ranges::of(spec);
     if spec.log_x {
         let _ = writeln!(g, "set logscale x 2");
     }
-    if spec.x_bytes {
-        let _ = writeln!(g, "set xlabel '{} (KiB)'", gp_quote(&spec.x_label));
-        let _ = writeln!(g, "set format x '%.0f'");
-    } else {
-        let _ = writeln!(g, "set xlabel '{}'", gp_quote(&spec.x_label));
+    let _ = writeln!(g, "set xlabel '{}'", gp_quote(&spec.x_label));
+    if let (Some((lo, hi)), Some((flo, fhi))) = (&range.x, range.xf) {
+        let _ = writeln!(g, "set xrange [{lo}:{hi}]");
+        if spec.x_bytes {
+            // Sizes as people say them (64K, 16M), not KiB counts (65536).
+            let _ = writeln!(g, "set xtics ({})", byte_tics(flo, fhi).join(", "));
+        }
     }
     let _ = writeln!(g, "set ylabel '{}'", gp_quote(&spec.y_label));
     if spec.log_y {
         let _ = writeln!(g, "set logscale y 10");
-    } else {
-        // As the SVG: a linear y axis reaches down to zero at least.
-        let _ = writeln!(g, "set yrange [*<0:*]");
+    }
+    // An explicit y range from the data: gnuplot's autoscale would round a
+    // log axis out to whole decades (a decade of nothing under the L1) and
+    // a linear one to a tick below zero.
+    if let Some((lo, hi)) = &range.y {
+        let _ = writeln!(g, "set yrange [{lo}:{hi}]");
+    }
+    // The legend under the plot, and level labels above the frame: neither
+    // covers a point.
+    let _ = writeln!(g, "set key below");
+    let _ = writeln!(g, "set tmargin 5");
+    let _ = writeln!(g, "set title offset 0,1.2");
+    let xs: Vec<(f64, &str)> = spec
+        .markers
+        .iter()
+        .filter_map(|m| match m {
+            Marker::X(x, label) => Some((*x, label.as_str())),
+            Marker::Y(..) => None,
+        })
+        .collect();
+    for (x, label, row, right) in label_places(spec, &range, &xs) {
+        let x = gp_x(spec, x);
+        let _ = writeln!(
+            g,
+            "set arrow from first {x}, graph 0 to first {x}, graph 1 nohead lc rgb 'gray50'"
+        );
+        let _ = writeln!(
+            g,
+            "set label '{}' at first {x}, graph {:.3} {} font ',9' tc rgb 'gray30'",
+            gp_quote(label),
+            1.015 + 0.045 * row as f64,
+            if right { "right" } else { "left" }
+        );
     }
     for m in &spec.markers {
-        match m {
-            Marker::X(x, label) => {
-                let x = gp_x(spec, *x);
-                let _ = writeln!(
-                    g,
-                    "set arrow from first {x}, graph 0 to first {x}, graph 1 nohead lc rgb 'gray50'"
-                );
-                let _ = writeln!(
-                    g,
-                    "set label '{}' at first {x}, graph 0.04 left rotate by 90 offset -0.8,0 font ',9'",
-                    gp_quote(label)
-                );
-            }
-            Marker::Y(y, label) => {
-                let _ = writeln!(
-                    g,
-                    "set arrow from graph 0, first {y:.4} to graph 1, first {y:.4} nohead lc rgb 'gray50' dt 2"
-                );
-                let _ = writeln!(
-                    g,
-                    "set label '{}' at graph 0.99, first {y:.4} right offset 0,0.6 font ',9'",
-                    gp_quote(label)
-                );
-            }
+        if let Marker::Y(y, label) = m {
+            let _ = writeln!(
+                g,
+                "set arrow from graph 0, first {y:.4} to graph 1, first {y:.4} nohead lc rgb 'gray50' dt 2"
+            );
+            let _ = writeln!(
+                g,
+                "set label '{}' at graph 0.01, first {y:.4} left offset 0,0.6 font ',9' tc rgb 'gray30'",
+                gp_quote(label)
+            );
         }
     }
     // Only series with data: no legend entry for what was not measured.
@@ -180,8 +199,15 @@ fn gnuplot_pair(spec: &Plot, prefix: &str, what: &str, header: &str, blocks: &[B
         .filter(|(_, (s, _))| !s.points.is_empty())
         .map(|(i, (s, b))| {
             format!(
-                "'{name}.{what}.data' index {i} using {} with linespoints pt {} ps 0.6 title '{}'",
+                "'{name}.{what}.data' index {i} using {} with {} pt {} ps 0.6 title '{}'",
                 b.using,
+                // A handful of points is a few measurements, not a curve:
+                // drawn as points, not joined by straight lines.
+                if s.points.len() < 8 {
+                    "points"
+                } else {
+                    "linespoints"
+                },
                 if i == 0 { 7 } else { 5 },
                 gp_quote(&s.name)
             )
@@ -194,6 +220,131 @@ fn gnuplot_pair(spec: &Plot, prefix: &str, what: &str, header: &str, blocks: &[B
         (format!("{prefix}.{what}.data"), d),
         (format!("{prefix}.{what}.gp"), g),
     ]
+}
+
+/// The script's axis ranges, in its own units (KiB on a byte axis), from
+/// the drawable points: a log axis a little past the data, a linear y axis
+/// from zero (or the lowest point, if below it) with a little headroom.
+struct Ranges {
+    x: Option<(String, String)>,
+    y: Option<(String, String)>,
+    /// The x range as numbers, for placing labels.
+    xf: Option<(f64, f64)>,
+}
+
+impl Ranges {
+    fn of(spec: &Plot) -> Ranges {
+        let pts: Vec<(f64, f64)> = spec
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().copied())
+            .filter(|&(x, y)| {
+                x.is_finite() && y.is_finite() && (!spec.log_x || x > 0.0) && (!spec.log_y || y > 0.0)
+            })
+            .map(|(x, y)| (if spec.x_bytes { x / 1024.0 } else { x }, y))
+            .collect();
+        if pts.is_empty() {
+            return Ranges {
+                x: None,
+                y: None,
+                xf: None,
+            };
+        }
+        let fold = |f: fn(&(f64, f64)) -> f64| {
+            pts.iter()
+                .map(f)
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                    (a.min(v), b.max(v))
+                })
+        };
+        let (x0, x1) = fold(|p| p.0);
+        let (mut y0, mut y1) = fold(|p| p.1);
+        // A horizontal marker (the memory plateau) is inside the frame too.
+        for m in &spec.markers {
+            if let Marker::Y(y, _) = m {
+                if y.is_finite() && (!spec.log_y || *y > 0.0) {
+                    (y0, y1) = (y0.min(*y), y1.max(*y));
+                }
+            }
+        }
+        let xf = if spec.log_x {
+            (x0 / 1.06, x1 * 1.06)
+        } else {
+            let pad = ((x1 - x0) * 0.02).max(1e-9);
+            (x0 - pad, x1 + pad)
+        };
+        let y = if spec.log_y {
+            (y0 / 1.2, y1 * 1.3)
+        } else {
+            let lo = y0.min(0.0);
+            let span = (y1 - lo).max(1e-9);
+            (if y0 < 0.0 { lo - span * 0.03 } else { 0.0 }, y1 + span * 0.06)
+        };
+        let n = |v: f64| format!("{v:.6}");
+        Ranges {
+            x: Some((n(xf.0), n(xf.1))),
+            y: Some((n(y.0), n(y.1))),
+            xf: Some(xf),
+        }
+    }
+
+    /// Where `x` (script units) falls across the plot, 0 at the left edge.
+    fn fraction(&self, spec: &Plot, x: f64) -> f64 {
+        let Some((lo, hi)) = self.xf else { return 0.5 };
+        if spec.log_x {
+            (x.log2() - lo.log2()) / (hi.log2() - lo.log2()).max(1e-12)
+        } else {
+            (x - lo) / (hi - lo).max(1e-12)
+        }
+    }
+}
+
+/// Tics for a KiB axis at powers of four (or of two over a short span),
+/// labelled as sizes: `"64K" 64, "1M" 1024`.
+fn byte_tics(lo: f64, hi: f64) -> Vec<String> {
+    let span = (hi / lo.max(1e-9)).log2();
+    let step = if span > 12.0 { 2 } else { 1 };
+    let mut e = lo.max(1e-9).log2().ceil() as i32;
+    let mut out = Vec::new();
+    while 2f64.powi(e) <= hi && out.len() < 40 {
+        if e.rem_euclid(step) == 0 {
+            let kib = 2f64.powi(e);
+            out.push(format!(
+                "\"{}\" {}",
+                hwcal_model::axis_bytes(kib * 1024.0),
+                gp_num(kib)
+            ));
+        }
+        e += 1;
+    }
+    out
+}
+
+/// Each vertical marker's label place above the frame: its row (labels
+/// that would overlap go one row higher) and whether it is written to the
+/// left of its line (near the right edge, so it stays inside the page).
+fn label_places<'a>(spec: &Plot, range: &Ranges, xs: &[(f64, &'a str)]) -> Vec<(f64, &'a str, usize, bool)> {
+    // A 9-point character is about 0.8% of the plot's width at 900 px.
+    const CHAR: f64 = 0.0078;
+    let mut taken: Vec<(f64, f64, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for &(x, label) in xs {
+        let gx = if spec.x_bytes { x / 1024.0 } else { x };
+        let f = range.fraction(spec, gx);
+        let w = CHAR * label.chars().count() as f64;
+        let right = f + w > 1.0;
+        let (a, b) = if right { (f - w, f) } else { (f, f + w) };
+        let row = (0..)
+            .find(|r| {
+                !taken
+                    .iter()
+                    .any(|&(ta, tb, tr)| tr == *r && a < tb + 0.01 && ta < b + 0.01)
+            })
+            .unwrap_or(0);
+        taken.push((a, b, row));
+        out.push((x, label, row, right));
+    }
+    out
 }
 
 /// The Calibrator's six files for whatever the profile holds (four for a
@@ -449,5 +600,60 @@ mod tests {
         assert!(rows.contains(&"0\t0\tNaN") && rows.contains(&"2\t0\t80.000"));
         assert!(f[1].1.contains("'m.c2c-latency.data' using 2:1:3 with image"));
         assert!(c2c_files(&Profile::default(), "x").is_empty());
+    }
+
+    #[test]
+    fn scripts_read_cleanly_human_tics_explicit_ranges_labels_clear_of_data() {
+        use crate::svg::Series;
+        let spec = Plot {
+            title: "t".into(),
+            log_x: true,
+            log_y: true,
+            x_bytes: true,
+            series: vec![
+                Series {
+                    name: "curve".into(),
+                    points: (12..=27).map(|e| (2f64.powi(e), 1.0 + e as f64)).collect(),
+                },
+                Series {
+                    name: "few".into(),
+                    points: vec![(8192.0, 5.0), ((1 << 20) as f64, 9.0)],
+                },
+            ],
+            markers: vec![
+                Marker::X(48.0 * 1024.0, "L1 48 KiB".into()),
+                Marker::X(100.0 * 1024.0 * 1024.0, "L3 100 MiB, a long label".into()),
+                Marker::Y(300.0, "memory 300 ns".into()),
+            ],
+            ..Default::default()
+        };
+        let blocks = [
+            Block {
+                rows: vec![],
+                using: "2:3",
+            },
+            Block {
+                rows: vec![],
+                using: "2:3",
+            },
+        ];
+        let [_, (_, g)] = gnuplot_pair(&spec, "m", "cache-miss-latency", "", &blocks);
+        let tics = g.lines().find(|l| l.starts_with("set xtics")).expect("xtics");
+        assert!(
+            tics.contains("\"64K\" 64") && tics.contains("\"64M\" 65536"),
+            "{tics}"
+        );
+        let yr = g.lines().find(|l| l.starts_with("set yrange")).expect("yrange");
+        let lo: f64 = yr[12..yr.find(':').unwrap()].parse().unwrap();
+        let hi: f64 = yr[yr.find(':').unwrap() + 1..yr.len() - 1].parse().unwrap();
+        assert!(lo > 4.0 && lo < 5.0, "no decade of nothing below the data: {yr}");
+        assert!(hi > 300.0 && hi < 600.0, "the memory marker inside: {yr}");
+        assert!(g.contains("set key below"));
+        assert!(g.contains("at first 48.000, graph 1.015 left"), "{g}");
+        assert!(
+            g.contains("graph 1.015 right"),
+            "the last label is written leftwards: {g}"
+        );
+        assert!(g.contains("with linespoints") && g.contains("with points"), "{g}");
     }
 }

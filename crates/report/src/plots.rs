@@ -174,23 +174,44 @@ pub fn cache_replace_time(p: &Profile) -> Option<Plot> {
     Some(plot)
 }
 
-/// The line-size test's curves (pair of loads |d| bytes apart, missing L1
-/// or all caches, forward and backward); `None` when none was recorded.
+/// The line-size tests: first the flush granule (the method whose result is
+/// used wherever it saw a contrast: one load `d` bytes past a flushed byte
+/// misses while `d` is inside the flushed line and hits once it is past it),
+/// then the dependent-pair cross-check; a dashed marker at each line size the
+/// analysis settled on, named with its method. `None` when neither test was
+/// recorded.
 pub fn line_size(p: &Profile) -> Option<Plot> {
     let mut lines = Plot {
-        title: "Line size: dependent pair of loads d bytes apart".into(),
-        x_label: "|d| (bytes)".into(),
-        y_label: "ns per pair".into(),
+        title: "Line size: a load d bytes past a flushed byte (and the pair cross-check)".into(),
+        x_label: "offset d".into(),
+        y_label: "ns per load (flush) or per pair (cross-check)".into(),
         log_x: true,
         log_y: true,
+        x_bytes: true,
         ..Default::default()
     };
+    for level in 1..=4 {
+        if let Some(c) = p.raw_curve(&cache_analysis::flush_id(level)) {
+            // Negative offsets are the no-flush control (all hits): the
+            // table has it; the plot keeps to the offsets past the flush.
+            let points = c
+                .points
+                .iter()
+                .filter(|q| q.x > 0.0)
+                .map(|q| (q.x, q.y))
+                .collect();
+            lines.series.push(Series {
+                name: format!("L{level} flushed, load at +d (used)"),
+                points,
+            });
+        }
+    }
     for t in [1, 2] {
         for fwd in [true, false] {
             if let Some(c) = p.raw_curve(&cache_analysis::line_id(t, fwd)) {
                 lines.series.push(Series {
                     name: format!(
-                        "{} {}",
+                        "cross-check: pair {} {}",
                         if t == 1 { "misses L1" } else { "misses all caches" },
                         if fwd { "+d" } else { "-d" }
                     ),
@@ -198,6 +219,20 @@ pub fn line_size(p: &Profile) -> Option<Plot> {
                 });
             }
         }
+    }
+    let mut seen: Vec<(u64, String)> = Vec::new();
+    for l in p.caches.iter().flatten() {
+        if let Some(b) = l.line_bytes {
+            let method = l.line_method.clone().unwrap_or_else(|| "pairs".into());
+            if !seen.iter().any(|(sb, sm)| *sb == b && *sm == method) {
+                seen.push((b, method));
+            }
+        }
+    }
+    for (b, method) in seen {
+        lines
+            .markers
+            .push(Marker::X(b as f64, format!("line {b} B ({method})")));
     }
     (!lines.series.is_empty()).then_some(lines)
 }

@@ -55,7 +55,9 @@ fn fmt_num(v: f64) -> String {
     } else if (v - v.round()).abs() < 1e-9 {
         format!("{}", v.round() as i64)
     } else {
-        format!("{v:.2}")
+        // 2.5, not 2.50: a tick label says no more than the step needs.
+        let t = format!("{v:.2}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -95,7 +97,7 @@ impl Plot {
         f.axis_labels(&mut s);
         f.markers(&mut s);
         f.series(&mut s);
-        f.legend(&mut s, &pts);
+        f.legend(&mut s);
         s.push_str("</svg>\n");
         s
     }
@@ -131,7 +133,12 @@ impl<'p> Frame<'p> {
     fn new(plot: &'p Plot, pts: &[(f64, f64)]) -> Self {
         let w = if plot.width == 0 { 720 } else { plot.width } as f64;
         let h = if plot.height == 0 { 420 } else { plot.height } as f64;
-        let (ml, mr, mt, mb) = (70.0, 20.0, 36.0, 52.0);
+        // The legend sits under the x-axis title, outside the plot area, so
+        // it can never cover a point or a level marker: one row of entries
+        // per `legend_rows`.
+        let rows = legend_layout(plot, w - 90.0).last().map_or(0, |e| e.row + 1);
+        let (ml, mr, mt, mb) = (70.0, 20.0, 36.0, 52.0 + 15.0 * rows as f64);
+        let h = h + 15.0 * rows as f64;
         let mut f = Frame {
             plot,
             w,
@@ -160,8 +167,16 @@ impl<'p> Frame<'p> {
         if f.x1 - f.x0 < 1e-12 {
             f.x1 = f.x0 + 1.0;
         }
+        // A little room at both ends, so a point on the first or last x
+        // is drawn whole inside the frame, not cut by it.
+        let pad = (f.x1 - f.x0) * 0.02;
+        (f.x0, f.x1) = (f.x0 - pad, f.x1 + pad);
         if f.y1 - f.y0 < 1e-12 {
             f.y1 = f.y0 + 1.0;
+        }
+        if plot.log_y {
+            // As on x: the lowest points drawn whole above the frame.
+            f.y0 -= (f.y1 - f.y0) * 0.03;
         }
         f.y1 += (f.y1 - f.y0) * 0.05;
         f
@@ -282,7 +297,7 @@ impl<'p> Frame<'p> {
             s,
             r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
             ml + pw / 2.0,
-            self.h - 12.0,
+            mt + ph + 36.0,
             esc(&self.plot.x_label)
         );
         let _ = write!(
@@ -308,7 +323,15 @@ impl<'p> Frame<'p> {
                     if sx < ml - 1.0 || sx > ml + pw + 1.0 {
                         continue;
                     }
-                    let (x0l, x1l) = (sx + 3.0, sx + 3.0 + 6.2 * label.chars().count() as f64);
+                    // A label that would run past the frame's right edge is
+                    // written to the left of its line instead.
+                    let width = 6.2 * label.chars().count() as f64;
+                    let flip = sx + 3.0 + width > ml + pw - 2.0;
+                    let (x0l, x1l) = if flip {
+                        (sx - 3.0 - width, sx - 3.0)
+                    } else {
+                        (sx + 3.0, sx + 3.0 + width)
+                    };
                     let row = (0..)
                         .find(|r| {
                             !label_rows
@@ -319,10 +342,11 @@ impl<'p> Frame<'p> {
                     label_rows.push((x0l, x1l, row));
                     let _ = write!(
                         s,
-                        r##"<line x1="{sx:.1}" y1="{mt}" x2="{sx:.1}" y2="{}" stroke="#888" stroke-dasharray="4 3"/><text x="{:.1}" y="{}" fill="#555">{}</text>"##,
+                        r##"<line x1="{sx:.1}" y1="{mt}" x2="{sx:.1}" y2="{}" stroke="#888" stroke-dasharray="4 3"/><text x="{:.1}" y="{}" fill="#555"{}>{}</text>"##,
                         mt + ph,
-                        x0l,
+                        if flip { x1l } else { x0l },
                         mt + 12.0 + 12.0 * row as f64,
+                        if flip { r#" text-anchor="end""# } else { "" },
                         esc(label)
                     );
                 }
@@ -383,44 +407,13 @@ impl<'p> Frame<'p> {
         }
     }
 
-    /// The legend: in the corner of the plot area that hides the fewest data
-    /// points (`pts`), on a translucent box so crossing curves stay readable.
-    fn legend(&self, s: &mut String, pts: &[(f64, f64)]) {
-        let series = &self.plot.series;
-        if series.is_empty() {
-            return;
-        }
-        let (ml, mt, pw, ph) = (self.ml, self.mt, self.pw, self.ph);
-        let n = series.len() as f64;
-        let chars = series.iter().map(|x| x.name.chars().count()).max().unwrap_or(0);
-        let (bw, bh) = (30.0 + 6.5 * chars as f64, 8.0 + 14.0 * n);
-        let corners = [
-            (ml + pw - bw - 6.0, mt + 6.0),
-            (ml + pw - bw - 6.0, mt + ph - bh - 6.0),
-            (ml + 6.0, mt + 6.0),
-            (ml + 6.0, mt + ph - bh - 6.0),
-        ];
-        let hidden = |&(bx, by): &(f64, f64)| {
-            pts.iter()
-                .filter(|&&(x, y)| {
-                    let (sx, sy) = (self.px(x), self.py(y));
-                    sx >= bx && sx <= bx + bw && sy >= by && sy <= by + bh
-                })
-                .count()
-        };
-        let (bx, by) = corners
-            .iter()
-            .copied()
-            .min_by_key(|c| hidden(c))
-            .unwrap_or(corners[0]);
-        let _ = write!(
-            s,
-            r##"<rect x="{bx:.1}" y="{by:.1}" width="{bw:.1}" height="{bh:.1}" fill="white" fill-opacity="0.85" stroke="#ccc"/>"##
-        );
-        for (i, ser) in series.iter().enumerate() {
-            let c = COLORS[i % COLORS.len()];
-            let ly = by + 15.0 + 14.0 * i as f64;
-            let lx = bx + 6.0;
+    /// The legend, under the x-axis title and outside the plot area (see
+    /// [`legend_layout`]): it covers no point and no marker label.
+    fn legend(&self, s: &mut String) {
+        let top = self.mt + self.ph + 44.0;
+        for e in legend_layout(self.plot, self.w - 90.0) {
+            let c = COLORS[e.series % COLORS.len()];
+            let (lx, ly) = (self.ml + e.x, top + 15.0 * e.row as f64 + 11.0);
             let _ = write!(
                 s,
                 r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{c}" stroke-width="2"/><text x="{:.1}" y="{ly:.1}">{}</text>"#,
@@ -428,10 +421,35 @@ impl<'p> Frame<'p> {
                 lx + 18.0,
                 ly - 4.0,
                 lx + 22.0,
-                esc(&ser.name)
+                esc(&self.plot.series[e.series].name)
             );
         }
     }
+}
+
+/// One legend entry's place: its series, its row under the plot, its x
+/// offset from the plot area's left edge.
+struct LegendEntry {
+    series: usize,
+    row: usize,
+    x: f64,
+}
+
+/// Legend entries laid out left to right, wrapping to a new row when the
+/// next would pass `width`; series without a name get no entry.
+fn legend_layout(plot: &Plot, width: f64) -> Vec<LegendEntry> {
+    let (mut row, mut x) = (0, 0.0);
+    let mut out = Vec::new();
+    for (i, ser) in plot.series.iter().enumerate().filter(|(_, s)| !s.name.is_empty()) {
+        let w = 34.0 + 6.2 * ser.name.chars().count() as f64;
+        if x > 0.0 && x + w > width {
+            row += 1;
+            x = 0.0;
+        }
+        out.push(LegendEntry { series: i, row, x });
+        x += w;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -493,12 +511,70 @@ mod tests {
         );
         assert!(s.contains(">16384<"), "page counts are not written 1.6e4");
         assert_eq!(fmt_num(1.5e7), "1.5e7");
-        assert_eq!(fmt_num(2.5), "2.50");
+        assert_eq!(fmt_num(2.5), "2.5");
+        assert_eq!(fmt_num(0.25), "0.25");
     }
 
     #[test]
     fn empty_plot_still_renders() {
         let s = Plot::default().render();
         assert!(s.contains("</svg>") && !s.contains("NaN"));
+    }
+
+    #[test]
+    fn legend_below_the_frame_and_labels_inside_it() {
+        let p = Plot {
+            log_x: true,
+            series: (0..5)
+                .map(|i| Series {
+                    name: format!("a fairly long series name number {i}"),
+                    points: vec![(1.0, 1.0), (1024.0, 2.0 + i as f64)],
+                })
+                .collect(),
+            markers: vec![Marker::X(1000.0, "a label at the right edge".into())],
+            ..Default::default()
+        };
+        let s = p.render();
+        let attr = |tag: &str, name: &str| -> f64 {
+            let t = &s[s.find(tag).unwrap()..];
+            let v = &t[t.find(&format!("{name}=\"")).unwrap() + name.len() + 2..];
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        // The frame: the second <rect> (the first is the background).
+        let frame = &s[s.find("<rect").unwrap() + 5..];
+        let frame = &frame[frame.find("<rect").unwrap()..];
+        let num = |name: &str| -> f64 {
+            let v = &frame[frame.find(&format!("{name}=\"")).unwrap() + name.len() + 2..];
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        let (fx, fy, fw, fh) = (num("x"), num("y"), num("width"), num("height"));
+        let y_of = |label: &str| -> f64 {
+            let i = s.find(&format!(">{label}<")).unwrap();
+            let t = &s[..i];
+            let y = &t[t.rfind("y=\"").unwrap() + 3..];
+            y[..y.find('"').unwrap()].parse().unwrap()
+        };
+        for i in 0..5 {
+            let y = y_of(&format!("a fairly long series name number {i}"));
+            assert!(
+                y > fy + fh + 30.0,
+                "legend entry {i} under the frame and axis title"
+            );
+        }
+        assert!(
+            y_of("a fairly long series name number 4") > y_of("a fairly long series name number 0"),
+            "wrapped"
+        );
+        let height = attr("<svg", "height");
+        assert!(
+            y_of("a fairly long series name number 4") < height,
+            "inside the picture"
+        );
+        let at = s.find(">a label at the right edge<").unwrap();
+        assert!(s[..at].ends_with(r#"text-anchor="end""#), "written leftwards");
+        let t = &s[..at];
+        let x = &t[t.rfind("<text x=\"").unwrap() + 9..];
+        let x: f64 = x[..x.find('"').unwrap()].parse().unwrap();
+        assert!(x <= fx + fw, "ends inside the frame");
     }
 }

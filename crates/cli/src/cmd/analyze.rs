@@ -22,6 +22,9 @@ pub struct AnalyzeArgs {
     /// After the digest, the detail: how each figure was reached, every note.
     #[arg(short = 'v', long)]
     pub detail: bool,
+    /// Nothing on stderr but errors (no "wrote FILE" lines).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 crate::subcommand! { pub COMMAND = "analyze" in Results: AnalyzeArgs => run,
@@ -30,6 +33,7 @@ crate::subcommand! { pub COMMAND = "analyze" in Results: AnalyzeArgs => run,
 pub fn run(a: AnalyzeArgs) -> Result<()> {
     // No output (--json, --gnuplot's files, --plot's) replaces the profile
     // read, by any name: its raw curves may be the only copy.
+    crate::common::Progress::new(a.quiet);
     crate::output::protect_input(&a.file);
     crate::output::check_outputs(&[("--json", a.json.as_deref()), ("--html", a.html.as_deref())])?;
     crate::output::Outputs::plots(&a.plots).check()?;

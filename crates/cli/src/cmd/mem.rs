@@ -73,10 +73,13 @@ pub struct MemArgs {
     /// load then shows memory-level parallelism instead of latency.
     #[arg(long, value_name = "K", default_value_t = 1, requires = "random")]
     pub chains: usize,
-    /// After the summary, every recorded key and value (micbench's -v): the whole result,
-    /// one line per thread, per NUMA cell and per bandwidth point.
+    /// After the summary (in words), every recorded key and value (micbench's -v): the whole
+    /// result, one line per thread, per NUMA cell and per bandwidth point.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+    /// After the summary, micbench's key block (access_pattern, multiplicity, clk_per_op...).
+    #[arg(long)]
+    pub micbench: bool,
 }
 
 crate::subcommand! { pub COMMAND = "mem" in Measure: MemArgs => run,
@@ -150,6 +153,10 @@ pub fn run(a: MemArgs) -> Result<()> {
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(command))] };
     let p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     emit(&p, a.common.json.as_deref())?;
+    let keys = p.mem.as_ref().filter(|_| a.micbench && a.common.json.as_deref() != Some("-"));
+    if let Some(m) = keys {
+        crate::out!("{}", hwcal_report::text::micbench(m));
+    }
     if a.verbose && a.common.json.as_deref() != Some("-") {
         crate::out!("{}", hwcal_report::verbose::dump(&p)?);
     }

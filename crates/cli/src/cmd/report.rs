@@ -21,12 +21,16 @@ pub struct ReportArgs {
     /// a file: -2, -3... are added).
     #[arg(long, value_name = "FILE")]
     pub html: Option<String>,
+    /// Nothing on stderr but errors (no "wrote FILE" lines).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 crate::subcommand! { pub COMMAND = "report" in Results: ReportArgs => run,
 "A self-contained HTML report of a stored run, or of two runs compared" }
 
 pub fn run(a: ReportArgs) -> Result<()> {
+    crate::common::Progress::new(a.quiet);
     for s in a.ids.iter().filter(|s| std::path::Path::new(s).is_file()) {
         crate::output::protect_input(std::path::Path::new(s));
     }

@@ -57,6 +57,13 @@ pub fn report(p: &Profile, title: &str) -> String {
                  dotted horizontal line: the memory plateau.",
             );
         }
+        if let Some(plot) = crate::plots::line_size(p) {
+            h += &figure(
+                &plot,
+                "Line size: the flushed line reads as a miss up to its end; dashed: the line each \
+                 level settled on and by which method.",
+            );
+        }
         add("caches", "Caches and memory latency", h);
     }
     let tplot = tlb_plot(&sides);

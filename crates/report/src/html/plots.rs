@@ -84,13 +84,16 @@ pub fn is_diagnostic(c: &RawCurve) -> bool {
 }
 
 /// Raw curves no dedicated plot shows (another probe's), one plot each;
-/// diagnostics ([`is_diagnostic`]) left out.
+/// diagnostics ([`is_diagnostic`]) and the line-size tests (the caches
+/// section draws them, [`crate::plots::line_size`]) left out.
 pub(super) fn other_plots(sides: &[Side]) -> Vec<Plot> {
     let mut ids: Vec<&str> = Vec::new();
     for s in sides {
         for c in &s.p.raw {
             if c.id != curve::CACHE_LATENCY
                 && curve::probe_of(&c.id) != Some("tlb")
+                && !c.id.starts_with("cache.flush.")
+                && !c.id.starts_with("cache.line.")
                 && !is_diagnostic(c)
                 && !ids.contains(&c.id.as_str())
             {

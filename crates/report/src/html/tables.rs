@@ -307,34 +307,29 @@ pub(super) fn tlb_table(t: &[TlbLevel]) -> String {
 }
 
 pub(super) fn mem_table(m: &MemResult) -> String {
-    let mut s = kv(&[
-        ("access_pattern", esc(&m.access_pattern)),
-        ("op", esc(&m.op)),
-        ("multiplicity (threads)", m.threads.to_string()),
-        ("local", m.local.to_string()),
-        ("size", human_bytes(m.size_bytes)),
-        ("page_size", human_bytes(m.page_size_bytes)),
-        ("use_hugepages", m.use_hugepages.to_string()),
-        ("pages", esc(&crate::text::mem_pages(m))),
-        ("total_ops", m.total_ops.to_string()),
-        ("exec_time", format!("{:.6} s", m.exec_time_s)),
-        ("ops_per_sec", format!("{:.6e}", m.ops_per_sec)),
-        ("ns_per_op", format!("{:.3}", m.ns_per_op)),
-        ("clk_per_op", format!("{:.3}", m.clk_per_op)),
-        (
-            "tsc_per_op",
-            m.tsc_per_op.map_or("n/a".into(), |v| format!("{v:.3}")),
-        ),
-        (
-            "bytes_per_sec",
-            format!(
-                "{:.6e} ({})",
-                m.bytes_per_sec,
-                opt_gb_per_s(Some(m.bytes_per_sec))
-            ),
-        ),
-        ("verdict", verdict(m.verdict)),
-    ]);
+    let test = format!(
+        "{} {}, {} thread{}, {}",
+        m.access_pattern,
+        m.op,
+        m.threads,
+        if m.threads == 1 { "" } else { "s" },
+        human_bytes(m.size_bytes)
+    );
+    let mut rows: Vec<(&str, String)> = vec![("test", esc(&test))];
+    rows.extend(crate::text::mem_facts(m).into_iter().map(|(k, v)| (k, esc(&v))));
+    rows.push(("pages", esc(&crate::text::mem_pages(m))));
+    rows.push(("verdict", verdict(m.verdict)));
+    let mut s = kv(&rows);
+    // micbench's own keys, for those who compare with it: folded away on
+    // screen, left out on paper.
+    let keys: Vec<(&str, String)> = crate::text::micbench_rows(m)
+        .into_iter()
+        .map(|(k, v)| (k, esc(&v)))
+        .collect();
+    s += &format!(
+        "<details class=\"print-hide\"><summary>micbench's keys</summary>\n{}</details>\n",
+        kv(&keys)
+    );
     if !m.per_thread.is_empty() {
         let rows: Vec<Vec<String>> = m
             .per_thread
@@ -428,11 +423,11 @@ pub(super) fn ctx_points_table(points: &[CtxPoint]) -> String {
     table(
         &[
             "processes",
-            "min µs/hop",
-            "median µs/hop",
+            "min µs per hop",
+            "median µs per hop",
             "MAD µs",
-            "switches/hop",
-            "µs/switch",
+            "switches per hop",
+            "µs per switch",
             "verdict",
         ],
         &rows,

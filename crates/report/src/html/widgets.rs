@@ -58,8 +58,11 @@ summary{cursor:pointer;color:#1f5f99}
  h2{font-size:11pt;margin:.6em 0 .2em;break-after:avoid}
  table,figure,.card,li{break-inside:avoid}
  th,td{padding:.1em .4em}
+ th{white-space:normal}
  figure{display:inline-block;width:49%;vertical-align:top;margin:.2em 0}
  figure svg{width:100%;max-height:7cm}
+ #tlbs,#mem,#bandwidth,#ctx{display:inline-block;width:49%;vertical-align:top;box-sizing:border-box;padding-right:.5em}
+ #tlbs figure,#mem figure,#bandwidth figure,#ctx figure{width:100%}
  figcaption{font-size:7pt}
  #harness,#raw,.print-hide{display:none}
  details>:not(summary){display:none}

@@ -2,7 +2,7 @@
 //! nominal ones, their intervals, and the memory latency with the pages it
 //! was measured on.
 
-use crate::format::{noisy_mark, ns_cy, opt_ns_cy};
+use crate::format::{noisy_mark, ns_cy};
 use hwcal_model::*;
 use std::fmt::Write;
 
@@ -52,33 +52,41 @@ pub fn caches_pages(
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "caches:");
+    // Units in the header and "ns (cy)" cells: the table fits 100 columns
+    // with a `(noisy)` mark.
     let _ = writeln!(
         s,
-        "  level      size   (nominal)  line         latency              miss-latency          replace-time"
+        "  {:>5} {:>9} {:>9} {:>5}  {:>16}  {:>16}  {:>16}",
+        "level", "size", "nominal", "line", "latency ns (cy)", "miss ns (cy)", "replace ns (cy)"
     );
+    let cell = |ns: Option<f64>, cy: Option<f64>| match (ns, cy) {
+        (Some(n), Some(c)) if c.is_finite() => format!("{n:.2} ({c:.1})"),
+        (Some(n), _) => format!("{n:.2}"),
+        (None, _) => "-".to_string(),
+    };
     for c in levels {
         let _ = writeln!(
             s,
-            "  {:>5} {:>9}  ({:>9})  {:>4}  {}  {}  {}{}",
+            "  {:>5} {:>9} {:>9} {:>5}  {:>16}  {:>16}  {:>16}{}",
             c.level,
             measured_bytes(c.size_bytes),
             c.nominal_size_bytes.map_or("?".into(), human_bytes),
             c.line_bytes.map_or("?".into(), |l| format!("{l} B")),
-            ns_cy(c.latency_ns, c.latency_cycles),
-            opt_ns_cy(c.miss_latency_ns, c.miss_latency_cycles),
-            opt_ns_cy(c.replace_time_ns, c.replace_time_cycles),
+            cell(Some(c.latency_ns), c.latency_cycles),
+            cell(c.miss_latency_ns, c.miss_latency_cycles),
+            cell(c.replace_time_ns, c.replace_time_cycles),
             noisy_mark(c.verdict)
         );
     }
     if let Some(m) = memory {
-        let _ = writeln!(
-            s,
+        let line = format!(
             "  memory latency {} ({}{}){}",
             ns_cy(m.latency_ns, m.latency_cycles).trim(),
             memory_source(m),
             memory_pages(m, smaps_huge),
             noisy_mark(m.verdict)
         );
+        s += &crate::format::wrap(&line, 100, 4);
         if let Some(l) = m.latency_no_walks_ns {
             let _ = writeln!(
                 s,
@@ -96,7 +104,7 @@ pub fn caches_pages(
     }
     let iv = level_intervals(levels, memory);
     if !iv.is_empty() {
-        let _ = writeln!(s, "  {iv}");
+        s += &crate::format::wrap(&format!("  {iv}"), 100, 4);
     }
     for p in memory.map_or(&[][..], |m| &m.mlp[..]) {
         let _ = writeln!(

@@ -24,20 +24,26 @@ pub fn ctx_placement(c: &ContextSwitch) -> String {
 /// then the switches per hop the kernel counted and µs per real switch.
 pub fn context_switch(c: &ContextSwitch) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "context switch (lat_ctx ring of {}; placement {}):",
-        c.kind,
-        ctx_placement(c)
+    s += &crate::format::wrap(
+        &format!(
+            "context switch (lat_ctx ring of {}; placement {}):",
+            c.kind,
+            ctx_placement(c)
+        ),
+        100,
+        2,
     );
-    let _ = writeln!(
-        s,
-        "  {} ring(s) at once, {} samples per point after {} warm-up round(s); µs per hop (lat_ctx's \
-         \"switch\"), with the overhead (token pass + array sum in one process, hot caches) subtracted; \
-         sw/hop = switches per hop counted by the kernel, µs/switch = median / sw/hop",
-        c.parallel.max(1),
-        c.repetitions,
-        c.warmups
+    s += &crate::format::wrap(
+        &format!(
+            "  {} ring(s) at once, {} samples per point after {} warm-up round(s); µs per hop (lat_ctx's \
+             \"switch\"), with the overhead (token pass + array sum in one process, hot caches) subtracted; \
+             sw/hop = switches per hop counted by the kernel, µs/switch = median / sw/hop",
+            c.parallel.max(1),
+            c.repetitions,
+            c.warmups
+        ),
+        100,
+        2,
     );
     let _ = writeln!(
         s,

@@ -141,7 +141,8 @@ pub(crate) fn page_sizes(m: &MachineInfo) -> Option<String> {
 
 pub fn harness(h: &HarnessInfo) -> String {
     format!(
-        "harness:\n  timer {} (resolution {:.2} ns, read overhead {:.1} ns){}{}, pinned to {}, enough = {:.0} µs\n",
+        "harness:\n  timer {} (resolution {:.2} ns, read overhead {:.1} ns){}{}, pinned to {}\n  \
+         timing slices of at least {:.0} µs (lmbench's `enough`: the timer's error under 1%)\n",
         h.timer,
         h.timer_resolution_ns,
         h.timer_overhead_ns,

@@ -1,5 +1,8 @@
 //! The `mem` block of the terminal summary: one memory benchmark's
-//! configuration, figures, kernel, threads and NUMA placement.
+//! configuration, figures, kernel, threads and NUMA placement, in words
+//! ([`mem_facts`]); micbench's own keys (`use_hugepages false`,
+//! `ops_per_sec 6.4e6`) are for those who know them: `hwcal mem --micbench`,
+//! the JSON, and the HTML report's folded table ([`micbench_rows`]).
 
 use crate::format::noisy_mark;
 use hwcal_model::*;
@@ -7,14 +10,14 @@ use std::fmt::Write;
 
 pub fn mem(m: &MemResult) -> String {
     let mut s = mem_heading(m);
-    for (k, v) in mem_rows(m) {
-        let _ = writeln!(s, "  {k:<15} {v}");
+    for (k, v) in mem_facts(m) {
+        let _ = writeln!(s, "  {k:<11} {v}");
     }
     if let Some(p) = m.preemptions {
         if p > 0 {
             let _ = writeln!(
                 s,
-                "  {:<15} {p}  (measuring threads descheduled by others)",
+                "  {:<11} {p}  (measuring threads descheduled by others)",
                 "preemptions"
             );
         }
@@ -24,28 +27,112 @@ pub fn mem(m: &MemResult) -> String {
     s
 }
 
+/// micbench's key block alone, as `hwcal mem --micbench` prints it.
+pub fn micbench(m: &MemResult) -> String {
+    let mut s = String::from("mem (micbench's keys):\n");
+    for (k, v) in micbench_rows(m) {
+        let _ = writeln!(s, "  {k:<15} {v}");
+    }
+    s
+}
+
 /// The `mem (...)` heading line: pattern, op, threads, size, which pages
 /// backed the buffer (huge pages change the latency), and the verdict.
 fn mem_heading(m: &MemResult) -> String {
     let mut s = String::new();
-    let pages = mem_pages(m);
     let _ = writeln!(
         s,
-        "mem ({} {}, {} thread{}, {}, {}):{}",
+        "mem ({} {}, {} thread{}, {}):{}",
         m.access_pattern,
         m.op,
         m.threads,
         if m.threads == 1 { "" } else { "s" },
         human_bytes(m.size_bytes),
-        pages,
         noisy_mark(m.verdict)
     );
+    s += &crate::format::wrap(&format!("  pages       {}", mem_pages(m)), 100, 14);
     s
+}
+
+/// The benchmark in words: the figure it measured (a latency, a time per
+/// load over several chases, or a rate) with its cycles and the spread of
+/// its timing slices, the kernel, and how much work that took.
+pub fn mem_facts(m: &MemResult) -> Vec<(&'static str, String)> {
+    let mut rows = Vec::new();
+    let cycles = match m.core_mhz {
+        Some(c) => format!(
+            " = {:.1} cy (core {:.0} MHz, {:.0}–{:.0} between slices)",
+            m.clk_per_op, c.median, c.min, c.max
+        ),
+        None if m.clk_per_op.is_finite() && m.clk_per_op > 0.0 => format!(" = {:.1} cy", m.clk_per_op),
+        None => String::new(),
+    };
+    let slices = m
+        .slice_ns_per_op
+        .map(|sp| format!("median {:.2} ns, {:.2}–{:.2}", sp.median, sp.min, sp.max));
+    if m.access_pattern == "random" && m.chains <= 1 {
+        rows.push(("latency", format!("{:.2} ns per load{cycles}", m.ns_per_op)));
+    } else if m.access_pattern == "random" {
+        rows.push((
+            "per load",
+            format!(
+                "{:.2} ns{cycles}: {} chases at once, so a throughput, not a latency",
+                m.ns_per_op, m.chains
+            ),
+        ));
+    } else {
+        rows.push((
+            "bandwidth",
+            format!(
+                "{:.2} GB/s ({:.2} ns per {} B{cycles})",
+                m.bytes_per_sec / 1e9,
+                m.ns_per_op,
+                m.bytes_per_op
+            ),
+        ));
+    }
+    if let Some(sl) = slices {
+        rows.push(("slices", sl));
+    }
+    rows.push(("kernel", mem_kernel(m)));
+    let unit = if m.access_pattern == "random" {
+        "loads"
+    } else {
+        "ops"
+    };
+    rows.push((
+        "work",
+        format!(
+            "{} {unit} in {:.3} s; setup {:.2} s (map, touch{})",
+            grouped(m.total_ops),
+            m.exec_time_s,
+            m.setup_s,
+            if m.access_pattern == "random" {
+                ", link"
+            } else {
+                ""
+            }
+        ),
+    ));
+    rows
+}
+
+/// 2589696 as "2,589,696": a count of operations read at a glance.
+fn grouped(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// micbench's key/value block, each figure with what it was measured
 /// against (core clock, TSC rate, per-slice spread) and the kernel used.
-fn mem_rows(m: &MemResult) -> Vec<(&'static str, String)> {
+pub fn micbench_rows(m: &MemResult) -> Vec<(&'static str, String)> {
     let mhz = m.core_mhz.map_or(String::new(), |c| {
         format!(
             "  core cycles; core {:.0} MHz median ({:.0}–{:.0}) measured between slices",

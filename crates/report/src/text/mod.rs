@@ -30,7 +30,7 @@ pub use digest::{
 pub use hwcal_model::{human_bytes, measured_bytes};
 pub use io::io_section;
 pub use machine::{harness, machine};
-pub use mem::{mem, mem_pages};
+pub use mem::{mem, mem_facts, mem_pages, micbench, micbench_rows};
 pub use tlb::{tlb_huge_pages, tlbs};
 
 pub(crate) use clock::clock_for;
@@ -80,7 +80,7 @@ pub fn summary(p: &Profile) -> String {
     if !p.notes.is_empty() {
         s += "\nnotes:\n";
         for n in &p.notes {
-            let _ = writeln!(s, "  - {n}");
+            s += &crate::format::wrap(&format!("  - {n}"), 100, 4);
         }
     }
     s

@@ -10,8 +10,7 @@ pub fn tlbs(t: &[TlbLevel]) -> String {
     let _ = writeln!(s, "TLBs:");
     let _ = writeln!(s, "  level  entries  page size        miss-latency");
     for l in t {
-        let _ = writeln!(
-            s,
+        let row = format!(
             "  {:>5}  {:>7}  {:>9}  {}{}{}",
             l.level,
             l.entries,
@@ -20,6 +19,7 @@ pub fn tlbs(t: &[TlbLevel]) -> String {
             noisy_mark(l.verdict),
             tlb_details(l)
         );
+        s += &crate::format::wrap(&row, 100, 8);
     }
     if t.is_empty() {
         let _ = writeln!(s, "  (no TLB level detected)");
