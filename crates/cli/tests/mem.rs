@@ -128,7 +128,17 @@ fn text_output_uses_micbench_keys_and_states_the_clocks() {
         .stdout(predicate::str::contains("latency "))
         .stdout(predicate::str::contains("access_pattern").not());
     hwcal()
-        .args(["mem", "-R", "-s", "32K", "-t", "0.1", "-a", "0:c0:0", "--micbench"])
+        .args([
+            "mem",
+            "-R",
+            "-s",
+            "32K",
+            "-t",
+            "0.1",
+            "-a",
+            "0:c0:0",
+            "--micbench",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("access_pattern  random"))

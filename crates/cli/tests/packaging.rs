@@ -178,3 +178,35 @@ fn mem_help_shows_verbose() {
         .success()
         .stdout(predicate::str::contains("-v, --verbose"));
 }
+
+#[test]
+fn every_page_has_examples_that_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hwcal().arg("man").arg(dir.path()).output().unwrap();
+    assert!(out.status.success());
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(".SH EXAMPLES"),
+            "{} has no EXAMPLES",
+            path.display()
+        );
+    }
+    // Each example's arguments pass the parser: with --help appended clap
+    // checks every flag and value before it, and measures nothing.
+    let examples = include_str!("../man/examples");
+    let mut checked = 0;
+    for line in examples.lines().filter(|l| l.starts_with("hwcal ")) {
+        let code = line.split('#').next().unwrap().split('>').next().unwrap();
+        let args: Vec<&str> = code.split_whitespace().skip(1).collect();
+        hwcal()
+            .args(&args)
+            .arg("--help")
+            .assert()
+            .success()
+            .stderr(predicate::str::is_empty());
+        checked += 1;
+    }
+    assert!(checked >= 40, "{checked} examples");
+}

@@ -91,6 +91,18 @@ fn render(cmd: clap::Command) -> Result<Vec<u8>> {
         roff.control("fi", []);
         roff.to_writer(&mut w)?;
     }
+    // A subcommand's EXAMPLES (man/examples: `## hwcal run`, then its lines).
+    let page = format!("## {}\n", cmd.get_bin_name().unwrap_or(cmd.get_name()));
+    let all = include_str!("../../man/examples");
+    if let Some(at) = all.find(&page) {
+        let body = &all[at + page.len()..];
+        let mut roff = Roff::new();
+        roff.control("SH", ["EXAMPLES"]).control("nf", []);
+        for line in body.lines().take_while(|l| !l.starts_with("## ")) {
+            roff.text([roman(line)]);
+        }
+        roff.control("fi", []).to_writer(&mut w)?;
+    }
     if cmd.get_version().or_else(|| cmd.get_long_version()).is_some() {
         // The main page's own sections (man/hwcal.sections: `## TITLE`, then text as written).
         for part in include_str!("../../man/hwcal.sections").split("## ").skip(1) {

@@ -153,7 +153,10 @@ pub fn run(a: MemArgs) -> Result<()> {
     let planner = move |_: &_| -> Vec<Planned> { vec![(ENTRY, Box::new(command))] };
     let p = calibrate_with(from_env().as_ref(), header(cpu), &[ENTRY], planner, &progress)?;
     emit(&p, a.common.json.as_deref())?;
-    let keys = p.mem.as_ref().filter(|_| a.micbench && a.common.json.as_deref() != Some("-"));
+    let keys = p
+        .mem
+        .as_ref()
+        .filter(|_| a.micbench && a.common.json.as_deref() != Some("-"));
     if let Some(m) = keys {
         crate::out!("{}", hwcal_report::text::micbench(m));
     }
