@@ -459,3 +459,38 @@ fn closed_stdout_is_not_a_panic() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
     }
 }
+
+/// `db import --reanalyse`: the figures stored are this hwcal's reading of
+/// the raw curves. The Zen 5 profile in shared/reference was written by an
+/// hwcal that read its L3 as memory (11.5 ns, `ok`); as imported it keeps
+/// that, re-analysed it stores the memory it measured (over 100 ns).
+#[test]
+fn import_reanalyse_stores_this_analysis_reading() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference/machines/zen5-2vcpu.run-b.json");
+    if !file.is_file() {
+        eprintln!("{} not found: skipped", file.display());
+        return;
+    }
+    let memory = |e: &Env, id: &str| -> f64 {
+        let out = e.hwcal().args(["db", "export", id]).output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["memory"]["latency_ns"].as_f64().unwrap()
+    };
+    let e = Env::new();
+    e.hwcal().args(["db", "import"]).arg(&file).assert().success();
+    assert!(memory(&e, "latest") < 20.0, "as recorded");
+    e.hwcal()
+        .args(["db", "import", "--reanalyse"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("imported"));
+    assert!(memory(&e, "latest") > 100.0, "as re-analysed");
+    let out = e
+        .hwcal()
+        .args(["db", "show", "latest", "--detail"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("re-derived from the raw curves"));
+}

@@ -158,6 +158,26 @@ pub fn analyse(p: &mut Profile, probes: &[ProbeEntry]) -> bool {
 /// that fails it is refused (a usage error naming it), since the figures
 /// would come from it. Without raw data the figures stay as stored, said
 /// in a note.
+/// [`reanalyse_stored`] for `db import`: a profile with raw curves gets
+/// its figures from this analysis (said in an info note, with the version
+/// that wrote the file); one without keeps its figures, as recorded.
+pub fn reanalyse_imported(p: &mut Profile) -> Result<()> {
+    if p.raw.is_empty() {
+        return Ok(());
+    }
+    reanalyse_stored(p)?;
+    p.notes.push(hwcal_model::Note::info(
+        "db",
+        "reanalysed_on_import",
+        format!(
+            "db: imported with every figure re-derived from the raw curves by this hwcal's analysis \
+             (the file was written by hwcal {}; its own figures may differ)",
+            p.tool_version
+        ),
+    ));
+    Ok(())
+}
+
 pub fn reanalyse_stored(p: &mut Profile) -> Result<()> {
     let bad = hwcal_model::plausible::implausible(p);
     if let Some(raw) = bad.iter().find(|b| b.starts_with("raw")) {

@@ -37,8 +37,8 @@ pub mod tlb;
 pub mod validate;
 
 pub use calibrate::{
-    absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, now_unix, reanalyse_stored, Eta,
-    Header, Observer, Phase,
+    absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, now_unix, reanalyse_imported,
+    reanalyse_stored, Eta, Header, Observer, Phase,
 };
 pub use error::{Context, Result, RunnerError};
 pub use machine::Real;

@@ -68,6 +68,10 @@ pub enum DbCommand {
         /// before any is stored.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
+        /// Store each figure as this hwcal's analysis reads the raw curves (as `hwcal analyze`),
+        /// not as the file states it (an older hwcal's reading); said in a note.
+        #[arg(long)]
+        reanalyse: bool,
     },
     /// Remove stored runs.
     Rm {
@@ -140,7 +144,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             ),
             (true, _) => table(&ids, csv),
         },
-        DbCommand::Import { files } => import(&files),
+        DbCommand::Import { files, reanalyse } => import(&files, reanalyse),
         DbCommand::Rm { ids } => {
             let mut db = open_db_existing()?;
             let ids = ids.iter().map(|s| parse_id(&db, s)).collect::<Result<Vec<_>>>()?;
@@ -151,10 +155,10 @@ pub fn run(a: DbArgs) -> Result<()> {
         DbCommand::Push { to } => push(&to),
     }
 }
-/// `db import FILE...`: every file is read and checked before any is
-/// stored, so a bad file stores nothing; a profile already stored is not
-/// stored again.
-fn import(files: &[PathBuf]) -> Result<()> {
+/// `db import FILE...`: every file is read and checked (and, with
+/// `--reanalyse`, re-analysed) before any is stored, so a bad file stores
+/// nothing; a profile already stored is not stored again.
+fn import(files: &[PathBuf], reanalyse: bool) -> Result<()> {
     let mut profiles = Vec::new();
     for file in files {
         let bad = |e: String| anyhow::Error::new(UsageError(format!("{}: {e}", file.display())));
@@ -162,6 +166,9 @@ fn import(files: &[PathBuf]) -> Result<()> {
         let mut p = hwcal_report::parse_profile(&bytes).map_err(bad)?;
         // A password in the recorded command line is not stored.
         crate::common::redact_profile(&mut p);
+        if reanalyse {
+            hwcal_runner::reanalyse_imported(&mut p).map_err(|e| bad(e.to_string()))?;
+        }
         profiles.push((file, p));
     }
     let mut db = open_db()?;
