@@ -195,7 +195,7 @@ fn every_page_has_examples_that_parse() {
     }
     // Each example's arguments pass the parser: with --help appended clap
     // checks every flag and value before it, and measures nothing.
-    let examples = include_str!("../man/examples");
+    let examples = include_str!("../../manual/man/examples");
     let mut checked = 0;
     for line in examples.lines().filter(|l| l.starts_with("hwcal ")) {
         let code = line.split('#').next().unwrap().split('>').next().unwrap();

@@ -126,6 +126,54 @@ impl Db {
         })
     }
 
+    /// The runs of batch `id` (`hwcal run --repeat N`), in their order in
+    /// the batch; a prefix of the id is enough when it names one batch.
+    /// The batch lives in each run's profile, so this reads them all: a
+    /// database of thousands of runs takes a moment, nothing more.
+    pub fn batch(&self, id: &str) -> Result<Vec<i64>, DbError> {
+        let mut found: Vec<(String, u32, i64)> = Vec::new();
+        for s in self.list()? {
+            // A run that does not parse is in no batch anyone can name.
+            if let Ok(Some(b)) = self.get(s.id).map(|p| p.batch) {
+                if b.id.starts_with(id) {
+                    found.push((b.id, b.index, s.id));
+                }
+            }
+        }
+        let mut ids: Vec<&String> = found.iter().map(|f| &f.0).collect();
+        ids.sort();
+        ids.dedup();
+        match ids.len() {
+            0 => Err(DbError::NoMatch(format!(
+                "no batch '{id}' in {} (`hwcal run --repeat N` stores one; its id is in `db show`)",
+                self.path().display()
+            ))),
+            1 => {
+                found.sort_by_key(|f| (f.1, f.2));
+                Ok(found.into_iter().map(|f| f.2).collect())
+            }
+            n => Err(DbError::Ambiguous(format!(
+                "batch:{id} names {n} batches; give more of the id"
+            ))),
+        }
+    }
+
+    /// The runs a comparison side names: `batch:ID` (every run of that
+    /// batch, [`Db::batch`]), or one run as a [`Selector`] reads it
+    /// (`Err(NoMatch)`, a usage message, when the text is no selector).
+    pub fn runs(&self, s: &str) -> Result<Vec<i64>, DbError> {
+        match s.strip_prefix("batch:") {
+            Some("") => Err(DbError::NoMatch(
+                "batch: needs an id (`hwcal db show` of one of its runs names it)".into(),
+            )),
+            Some(b) => self.batch(b),
+            None => {
+                let sel: Selector = s.parse().map_err(DbError::NoMatch)?;
+                Ok(vec![self.resolve(&sel)?])
+            }
+        }
+    }
+
     /// The id of the most recently stored profile, if any.
     pub fn latest_id(&self) -> Result<Option<i64>, DbError> {
         self.0.latest_id(Filter::All)

@@ -54,7 +54,7 @@ pub use mem::{MemResult, MemThread, NumaLatency};
 pub use memory::{MemoryLatency, MemoryMeasure, MlpPoint};
 pub use note::{Note, Severity};
 pub use parse::{parse_profile, parse_profile_unchecked};
-pub use profile::{Profile, SCHEMA_VERSION};
+pub use profile::{Batch, Profile, SCHEMA_VERSION};
 pub use raw::{RawCurve, RawPoint};
 pub use tlb::{TlbHugePageComparison, TlbLevel};
 pub use units::{axis_bytes, human_bytes, measured_bytes, parse_size};

@@ -79,6 +79,28 @@ pub struct Profile {
     /// Raw timings of the clock probe (per batch, per expression).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_clock: Option<ClockRaw>,
+    /// This run's place in a batch of repeated calibrations (`hwcal run
+    /// --repeat N`); absent for a single run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<Batch>,
+}
+
+/// A run's place in a batch: N calibrations of one machine taken back to
+/// back, stored as N runs that share an id, compared as a whole
+/// (`hwcal db compare batch:ID ...`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Batch {
+    /// The batch's id: the first run's start (Unix seconds) and the
+    /// process id, in hex (`67a1c3e0-1f2b`).
+    pub id: String,
+    /// This run's place, 1 to `runs`.
+    pub index: u32,
+    /// Runs in the batch.
+    pub runs: u32,
+    /// Calibrations run first and thrown away (`--warmup`).
+    #[serde(default)]
+    pub warmup: u32,
 }
 
 impl Profile {

@@ -11,7 +11,8 @@ use std::fmt::Write;
 
 pub use crate::format::fmt_ratio;
 pub use hwcal_analysis::compare::{
-    compare, match_levels, Comparison, LevelMatch, Mark, Row, SAME_CACHE_FACTOR, VERDICT_THRESHOLD,
+    compare, compare_batches, match_levels, Comparison, LevelMatch, Mark, Row, SAME_CACHE_FACTOR,
+    SIGNIFICANCE, VERDICT_THRESHOLD,
 };
 
 /// How the text table and the HTML page say a verdict.
@@ -84,6 +85,8 @@ pub fn comparison_json(c: &Comparison, label_a: &str, label_b: &str) -> Vec<u8> 
                 "a_ci95": r.a_ci,
                 "b_ci95": r.b_ci,
                 "ratio_pm": num(r.ratio_pm()),
+                "runs": r.runs,
+                "p_value": num(r.p_value),
             })
         })
         .collect();
@@ -91,6 +94,7 @@ pub fn comparison_json(c: &Comparison, label_a: &str, label_b: &str) -> Vec<u8> 
         "a": label_a,
         "b": label_b,
         "verdict_threshold": VERDICT_THRESHOLD,
+        "significance": SIGNIFICANCE,
         "rows": rows,
         "notes": c.notes,
     });
@@ -120,6 +124,13 @@ pub fn comparison_text(c: &Comparison, label_a: &str, label_b: &str) -> String {
             let mark = r
                 .mark(VERDICT_THRESHOLD)
                 .map_or(String::new(), |m| format!("  {}", mark_word(m)));
+            // Batches: the rank test's p and the runs behind each median.
+            let mark = match (r.p_value, r.runs) {
+                (Some(p), Some([na, nb])) if !mark.is_empty() => {
+                    format!("{mark}  (p={p:.3}, {na}:{nb} runs)")
+                }
+                _ => mark,
+            };
             let _ = writeln!(
                 s,
                 "{:<9}  {:<fw$}  {:>14}  {:>14}  {:>17}{mark}",

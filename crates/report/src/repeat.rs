@@ -92,8 +92,13 @@ pub fn table(ps: &[hwcal_model::Profile], secs: &[f64]) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let _ = writeln!(out, "cache levels found: {}", structures(&r.cache_levels));
-    let _ = writeln!(out, "4 KiB TLB levels found: {}", structures(&r.tlb_levels));
+    // Level structures are reported as found, run by run, never averaged.
+    if !r.cache_levels.is_empty() {
+        let _ = writeln!(out, "cache levels found: {}", structures(&r.cache_levels));
+    }
+    if !r.tlb_levels.is_empty() {
+        let _ = writeln!(out, "4 KiB TLB levels found: {}", structures(&r.tlb_levels));
+    }
     if moved > 0 {
         let _ = writeln!(
             out,

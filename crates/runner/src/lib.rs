@@ -18,6 +18,7 @@
 //! configuration structs, never command-line arguments.
 #![forbid(unsafe_code)]
 
+mod batch;
 mod calibrate;
 mod error;
 pub mod machine;
@@ -36,6 +37,7 @@ pub mod os;
 pub mod tlb;
 pub mod validate;
 
+pub use batch::{calibrate_batch, BatchRun, Repeat};
 pub use calibrate::{
     absorb, analyse, calibrate, calibrate_with, describe, estimate, finish, now_unix, reanalyse_imported,
     reanalyse_stored, Eta, Header, Observer, Phase,

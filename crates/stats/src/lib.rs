@@ -10,8 +10,10 @@
 //! analysis when it re-derives figures from raw data.
 #![forbid(unsafe_code)]
 
+mod rank;
 mod rng;
 
+pub use rank::{mann_whitney, RankTest};
 pub use rng::SplitMix64;
 
 use hwcal_model::Spread;

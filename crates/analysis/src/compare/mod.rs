@@ -14,13 +14,15 @@
 
 use hwcal_model::Profile;
 
+mod batch;
 mod levels;
 mod noisy;
 mod row;
 mod sections;
 
+pub use batch::compare_batches;
 pub use levels::{match_levels, LevelMatch, SAME_CACHE_FACTOR};
-pub use row::{Comparison, Mark, Row, VERDICT_THRESHOLD};
+pub use row::{Comparison, Mark, Row, SIGNIFICANCE, VERDICT_THRESHOLD};
 
 use noisy::noisy_notes;
 use sections::{

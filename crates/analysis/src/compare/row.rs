@@ -25,6 +25,12 @@ pub struct Row {
     /// Each side's 95% interval, where its figure carries one.
     pub a_ci: Option<[f64; 2]>,
     pub b_ci: Option<[f64; 2]>,
+    /// Batches compared ([`super::compare_batches`]): how many runs each
+    /// side's median is over, and the two-sided p-value of the
+    /// Mann–Whitney U test between the two sides' runs. `None` for two
+    /// single runs.
+    pub runs: Option<[usize; 2]>,
+    pub p_value: Option<f64>,
 }
 
 /// The verdict on one row, B against A.
@@ -53,10 +59,32 @@ impl Row {
     /// both were measured (and the figure has a better direction at all),
     /// else better/worse as [`Row::b_is_better`].
     pub fn mark(&self, threshold: f64) -> Option<Mark> {
+        if let Some(p) = self.p_value {
+            return self.batch_mark(p, threshold);
+        }
         if self.noisy && self.ratio().is_some() && self.better != Direction::Neither {
             return Some(Mark::Noisy);
         }
         if self.overlap() == Some(true) && self.better != Direction::Neither {
+            return Some(Mark::Same);
+        }
+        self.b_is_better(threshold)
+            .map(|b| if b { Mark::Better } else { Mark::Worse })
+    }
+
+    /// The verdict on batches: a rank test the runs could have produced
+    /// by chance (p ≥ [`SIGNIFICANCE`]) is "no significant change";
+    /// better/worse needs both significance and a ratio past `threshold`
+    /// (a real but negligible shift gets no verdict). Most runs noisy on
+    /// either side: noisy.
+    fn batch_mark(&self, p: f64, threshold: f64) -> Option<Mark> {
+        if self.ratio().is_none() || self.better == Direction::Neither {
+            return None;
+        }
+        if self.noisy {
+            return Some(Mark::Noisy);
+        }
+        if p >= SIGNIFICANCE {
             return Some(Mark::Same);
         }
         self.b_is_better(threshold)
@@ -118,3 +146,7 @@ pub struct Comparison {
 
 /// How far B / A must be from 1 for a better/worse verdict.
 pub const VERDICT_THRESHOLD: f64 = 0.05;
+
+/// The rank test's level: a p-value below it is a significant difference
+/// between two batches.
+pub const SIGNIFICANCE: f64 = 0.05;

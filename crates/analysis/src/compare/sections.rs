@@ -59,6 +59,8 @@ impl<'a> Builder<'a> {
             unlike: false,
             a_ci,
             b_ci,
+            runs: None,
+            p_value: None,
         });
     }
 }

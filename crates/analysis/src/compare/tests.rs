@@ -294,6 +294,8 @@ fn zero_or_missing_a_gives_no_ratio() {
         unlike: false,
         a_ci: None,
         b_ci: None,
+        runs: None,
+        p_value: None,
     };
     assert_eq!(r.ratio(), None);
 }

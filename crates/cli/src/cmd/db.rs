@@ -39,7 +39,9 @@ pub enum DbCommand {
     },
     /// Two runs side by side, with the ratio B / A of every figure both measured.
     Compare {
-        /// Run A: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run).
+        /// Run A: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run),
+        /// or `batch:ID`: every run of a batch (`run --repeat N`), compared by its medians and a
+        /// rank test over the runs.
         a: String,
         /// Run B, likewise.
         b: String,
@@ -114,12 +116,23 @@ pub fn run(a: DbArgs) -> Result<()> {
         }
         DbCommand::Site { dir } => crate::cmd::site::run(&dir),
         DbCommand::Compare { a, b, json } => {
-            let (db, ia) = open_with(&a)?;
-            let ib = parse_id(&db, &b)?;
-            let (pa, pb) = (get(&db, ia)?, get(&db, ib)?);
-            let (pa, pb) = (inert_profile(&pa), inert_profile(&pb));
-            let c = compare::compare(&pa, &pb);
-            let (la, lb) = (run_label(ia, &pa), run_label(ib, &pb));
+            let db = open_db_read()?;
+            let side = |s: &str| -> Result<(String, Vec<Profile>)> {
+                let ids = db.runs(s).map_err(not_found)?;
+                let ps = ids
+                    .iter()
+                    .map(|id| Ok(inert_profile(&get(&db, *id)?).into_owned()));
+                let ps = ps.collect::<Result<Vec<Profile>>>()?;
+                Ok(match ids.as_slice() {
+                    [id] => (run_label(*id, &ps[0]), ps),
+                    _ => (
+                        format!("{s}: {} runs, {}", ids.len(), run_label(ids[0], &ps[0])),
+                        ps,
+                    ),
+                })
+            };
+            let ((la, pa), (lb, pb)) = (side(&a)?, side(&b)?);
+            let c = compare::compare_batches(&pa, &pb);
             if json {
                 return write_output("-", &compare::comparison_json(&c, &la, &lb));
             }
@@ -248,8 +261,14 @@ fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
         _ => "measured here",
     };
     let (cmd, when, version) = (&p.command, format_utc(p.created_unix), &p.tool_version);
+    let batch = p.batch.as_ref().map_or(String::new(), |b| {
+        format!(
+            "\nrun {} of {} of batch {} (compare the batch: db compare batch:{} ...)",
+            b.index, b.runs, b.id, b.id
+        )
+    });
     Ok(format!(
-        "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}\n\n"
+        "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}{batch}\n\n"
     ))
 }
 /// Open the database and resolve an id in it.

@@ -9,7 +9,7 @@ use crate::output::{Dest, Outputs};
 use anyhow::Result;
 use clap::Args;
 use hwcal_report::html::HtmlExporter;
-use hwcal_runner::{Eta, Header, Observer, Phase, RunConfig};
+use hwcal_runner::{calibrate_batch, Eta, Header, Observer, Phase, Repeat, RunConfig};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -37,6 +37,14 @@ pub struct RunArgs {
     /// depth 32 for 2 s on a 256 MiB test file that is removed afterwards.
     #[arg(long, value_name = "PATH")]
     pub io: Option<std::path::PathBuf>,
+    /// Calibrate N times, stored as one batch (compare batches with `db compare batch:ID ...`);
+    /// prints each figure's median and spread over the runs instead of the digest.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100), conflicts_with_all = ["json", "html"])]
+    pub repeat: u32,
+    /// With --repeat: calibrations run first and thrown away.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub warmup: u32,
 }
 
 /// The probe ids as `--only`/`--skip` values: checked by clap, completed by the shells.
@@ -86,30 +94,65 @@ pub fn run(a: RunArgs) -> Result<()> {
     // One bar across the phases. Created before pinning: its ticker thread
     // inherits the creator's CPU affinity and must not wake up on the
     // measuring CPU. While it is shown, the probes' own messages are off.
-    let bar = phase_bar(progress, probes.len() + usize::from(a.io.is_some()));
+    let bar = (a.repeat == 1 && a.warmup == 0)
+        .then(|| phase_bar(progress, probes.len() + usize::from(a.io.is_some())))
+        .flatten();
     let cpu = pin(&a.common)?;
     let config = RunConfig {
         pinned_cpu: cpu,
         io_dir: a.io.clone(),
         probes: probes.iter().map(|p| p.id.to_string()).collect(),
     };
-    let header = Header::now(command_line(), cpu);
     let start = std::time::Instant::now();
     // The real machine, or the synthetic one of the end-to-end tests.
     let target = hwcal_runner::machine::from_env();
     let observer = RunObserver { progress, bar };
-    let p = hwcal_runner::calibrate(target.as_ref(), &config, &probes, header, &observer)?;
+    let repeat = Repeat {
+        runs: a.repeat,
+        warmup: a.warmup,
+    };
+    let (mut ids, header) = (Vec::new(), || Header::now(command_line(), cpu));
+    let mut announce = |k, n, warm| match (warm, n) {
+        (true, _) => progress.say(&format!("run: warm-up {k} of {n} (not kept)")),
+        (false, 1) => {}
+        (false, _) => progress.say(&format!("run: {k} of {n}")),
+    };
+    // Each run is stored as soon as it is done, before any output: a
+    // stored run can always be exported or re-rendered, a measurement lost
+    // to an unwritable output file (or a batch cut short) cannot.
+    let mut keep = |p: &hwcal_model::Profile| -> hwcal_runner::Result<()> {
+        if let Some(db) = &mut db {
+            ids.push(store(db, p).map_err(|e| hwcal_runner::RunnerError::Failed(format!("{e:#}")))?);
+        }
+        Ok(())
+    };
+    let runs = calibrate_batch(
+        target.as_ref(),
+        &config,
+        &probes,
+        repeat,
+        &header,
+        &observer,
+        &mut announce,
+        &mut keep,
+    )?;
     if let Some(b) = &observer.bar {
         b.bar.finish_and_clear();
     }
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
-    // Store before writing any output: a stored run can always be exported
-    // or re-rendered (`hwcal db export`, `hwcal report ID`), a measurement
-    // lost to an unwritable output file cannot.
-    if let Some(db) = &mut db {
-        store(db, &p)?;
+    match runs.as_slice() {
+        [one] => outputs.write(&one.profile),
+        _ => {
+            let (ps, secs): (Vec<_>, Vec<f64>) = runs.into_iter().map(|r| (r.profile, r.secs)).unzip();
+            crate::outln!("{}", hwcal_report::repeat::table(&ps, &secs).trim_end());
+            let id = ps[0].batch.as_ref().map_or("", |b| b.id.as_str());
+            match (ids.first(), ids.last()) {
+                (Some(f), Some(l)) => crate::outln!("batch {id}: stored as runs {f}-{l}; compare it with another: hwcal db compare batch:{id} batch:OTHER"),
+                _ => crate::outln!("batch {id}: not stored (--no-save)"),
+            }
+            Ok(())
+        }
     }
-    outputs.write(&p)
 }
 
 /// `hwcal run`'s view of the calibration: a line per phase, or one bar
