@@ -494,3 +494,32 @@ fn import_reanalyse_stores_this_analysis_reading() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("re-derived from the raw curves"));
 }
+
+#[test]
+fn list_filters_by_machine_time_and_count() {
+    let e = Env::new();
+    for v in [0, 1, 2] {
+        e.import(v);
+    }
+    let list = |args: &[&str]| {
+        let out = e
+            .hwcal()
+            .args(["db", "list", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(list(&[]).len(), 3);
+    assert_eq!(list(&["--limit", "1"]), vec![*e.ids().last().unwrap()]);
+    assert_eq!(list(&["--machine", "synthetic-1"]).len(), 1);
+    assert_eq!(list(&["--since", "1970-01-01"]).len(), 3);
+    assert!(list(&["--since", "2100-01-01"]).is_empty());
+    e.hwcal().args(["db", "list", "--since", "soon"]).assert().code(2);
+}

@@ -101,3 +101,82 @@ fn run_db_report_on_the_synthetic_machine() {
     let r = hwcal_model::parse_profile(again.as_bytes()).unwrap();
     assert_eq!((&r.caches, &r.tlbs), (&p.caches, &p.tlbs));
 }
+
+/// `run --repeat N --warmup W`: N runs stored as one batch, the
+/// repeatability table printed; two batches of the same (synthetic, so
+/// identical) machine compared by `db compare batch:A batch:B` show no
+/// significant change, with the runs behind each median and the p-value.
+#[test]
+fn repeated_runs_form_a_batch_and_batches_compare_by_rank_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut batches = Vec::new();
+    for _ in 0..2 {
+        let mut c = hwcal(d);
+        c.args([
+            "run",
+            "--quiet",
+            "--no-pin",
+            "--only",
+            "clock,cache,ctx",
+            "--repeat",
+            "3",
+            "--warmup",
+            "1",
+        ]);
+        let text = stdout(&mut c);
+        assert!(
+            text.contains("median") && text.contains("seconds per run"),
+            "{text}"
+        );
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("batch "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(line.contains("stored as runs"), "{line}");
+        batches.push(
+            line.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_end_matches(':')
+                .to_string(),
+        );
+        // Batch ids are the start second and the process: distinct processes.
+    }
+    assert_ne!(batches[0], batches[1]);
+    let list = stdout(hwcal(d).args(["db", "list"]));
+    assert_eq!(
+        list.lines().filter(|l| l.contains(" run ")).count(),
+        6,
+        "warm-ups are not stored: {list}"
+    );
+    let show = stdout(hwcal(d).args(["db", "show", "latest"]));
+    assert!(
+        show.contains(&format!("run 3 of 3 of batch {}", batches[1])),
+        "{show}"
+    );
+    let out = stdout(
+        hwcal(d)
+            .args(["db", "compare", "--json"])
+            .arg(format!("batch:{}", batches[0]))
+            .arg(format!("batch:{}", batches[1])),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let memory = rows
+        .iter()
+        .find(|r| r["figure"] == "memory latency" && r["unit"] == "ns")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(memory["runs"], serde_json::json!([3, 3]));
+    assert!(memory["p_value"].as_f64().unwrap() > 0.05);
+    assert!(
+        rows.iter()
+            .all(|r| r["verdict"] != "better" && r["verdict"] != "worse"),
+        "the same machine is neither better nor worse: {out}"
+    );
+    // A batch id that names nothing is the user's mistake.
+    hwcal(d)
+        .args(["db", "compare", "batch:ffff", "1"])
+        .assert()
+        .code(2);
+}

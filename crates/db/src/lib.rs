@@ -15,6 +15,7 @@
 #![forbid(unsafe_code)]
 mod defaults;
 mod error;
+mod filter;
 mod group;
 mod location;
 mod pg;
@@ -23,6 +24,7 @@ mod store;
 mod table;
 pub use defaults::{ENV_VAR, SCHEMA_VERSION};
 pub use error::DbError;
+pub use filter::{parse_since, ListFilter};
 pub use group::{by_machine, short_id, MachineGroup};
 use hwcal_model::Profile;
 pub use location::{

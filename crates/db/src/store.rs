@@ -50,7 +50,7 @@ impl Origin {
 }
 
 /// One row of `hwcal db list`: the summary columns of a stored profile.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Summary {
     pub id: i64,
     /// When the profile was measured (the profile's own timestamp).

@@ -18,7 +18,7 @@ pub struct Run {
 }
 
 /// The columns, in order.
-pub const COLUMNS: [&str; 24] = [
+pub const COLUMNS: [&str; 46] = [
     "id",
     "measured_unix",
     "measured_utc",
@@ -42,6 +42,31 @@ pub const COLUMNS: [&str; 24] = [
     "write_bw_gbs",
     "copy_bw_gbs",
     "ctx_2p_us",
+    // Each headline figure's verdict (ok / noisy; empty where the profile
+    // states none) and 95% interval, so noisy runs can be filtered out.
+    "core_mhz_verdict",
+    "core_mhz_ci95_low",
+    "core_mhz_ci95_high",
+    "l1_verdict",
+    "l1_latency_ns_ci95_low",
+    "l1_latency_ns_ci95_high",
+    "l2_verdict",
+    "l2_latency_ns_ci95_low",
+    "l2_latency_ns_ci95_high",
+    "l3_verdict",
+    "l3_latency_ns_ci95_low",
+    "l3_latency_ns_ci95_high",
+    "mem_latency_verdict",
+    "mem_latency_ns_ci95_low",
+    "mem_latency_ns_ci95_high",
+    "read_bw_verdict",
+    "read_bw_gbs_ci95_low",
+    "read_bw_gbs_ci95_high",
+    "ctx_2p_verdict",
+    "ctx_2p_us_ci95_low",
+    "ctx_2p_us_ci95_high",
+    // `hwcal run --repeat N`: the batch id, empty for a single run.
+    "batch",
     "command",
 ];
 
@@ -67,7 +92,57 @@ pub fn cells(r: &Run) -> Vec<String> {
         .and_then(|c| c.points.iter().find(|q| q.nprocs == 2))
         .map(|q| q.us_median);
     let text = |s: Option<&str>| s.unwrap_or("").to_string();
-    vec![
+    let verdict = |v: Option<hwcal_model::Verdict>| {
+        text(v.map(|v| {
+            if v == hwcal_model::Verdict::Noisy {
+                "noisy"
+            } else {
+                "ok"
+            }
+        }))
+    };
+    let ci = |c: Option<[f64; 2]>, scale: f64, digits: usize| {
+        [
+            num(c.map(|c| c[0] * scale), digits),
+            num(c.map(|c| c[1] * scale), digits),
+        ]
+    };
+    let ctx_point = p
+        .context_switch
+        .as_ref()
+        .and_then(|c| c.points.iter().find(|q| q.nprocs == 2));
+    let read_point = bw.and_then(|b| {
+        b.scaling
+            .iter()
+            .find(|q| q.op == "read" && q.threads == b.threads)
+    });
+    let mut judged = Vec::new();
+    let mut add = |v: String, [lo, hi]: [String; 2]| judged.extend([v, lo, hi]);
+    let clock = p.clock.as_ref();
+    add(
+        verdict(clock.map(|c| c.verdict)),
+        ci(clock.and_then(|c| c.core_mhz_ci95), 1.0, 0),
+    );
+    for n in 1..=3 {
+        add(
+            verdict(level(n).map(|l| l.verdict)),
+            ci(level(n).and_then(|l| l.latency_ns_ci95), 1.0, 2),
+        );
+    }
+    let mem = p.memory.as_ref();
+    add(
+        verdict(mem.map(|m| m.verdict)),
+        ci(mem.and_then(|m| m.latency_ns_ci95), 1.0, 1),
+    );
+    add(
+        verdict(read_point.and_then(|q| q.verdict).or(bw.and_then(|b| b.verdict))),
+        ci(read_point.and_then(|q| q.bytes_per_sec_ci95), 1e-9, 2),
+    );
+    add(
+        verdict(ctx_point.map(|q| q.verdict)),
+        ci(ctx_point.and_then(|q| q.us_median_ci95), 1.0, 2),
+    );
+    let mut row = vec![
         r.id.to_string(),
         p.created_unix.to_string(),
         format_utc(p.created_unix),
@@ -91,8 +166,11 @@ pub fn cells(r: &Run) -> Vec<String> {
         num(gbs(|b| b.write_bytes_per_sec), 2),
         num(gbs(|b| b.copy_bytes_per_sec), 2),
         num(ctx2, 2),
-        p.command.clone(),
-    ]
+    ];
+    row.extend(judged);
+    row.push(text(p.batch.as_ref().map(|b| b.id.as_str())));
+    row.push(p.command.clone());
+    row
 }
 
 /// An RFC 4180 field: quoted (quotes doubled) where it holds a comma, a
@@ -168,6 +246,35 @@ pub fn markdown(runs: &[Run]) -> Vec<u8> {
 mod tests {
     use super::*;
     use hwcal_model::sample::full_profile;
+
+    #[test]
+    fn verdict_and_interval_columns_let_noisy_runs_be_filtered() {
+        let mut p = full_profile(0);
+        p.memory.as_mut().unwrap().verdict = hwcal_model::Verdict::Noisy;
+        p.memory.as_mut().unwrap().latency_ns_ci95 = Some([200.0, 206.0]);
+        p.batch = Some(hwcal_model::Batch {
+            id: "abc-1".into(),
+            index: 2,
+            runs: 5,
+            warmup: 0,
+        });
+        let row = cells(&Run {
+            id: 7,
+            origin: "run".into(),
+            profile: p,
+        });
+        assert_eq!(row.len(), COLUMNS.len());
+        let at = |name: &str| &row[COLUMNS.iter().position(|c| *c == name).unwrap()];
+        assert_eq!(at("mem_latency_verdict"), "noisy");
+        assert_eq!(at("mem_latency_ns_ci95_low"), "200.0");
+        assert_eq!(at("mem_latency_ns_ci95_high"), "206.0");
+        assert_eq!(at("core_mhz_verdict"), "ok");
+        assert_eq!(at("batch"), "abc-1");
+        // Every figure column has its verdict column.
+        for fig in ["core_mhz", "l1", "l2", "l3", "mem_latency", "read_bw", "ctx_2p"] {
+            assert!(COLUMNS.contains(&format!("{fig}_verdict").as_str()), "{fig}");
+        }
+    }
 
     #[test]
     fn one_row_per_run_with_unit_suffixed_columns() {

@@ -72,14 +72,16 @@ pub fn calibrate_batch(
     Ok(out)
 }
 
-#[cfg(all(test, feature = "synthetic"))]
+#[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::synthetic::Synthetic;
-
+    // The synthetic machine (feature `synthetic`, on whenever the
+    // workspace's tests are built together) measures nothing.
+    #[cfg(feature = "synthetic")]
     #[test]
     fn a_batch_stamps_its_runs_and_keeps_each_as_it_is_done() {
-        let probes = crate::select(crate::probes(), &["clock".into()], &[]).unwrap();
+        use super::*;
+        use crate::synthetic::Synthetic;
+        let probes = crate::registry::select(crate::registry::probes(), &["clock".into()], &[]).unwrap();
         let config = RunConfig {
             probes: vec!["clock".into()],
             ..Default::default()
@@ -87,12 +89,12 @@ mod tests {
         let mut kept = 0;
         let mut told = Vec::new();
         let runs = calibrate_batch(
-            &Synthetic::default(),
+            &Synthetic,
             &config,
             &probes,
             Repeat { runs: 3, warmup: 1 },
             &|| Header::now("hwcal run --repeat 3".into(), None),
-            &crate::Silent,
+            &crate::probe::Silent,
             &mut |k, n, warm| told.push((k, n, warm)),
             &mut |_| {
                 kept += 1;
@@ -109,12 +111,12 @@ mod tests {
         assert_eq!(ids.iter().map(|b| b.index).collect::<Vec<_>>(), [1, 2, 3]);
         // One run is no batch.
         let one = calibrate_batch(
-            &Synthetic::default(),
+            &Synthetic,
             &config,
             &probes,
             Repeat { runs: 1, warmup: 0 },
             &|| Header::now("hwcal run".into(), None),
-            &crate::Silent,
+            &crate::probe::Silent,
             &mut |_, _, _| {},
             &mut |_| Ok(()),
         )

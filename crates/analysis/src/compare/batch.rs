@@ -12,7 +12,8 @@
 //! is in every pairing, and a figure a run lacks (a level it did not see)
 //! only shrinks that figure's count of runs, which the row states.
 
-use super::{compare, Comparison, Row};
+use super::row::{Comparison, Row, SIGNIFICANCE};
+use hwcal_model::Profile;
 use hwcal_stats::{mann_whitney, median, median_ci95};
 
 /// One figure's values gathered over the pairings.
@@ -26,11 +27,16 @@ struct Gathered {
     unlike: bool,
 }
 
-/// Compare batch `a` with batch `b` (each one or more runs of a machine).
-/// Two single runs are compared as [`compare`] does; otherwise each row
-/// carries the medians, the number of runs behind each and the rank test's
-/// p-value, and its verdict comes from them ([`Row::mark`]).
-pub fn compare_batches(a: &[hwcal_model::Profile], b: &[hwcal_model::Profile]) -> Comparison {
+/// Batch `a` against batch `b` (each one or more runs of a machine), with
+/// `compare` the comparison of two single runs: two single runs are
+/// compared by it alone; otherwise each row carries the medians, the number
+/// of runs behind each and the rank test's p-value, and its verdict comes
+/// from them ([`Row::mark`]).
+pub(super) fn gather(
+    a: &[Profile],
+    b: &[Profile],
+    compare: fn(&Profile, &Profile) -> Comparison,
+) -> Comparison {
     match (a, b) {
         ([], _) | (_, []) => return Comparison::default(),
         ([x], [y]) => return compare(x, y),
@@ -92,7 +98,7 @@ pub fn compare_batches(a: &[hwcal_model::Profile], b: &[hwcal_model::Profile]) -
          significant when the Mann–Whitney U test over the runs gives p < {} (otherwise '~')",
         a.len(),
         b.len(),
-        super::SIGNIFICANCE
+        SIGNIFICANCE
     ));
     out
 }
@@ -120,7 +126,7 @@ fn summarise(g: Gathered) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{Mark, VERDICT_THRESHOLD};
+    use crate::compare::{compare, compare_batches, Mark, VERDICT_THRESHOLD};
     use hwcal_model::sample::full_profile;
 
     /// A batch of `n` runs of one machine: the sample profile with every
@@ -196,7 +202,10 @@ mod tests {
     #[test]
     fn single_runs_compare_as_before() {
         let (a, b) = (full_profile(0), full_profile(5));
-        assert_eq!(compare_batches(&[a.clone()], &[b.clone()]), compare(&a, &b));
+        assert_eq!(
+            compare_batches(std::slice::from_ref(&a), std::slice::from_ref(&b)),
+            compare(&a, &b)
+        );
         assert!(compare_batches(&[], &[b]).rows.is_empty());
     }
 }

@@ -20,7 +20,6 @@ mod noisy;
 mod row;
 mod sections;
 
-pub use batch::compare_batches;
 pub use levels::{match_levels, LevelMatch, SAME_CACHE_FACTOR};
 pub use row::{Comparison, Mark, Row, SIGNIFICANCE, VERDICT_THRESHOLD};
 
@@ -72,6 +71,14 @@ pub fn compare(a: &Profile, b: &Profile) -> Comparison {
     compare_figures(&mut c, &a.figures, &b.figures);
     noisy_notes(&mut c.notes, a, b);
     c
+}
+
+/// Compare batch `a` with batch `b` (each one or more runs of a machine;
+/// `hwcal run --repeat N`): two single runs as [`compare`] does, otherwise
+/// each figure's medians, the runs behind them and the Mann–Whitney U
+/// test over the runs (module `batch`).
+pub fn compare_batches(a: &[Profile], b: &[Profile]) -> Comparison {
+    batch::gather(a, b, compare)
 }
 
 /// Both sides of a section when both hold it; when only one does, a note

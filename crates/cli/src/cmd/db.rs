@@ -21,11 +21,7 @@ pub struct DbArgs {
 #[derive(Debug, Subcommand)]
 pub enum DbCommand {
     /// One line per stored run (id, date, host, key figures), grouped by machine.
-    List {
-        /// A JSON array of the runs' summaries on stdout instead.
-        #[arg(long)]
-        json: bool,
-    },
+    List(ListArgs),
     /// The summary of a stored run.
     Show {
         /// A run: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run).
@@ -95,11 +91,28 @@ pub enum DbCommand {
     },
 }
 
+/// `db list`'s options.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// A JSON array of the runs' summaries on stdout instead.
+    #[arg(long)]
+    json: bool,
+    /// Only this machine's runs: a machine id prefix, a host name or a core (`Zen 5`).
+    #[arg(long, value_name = "M")]
+    machine: Option<String>,
+    /// Only runs measured since a date (2026-11-01, UTC) or within an age (36h, 7d, 2w).
+    #[arg(long, value_name = "WHEN")]
+    since: Option<String>,
+    /// Only the N most recent runs (of those the other filters keep).
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+}
+
 crate::subcommand! { pub COMMAND = "db" in Results: DbArgs => run,
 "The results database: list, show, compare, export, import, remove, push stored runs" }
 pub fn run(a: DbArgs) -> Result<()> {
     match a.command {
-        DbCommand::List { json } => list(json),
+        DbCommand::List(a) => list(a),
         DbCommand::Show { id, json, detail } => {
             let (db, id) = open_with(&id)?;
             let p = get(&db, id)?;
@@ -277,10 +290,14 @@ fn open_with(id: &str) -> Result<(Db, i64)> {
     let id = parse_id(&db, id)?;
     Ok((db, id))
 }
-fn list(json: bool) -> Result<()> {
-    let path = db_location()?.display();
+fn list(a: ListArgs) -> Result<()> {
+    let filter =
+        hwcal_db::ListFilter::parse(a.machine, a.since.as_deref(), a.limit, hwcal_runner::now_unix())
+            .map_err(|e| anyhow::Error::new(UsageError(e)))?;
+    let (json, path) = (a.json, db_location()?.display());
+    let filter_set = filter != hwcal_db::ListFilter::default();
     let rows = match open_db_if_exists()? {
-        Some(db) => db.list()?,
+        Some(db) => filter.apply(db.list()?),
         None if json => Vec::new(),
         None => {
             crate::outln!("no runs stored yet ({path} does not exist)");
@@ -291,7 +308,8 @@ fn list(json: bool) -> Result<()> {
         return write_output("-", format!("{:#}\n", serde_json::to_value(&rows)?).as_bytes());
     }
     if rows.is_empty() {
-        crate::outln!("no runs stored in {path}");
+        let why = if filter_set { " that pass the filters" } else { "" };
+        crate::outln!("no runs stored in {path}{why}");
         return Ok(());
     }
     let text = hwcal_db::list_text(&rows, &format_utc, &|f| inert_line(f).into_owned());

@@ -65,17 +65,6 @@ fn fio_names_are_aliases_of_the_io_flags() {
 }
 
 #[test]
-fn mem_verbose_flag() {
-    for v in ["-v", "--verbose"] {
-        let chosen = parse(&["hwcal", "mem", "-R", v]).unwrap().command;
-        let a = mem::MemArgs::from_arg_matches(&chosen.matches).unwrap();
-        assert!(chosen.entry.name == "mem" && a.verbose && a.random);
-    }
-    let chosen = parse(&["hwcal", "mem"]).unwrap().command;
-    assert!(!mem::MemArgs::from_arg_matches(&chosen.matches).unwrap().verbose);
-}
-
-#[test]
 fn clap_definitions_are_consistent() {
     command().debug_assert();
 }
