@@ -19,6 +19,8 @@ pub struct Batches {
     pub min: f64,
     pub max: f64,
     pub verdict: Verdict,
+    /// The median's 95% interval (order statistics; six batches or more).
+    pub ci95: Option<[f64; 2]>,
 }
 
 /// The finite batches' median, extremes and verdict; `None` without any.
@@ -36,6 +38,7 @@ pub fn judge(samples: &[f64]) -> Option<Batches> {
         min: s[0],
         max: s[s.len() - 1],
         verdict: if quiet { Verdict::Ok } else { Verdict::Noisy },
+        ci95: hwcal_stats::median_ci95(&s).map(|(lo, hi)| [lo, hi]),
     })
 }
 

@@ -92,6 +92,8 @@ pub struct Pair {
     pub min_ns: f64,
     pub max_ns: f64,
     pub verdict: Verdict,
+    /// The median's 95% interval over the pair's batches.
+    pub ci95: Option<[f64; 2]>,
 }
 
 /// Every CAS pair in the profile's c2c curves (the heat map's).
@@ -123,6 +125,7 @@ pub fn pairs_of(p: &Profile, v: Variant) -> Vec<Pair> {
                 min_ns: b.min,
                 max_ns: b.max,
                 verdict: b.verdict,
+                ci95: b.ci95,
             });
         }
     }
@@ -155,7 +158,7 @@ pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
     };
     let medians: Vec<f64> = sorted.iter().map(|q| q.median_ns).collect();
     let noisy = sorted.iter().filter(|q| q.verdict == Verdict::Noisy).count();
-    let fig = |what: &str, name: &str, value: f64, verdict: Verdict| {
+    let fig = |what: &str, name: &str, value: f64, verdict: Verdict, ci95: Option<[f64; 2]>| {
         let mut f = Figure::new(
             PROBE,
             &format!("{}{what}", v.figure_prefix()),
@@ -165,10 +168,17 @@ pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
             Direction::Lower,
         );
         f.verdict = verdict;
+        f.ci95 = ci95;
         f
     };
+    // Over several pairs, the median's interval over the pairs' medians;
+    // one pair's is its own batches'.
+    let median_ci = match sorted.as_slice() {
+        [one] => one.ci95,
+        _ => hwcal_stats::median_ci95(&medians).map(|(lo, hi)| [lo, hi]),
+    };
     vec![
-        fig("fastest", "fastest pair, one way", first.median_ns, first.verdict),
+        fig("fastest", "fastest pair, one way", first.median_ns, first.verdict, first.ci95),
         fig(
             "median",
             "median over pairs, one way",
@@ -178,8 +188,9 @@ pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
             } else {
                 Verdict::Ok
             },
+            median_ci,
         ),
-        fig("slowest", "slowest pair, one way", last.median_ns, last.verdict),
+        fig("slowest", "slowest pair, one way", last.median_ns, last.verdict, last.ci95),
     ]
 }
 

@@ -100,7 +100,7 @@ pub fn reanalyze(p: &mut Profile) -> bool {
         } else {
             q.samples.clone()
         };
-        let Some(Batches { median, verdict, .. }) = judge(&samples) else {
+        let Some(Batches { median, verdict, ci95, .. }) = judge(&samples) else {
             continue;
         };
         let mut f = match kind {
@@ -117,6 +117,11 @@ pub fn reanalyze(p: &mut Profile) -> bool {
             ),
         };
         f.verdict = verdict;
+        f.ci95 = match kind {
+            Kind::Latency => ci95,
+            // A longer batch is a lower rate: the interval turns over.
+            Kind::Bandwidth(bytes) => ci95.map(|[lo, hi]| [bytes / (hi * 1e-6), bytes / (lo * 1e-6)]),
+        };
         if verdict == Verdict::Noisy {
             noisy.push(name.to_string());
         }

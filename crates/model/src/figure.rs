@@ -55,6 +55,11 @@ pub struct Figure {
     pub better: Direction,
     #[serde(default)]
     pub verdict: Verdict,
+    /// The 95% interval of `value` from this run's own repetitions (the
+    /// median's order-statistic interval over its batches), where there
+    /// were enough of them; comparisons judge a difference by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<[f64; 2]>,
 }
 
 impl Figure {
@@ -75,6 +80,7 @@ impl Figure {
             unit,
             better,
             verdict: Verdict::Ok,
+            ci95: None,
         }
     }
 }

@@ -225,6 +225,7 @@ fn figures(c: &mut Checker, p: &mut Profile) {
             continue;
         }
         c.opt(&what, &mut f.value, bounds);
+        c.interval(&format!("figures[{}].ci95", f.id), &mut f.ci95, bounds);
     }
 }
 

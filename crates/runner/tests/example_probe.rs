@@ -87,7 +87,7 @@ fn analyze(p: &mut Profile) -> bool {
         format!("branch: a mispredict costs {cost:.1} ns"),
     );
     refresh(&mut p.notes, "branch", &["branch.cost"], vec![note]);
-    let cost = Figure::new(
+    let mut fig = Figure::new(
         "branch",
         "cost",
         "mispredict cost",
@@ -95,7 +95,11 @@ fn analyze(p: &mut Profile) -> bool {
         FigureUnit::Ns,
         Direction::Lower,
     );
-    figure::refresh(&mut p.figures, "branch", vec![cost]);
+    // A figure states its 95% interval (from its repetitions; this toy
+    // curve has none, so ±1%): comparisons judge a change by it, and a
+    // figure without one gets no better/worse.
+    fig.ci95 = Some([cost * 0.99, cost * 1.01]);
+    figure::refresh(&mut p.figures, "branch", vec![fig]);
     true
 }
 
@@ -183,7 +187,7 @@ fn a_new_probe_is_compared_without_edits() {
     let text = comparison_text(&c, "a", "b");
     assert!(
         text.lines()
-            .any(|l| l.contains("branch: mispredict cost") && l.contains("2.000×") && l.ends_with("B worse")),
+            .any(|l| l.contains("branch: mispredict cost") && l.contains("2.000 ± ") && l.ends_with("B worse")),
         "{text}"
     );
     let v: serde_json::Value = serde_json::from_slice(&comparison_json(&c, "a", "b")).unwrap();
@@ -193,5 +197,5 @@ fn a_new_probe_is_compared_without_edits() {
         .iter()
         .any(|r| r["figure"] == "branch: mispredict cost" && r["verdict"] == "worse" && r["ratio"] == 2.0));
     let html = compare_report(&a, "a", &b, "b");
-    assert!(html.contains("branch: mispredict cost") && html.contains("2.000×"));
+    assert!(html.contains("branch: mispredict cost") && html.contains("2.000 ± "));
 }

@@ -70,6 +70,19 @@ pub fn compare(a: &Profile, b: &Profile) -> Comparison {
     }
     compare_figures(&mut c, &a.figures, &b.figures);
     noisy_notes(&mut c.notes, a, b);
+    let unjudged = c
+        .rows
+        .iter()
+        .filter(|r| r.ratio().is_some() && !r.noisy && r.better != hwcal_model::Direction::Neither)
+        .filter(|r| r.overlap().is_none())
+        .count();
+    if unjudged > 0 {
+        c.notes.push(format!(
+            "{unjudged} figure(s) lack a 95% interval on one side or both and get no better/worse: \
+             one run of each cannot tell a change from its own scatter (compare batches of runs, \
+             `hwcal run --repeat N`, to judge them by a rank test)"
+        ));
+    }
     c
 }
 

@@ -56,8 +56,12 @@ impl Row {
     }
 
     /// The row's verdict: [`Mark::Noisy`] where either side is noisy and
-    /// both were measured (and the figure has a better direction at all),
-    /// else better/worse as [`Row::b_is_better`].
+    /// both were measured (and the figure has a better direction at all);
+    /// else, where both sides carry a 95% interval, [`Mark::Same`] when
+    /// they overlap and better/worse ([`Row::b_is_better`]) when they do
+    /// not; no verdict where a side has no interval (nothing says the
+    /// difference is more than one run's scatter). Batches: [`SIGNIFICANCE`]
+    /// of a rank test instead.
     pub fn mark(&self, threshold: f64) -> Option<Mark> {
         if let Some(p) = self.p_value {
             return self.batch_mark(p, threshold);
@@ -65,11 +69,18 @@ impl Row {
         if self.noisy && self.ratio().is_some() && self.better != Direction::Neither {
             return Some(Mark::Noisy);
         }
-        if self.overlap() == Some(true) && self.better != Direction::Neither {
-            return Some(Mark::Same);
+        match self.overlap() {
+            Some(true) if self.better != Direction::Neither => Some(Mark::Same),
+            // Intervals apart: better/worse where the ratio is past the
+            // practical threshold as well.
+            Some(false) => self
+                .b_is_better(threshold)
+                .map(|b| if b { Mark::Better } else { Mark::Worse }),
+            // A side without an interval: one run of each cannot tell a
+            // change from that run's own scatter, so no verdict (batches
+            // decide by a rank test over their runs instead).
+            _ => None,
         }
-        self.b_is_better(threshold)
-            .map(|b| if b { Mark::Better } else { Mark::Worse })
     }
 
     /// The verdict on batches: a rank test the runs could have produced

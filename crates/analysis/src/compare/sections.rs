@@ -518,12 +518,12 @@ pub(super) fn compare_figures(out: &mut Comparison, x: &[Figure], y: &[Figure]) 
             continue;
         }
         r.noisy = either_noisy(fa.map(|f| f.verdict), fb.map(|f| f.verdict));
-        r.row(
+        r.row_ci(
             format!("{}: {}", f.probe, f.name),
             f.unit,
             f.better,
-            fa.and_then(|f| f.value),
-            fb.and_then(|f| f.value),
+            (fa.and_then(|f| f.value), fa.and_then(|f| f.ci95)),
+            (fb.and_then(|f| f.value), fb.and_then(|f| f.ci95)),
         );
     }
 }
