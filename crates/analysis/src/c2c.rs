@@ -178,7 +178,13 @@ pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
         _ => hwcal_stats::median_ci95(&medians).map(|(lo, hi)| [lo, hi]),
     };
     vec![
-        fig("fastest", "fastest pair, one way", first.median_ns, first.verdict, first.ci95),
+        fig(
+            "fastest",
+            "fastest pair, one way",
+            first.median_ns,
+            first.verdict,
+            first.ci95,
+        ),
         fig(
             "median",
             "median over pairs, one way",
@@ -190,7 +196,13 @@ pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
             },
             median_ci,
         ),
-        fig("slowest", "slowest pair, one way", last.median_ns, last.verdict, last.ci95),
+        fig(
+            "slowest",
+            "slowest pair, one way",
+            last.median_ns,
+            last.verdict,
+            last.ci95,
+        ),
     ]
 }
 

@@ -100,7 +100,13 @@ pub fn reanalyze(p: &mut Profile) -> bool {
         } else {
             q.samples.clone()
         };
-        let Some(Batches { median, verdict, ci95, .. }) = judge(&samples) else {
+        let Some(Batches {
+            median,
+            verdict,
+            ci95,
+            ..
+        }) = judge(&samples)
+        else {
             continue;
         };
         let mut f = match kind {

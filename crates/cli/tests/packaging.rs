@@ -30,6 +30,28 @@ fn help_groups_the_subcommands() {
     assert!(at("Measure commands:") < at("  run ") && at("  run ") < at("Results commands:"));
     assert!(at("Results commands:") < at("  db ") && at("  db ") < at("Tools commands:"));
     assert!(at("Tools commands:") < at("  completions ") && at("  completions ") < at("Options:"));
+    // Every subcommand in exactly one group (listed once), `help` included.
+    let names = [
+        "run", "clock", "cache", "tlb", "mem", "ctx", "c2c", "os", "io", "validate",
+    ]
+    .into_iter()
+    .chain([
+        "db",
+        "report",
+        "analyze",
+        "info",
+        "completions",
+        "man",
+        "schema",
+        "help",
+    ]);
+    for name in names {
+        assert_eq!(
+            help.matches(&format!("\n  {name} ")).count(),
+            1,
+            "{name} in\n{help}"
+        );
+    }
     // `hwcal help` shows the same grouped list.
     let out = hwcal().arg("help").output().unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), help);

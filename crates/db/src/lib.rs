@@ -176,6 +176,31 @@ impl Db {
         }
     }
 
+    /// The last `n` runs (oldest first) of the machine that measured
+    /// `p`: the history two of its runs are judged against (none for a
+    /// profile without a machine id).
+    pub fn history_of(&self, p: &Profile, n: usize) -> Result<Vec<Profile>, DbError> {
+        let Some(m) = p
+            .machine
+            .as_ref()
+            .and_then(|m| m.identity.as_ref())
+            .map(|i| &i.machine_id)
+        else {
+            return Ok(Vec::new());
+        };
+        let ids: Vec<i64> = self
+            .list()?
+            .into_iter()
+            .filter(|s| s.machine_id.as_ref() == Some(m))
+            .map(|s| s.id)
+            .collect();
+        // A run that does not parse is no history; it is not an error here.
+        Ok(ids[ids.len().saturating_sub(n)..]
+            .iter()
+            .filter_map(|id| self.get(*id).ok())
+            .collect())
+    }
+
     /// The id of the most recently stored profile, if any.
     pub fn latest_id(&self) -> Result<Option<i64>, DbError> {
         self.0.latest_id(Filter::All)

@@ -11,8 +11,8 @@ use std::fmt::Write;
 
 pub use crate::format::fmt_ratio;
 pub use hwcal_analysis::compare::{
-    compare, compare_batches, match_levels, Comparison, LevelMatch, Mark, Row, SAME_CACHE_FACTOR,
-    SIGNIFICANCE, VERDICT_THRESHOLD,
+    compare, compare_batches, match_levels, with_history, Comparison, LevelMatch, Mark, Row,
+    SAME_CACHE_FACTOR, SIGNIFICANCE, VERDICT_THRESHOLD,
 };
 
 /// How the text table and the HTML page say a verdict.
@@ -87,6 +87,7 @@ pub fn comparison_json(c: &Comparison, label_a: &str, label_b: &str) -> Vec<u8> 
                 "ratio_pm": num(r.ratio_pm()),
                 "runs": r.runs,
                 "p_value": num(r.p_value),
+                "usual_range": r.usual.map(|(range, _)| range),
             })
         })
         .collect();
@@ -125,6 +126,10 @@ pub fn comparison_text(c: &Comparison, label_a: &str, label_b: &str) -> String {
                 .mark(VERDICT_THRESHOLD)
                 .map_or(String::new(), |m| format!("  {}", mark_word(m)));
             // Batches: the rank test's p and the runs behind each median.
+            let mark = match (r.mark(VERDICT_THRESHOLD), r.usual) {
+                (Some(Mark::Same), Some((_, n))) => format!("{mark} (within its usual range, {n} runs)"),
+                _ => mark,
+            };
             let mark = match (r.p_value, r.runs) {
                 (Some(p), Some([na, nb])) if !mark.is_empty() => {
                     format!("{mark}  (p={p:.3}, {na}:{nb} runs)")

@@ -186,8 +186,9 @@ fn a_new_probe_is_compared_without_edits() {
     assert_eq!(row.b_is_better(0.05), Some(false), "a higher cost is worse");
     let text = comparison_text(&c, "a", "b");
     assert!(
-        text.lines()
-            .any(|l| l.contains("branch: mispredict cost") && l.contains("2.000 ± ") && l.ends_with("B worse")),
+        text.lines().any(|l| l.contains("branch: mispredict cost")
+            && l.contains("2.000 ± ")
+            && l.ends_with("B worse")),
         "{text}"
     );
     let v: serde_json::Value = serde_json::from_slice(&comparison_json(&c, "a", "b")).unwrap();

@@ -94,6 +94,69 @@ pub fn compare_batches(a: &[Profile], b: &[Profile]) -> Comparison {
     batch::gather(a, b, compare)
 }
 
+/// Two runs of one machine judged against its history: each row gets the
+/// range its figure spans over `history` (that machine's stored runs; at
+/// least [`MIN_HISTORY`] of them hold the figure), and A and B both inside
+/// it is no significant change ([`Row::mark`]). On a shared machine a run's
+/// own interval is narrower than the scatter between runs (pages drawn
+/// anew, vCPUs placed on other cores, a neighbour's load), and only the
+/// machine's past shows that scatter.
+pub fn with_history(c: &mut Comparison, history: &[Profile]) {
+    if history.len() < MIN_HISTORY {
+        return;
+    }
+    let mut seen: Vec<(&'static str, String, hwcal_model::FigureUnit, Vec<f64>)> = Vec::new();
+    for h in history {
+        for r in compare(h, h).rows {
+            let Some(v) = r.a.filter(|v| v.is_finite()) else {
+                continue;
+            };
+            match seen
+                .iter_mut()
+                .find(|s| s.0 == r.section && s.1 == r.figure && s.2 == r.unit)
+            {
+                Some(s) => s.3.push(v),
+                None => seen.push((r.section, r.figure, r.unit, vec![v])),
+            }
+        }
+    }
+    let mut banded = 0;
+    for row in &mut c.rows {
+        let Some(s) = seen
+            .iter()
+            .find(|s| s.0 == row.section && s.1 == row.figure && s.2 == row.unit)
+        else {
+            continue;
+        };
+        if s.3.len() >= MIN_HISTORY {
+            row.usual = Some((usual_range(&s.3), s.3.len()));
+            banded += 1;
+        }
+    }
+    if banded > 0 {
+        c.notes.push(format!(
+            "history: A and B are runs of one machine; a figure inside the range its {} stored runs \
+             span is its usual run-to-run variation, not a change ('~')",
+            history.len()
+        ));
+    }
+}
+
+/// The range a machine's next run of a figure is expected in, from its
+/// past runs: what they spanned, widened to the median ± 3 robust standard
+/// deviations (1.4826 × MAD) — a handful of runs spans less than the next
+/// one will often reach, and MAD is not moved by the odd outlier.
+pub fn usual_range(values: &[f64]) -> [f64; 2] {
+    let med = hwcal_stats::median(values);
+    let sigma = 1.4826 * hwcal_stats::mad(values);
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    [lo.min(med - 3.0 * sigma), hi.max(med + 3.0 * sigma)]
+}
+
+/// Runs of a machine needed before its range says what is usual.
+pub const MIN_HISTORY: usize = 3;
+
 /// Both sides of a section when both hold it; when only one does, a note
 /// naming that side (a figure measured once has nothing to be compared with).
 fn both<'p, T>(

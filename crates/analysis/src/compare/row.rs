@@ -31,6 +31,9 @@ pub struct Row {
     /// single runs.
     pub runs: Option<[usize; 2]>,
     pub p_value: Option<f64>,
+    /// Two runs of one machine ([`super::with_history`]): the range the
+    /// figure spans over that machine's stored runs, and how many.
+    pub usual: Option<([f64; 2], usize)>,
 }
 
 /// The verdict on one row, B against A.
@@ -68,6 +71,14 @@ impl Row {
         }
         if self.noisy && self.ratio().is_some() && self.better != Direction::Neither {
             return Some(Mark::Noisy);
+        }
+        // Both inside the range the machine's own runs span: its usual
+        // run-to-run variation (another draw of pages, a vCPU placed on
+        // another core), which one run's interval cannot know.
+        if let (Some(([lo, hi], _)), Some(a), Some(b)) = (self.usual, self.a, self.b) {
+            if self.better != Direction::Neither && [a, b].iter().all(|v| (lo..=hi).contains(v)) {
+                return Some(Mark::Same);
+            }
         }
         match self.overlap() {
             Some(true) if self.better != Direction::Neither => Some(Mark::Same),

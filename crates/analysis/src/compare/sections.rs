@@ -61,6 +61,7 @@ impl<'a> Builder<'a> {
             b_ci,
             runs: None,
             p_value: None,
+            usual: None,
         });
     }
 }

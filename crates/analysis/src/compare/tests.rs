@@ -301,6 +301,7 @@ fn zero_or_missing_a_gives_no_ratio() {
         b_ci: None,
         runs: None,
         p_value: None,
+        usual: None,
     };
     assert_eq!(r.ratio(), None);
 }
@@ -342,4 +343,49 @@ fn overlapping_intervals_mean_no_significant_change_whatever_the_ratio() {
     let c = compare(&a, &b);
     let mem = find(&c, "memory", "memory latency", FigureUnit::Ns);
     assert_eq!((mem.overlap(), mem.ratio_pm()), (None, None));
+}
+
+#[test]
+fn two_runs_inside_their_machines_usual_range_are_no_change() {
+    // Five past runs whose memory latency spans 200-215 ns; A and B
+    // differ by 5% with intervals apart, inside that range.
+    let history: Vec<Profile> = [200.0, 204.0, 207.0, 211.0, 215.0]
+        .iter()
+        .map(|ns| {
+            let mut p = full_profile(0);
+            p.memory.as_mut().unwrap().latency_ns = *ns;
+            p
+        })
+        .collect();
+    let (mut a, mut b) = (full_profile(0), full_profile(0));
+    a.memory.as_mut().unwrap().latency_ns = 202.0;
+    a.memory.as_mut().unwrap().latency_ns_ci95 = Some([201.0, 203.0]);
+    b.memory.as_mut().unwrap().latency_ns = 213.0;
+    b.memory.as_mut().unwrap().latency_ns_ci95 = Some([212.0, 214.0]);
+    let mut c = compare(&a, &b);
+    let row = |c: &Comparison| find(c, "memory", "memory latency", FigureUnit::Ns).clone();
+    assert_eq!(
+        row(&c).mark(0.05),
+        Some(Mark::Worse),
+        "one run each: intervals apart, 5.4% slower"
+    );
+    with_history(&mut c, &history);
+    assert_eq!(
+        row(&c).mark(0.05),
+        Some(Mark::Same),
+        "within what this machine does run to run"
+    );
+    assert!(c.notes.iter().any(|n| n.starts_with("history:")));
+    // Far outside the usual range: judged by the intervals again.
+    b.memory.as_mut().unwrap().latency_ns = 320.0;
+    b.memory.as_mut().unwrap().latency_ns_ci95 = Some([318.0, 322.0]);
+    let mut c = compare(&a, &b);
+    with_history(&mut c, &history);
+    assert_eq!(row(&c).mark(0.05), Some(Mark::Worse));
+    // Too little history says nothing.
+    let mut c = compare(&a, &b);
+    with_history(&mut c, &history[..2]);
+    assert!(row(&c).usual.is_none());
+    let r = usual_range(&[10.0, 10.0, 10.0, 10.0, 30.0]);
+    assert!(r[0] <= 10.0 && r[1] >= 30.0, "{r:?}");
 }

@@ -145,7 +145,21 @@ pub fn run(a: DbArgs) -> Result<()> {
                 })
             };
             let ((la, pa), (lb, pb)) = (side(&a)?, side(&b)?);
-            let c = compare::compare_batches(&pa, &pb);
+            let mut c = compare::compare_batches(&pa, &pb);
+            if let ([x], [y]) = (pa.as_slice(), pb.as_slice()) {
+                let same = |p: &Profile| {
+                    p.machine
+                        .as_ref()
+                        .and_then(|m| m.identity.clone())
+                        .map(|i| i.machine_id)
+                };
+                if same(x).is_some() && same(x) == same(y) {
+                    // The others: A and B cannot vouch for themselves.
+                    let mut h = db.history_of(x, 22)?;
+                    h.retain(|h| h.created_unix != x.created_unix && h.created_unix != y.created_unix);
+                    compare::with_history(&mut c, &h);
+                }
+            }
             if json {
                 return write_output("-", &compare::comparison_json(&c, &la, &lb));
             }

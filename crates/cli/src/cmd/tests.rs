@@ -1,7 +1,6 @@
 //! Parsing tests: aliases, groups, normalisation.
 
 use super::*;
-use crate::cli::Group;
 use clap::FromArgMatches;
 
 fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
@@ -13,27 +12,6 @@ fn io(args: &[&str]) -> io::IoArgs {
     let chosen = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}")).command;
     assert_eq!(chosen.entry.name, "io");
     io::IoArgs::from_arg_matches(&chosen.matches).unwrap().normalize()
-}
-
-#[test]
-fn every_subcommand_is_in_exactly_one_help_group() {
-    let mut cmd = command();
-    cmd.build();
-    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
-    for n in &names {
-        let listed = COMMANDS.iter().filter(|c| c.name == *n).count() + usize::from(*n == "help");
-        assert_eq!(listed, 1, "subcommand {n} is listed {listed} times");
-    }
-    assert!(Group::ALL.iter().all(|g| COMMANDS.iter().any(|c| c.group == *g)));
-    let help = cmd.render_help().to_string();
-    let (m, r, t) = (
-        help.find("Measure commands:").unwrap(),
-        help.find("Results commands:").unwrap(),
-        help.find("Tools commands:").unwrap(),
-    );
-    assert!(m < r && r < t, "{help}");
-    assert!(help.contains("Options:") && help.contains("--db"), "{help}");
-    assert!(help.contains("Exit status"), "{help}");
 }
 
 #[test]
