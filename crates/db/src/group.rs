@@ -13,6 +13,10 @@ pub fn short_id(machine_id: &str) -> &str {
 pub struct MachineGroup<'a> {
     /// `None`: runs without a machine id (profiles of older hwcal).
     pub machine_id: Option<&'a str>,
+    /// The core the runs name: one machine id over two cores (a cloned
+    /// image's /etc/machine-id, a guest moved to another host type) is two
+    /// machines to calibrate.
+    pub core: Option<&'a str>,
     /// Oldest first.
     pub runs: Vec<&'a Summary>,
 }
@@ -39,15 +43,49 @@ impl MachineGroup<'_> {
 pub fn by_machine(rows: &[Summary]) -> Vec<MachineGroup<'_>> {
     let mut groups: Vec<MachineGroup<'_>> = Vec::new();
     for r in rows {
-        let key = r.machine_id.as_deref();
-        match groups.iter_mut().find(|g| g.machine_id == key) {
+        let (key, core) = (r.machine_id.as_deref(), r.core.as_deref());
+        match groups
+            .iter_mut()
+            .find(|g| g.machine_id == key && (key.is_none() || g.core == core))
+        {
             Some(g) => g.runs.push(r),
             None => groups.push(MachineGroup {
                 machine_id: key,
+                core,
                 runs: vec![r],
             }),
         }
     }
     groups.sort_by_key(|g| g.machine_id.is_none());
     groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_machine_id_on_two_cores_is_two_groups() {
+        let run = |id: i64, m: Option<&str>, core: &str| Summary {
+            id,
+            machine_id: m.map(str::to_string),
+            core: Some(core.into()),
+            ..Default::default()
+        };
+        let rows = [
+            run(1, Some("aa"), "Zen 5"),
+            run(2, Some("aa"), "Zen 4"),
+            run(3, Some("aa"), "Zen 5"),
+            run(4, None, "Zen 3"),
+            run(5, None, "Zen 2"),
+        ];
+        let g = by_machine(&rows);
+        let ids: Vec<Vec<i64>> = g.iter().map(|g| g.runs.iter().map(|r| r.id).collect()).collect();
+        assert_eq!(
+            ids,
+            [vec![1, 3], vec![2], vec![4, 5]],
+            "runs without an id stay one group"
+        );
+        assert!(g[1].title().contains("Zen 4, 1 run"), "{}", g[1].title());
+    }
 }

@@ -180,20 +180,14 @@ impl Db {
     /// `p`: the history two of its runs are judged against (none for a
     /// profile without a machine id).
     pub fn history_of(&self, p: &Profile, n: usize) -> Result<Vec<Profile>, DbError> {
-        let Some(m) = p
-            .machine
-            .as_ref()
-            .and_then(|m| m.identity.as_ref())
-            .map(|i| &i.machine_id)
-        else {
+        let Some(i) = p.machine.as_ref().and_then(|m| m.identity.as_ref()) else {
             return Ok(Vec::new());
         };
-        let ids: Vec<i64> = self
-            .list()?
-            .into_iter()
-            .filter(|s| s.machine_id.as_ref() == Some(m))
-            .map(|s| s.id)
-            .collect();
+        // The same machine id on another core is another machine (see
+        // `MachineGroup::core`).
+        let same =
+            |s: &Summary| s.machine_id.as_ref() == Some(&i.machine_id) && s.core.as_ref() == Some(&i.core);
+        let ids: Vec<i64> = self.list()?.into_iter().filter(same).map(|s| s.id).collect();
         // A run that does not parse is no history; it is not an error here.
         Ok(ids[ids.len().saturating_sub(n)..]
             .iter()

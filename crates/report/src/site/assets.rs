@@ -22,6 +22,14 @@ form.pick select{font:inherit;max-width:30em;margin:0 .6em 0 .3em}
 form.pick button{font:inherit}
 #js-error{background:#fdecea;color:#c62828;border:1px solid #c62828;padding:.5em 1em;margin:1em 0}
 code{background:#f0f3f6;padding:0 .3em}
+figure.history{display:inline-block;margin:.3em .6em .3em 0;vertical-align:top}
+figure.history svg{max-width:100%;height:auto}
+figure.bars{display:inline-block;vertical-align:top;margin:.4em 1.2em .8em 0;min-width:26em}
+figure.bars figcaption{font-weight:600;color:#222;margin:0 0 .2em}
+table.bars td{padding:.1em .4em;border:none}
+table.bars td.bar{position:relative;width:14em;min-width:8em}
+table.bars .range{position:absolute;top:.2em;height:1.1em;background:#cfe0f0}
+table.bars .fill{position:relative;display:block;height:.7em;background:#1f77b4}
 ";
 
 /// First in every page's head: a script error is shown in the page and

@@ -137,17 +137,35 @@ pub fn machine_key(p: &Profile) -> MachineKey {
 /// fallback when there is exactly one such machine (the same host before
 /// hwcal recorded ids). Two identified machines sharing a fallback (two
 /// guests both called `vm` on the same CPU) leave such a run on its own.
+///
+/// One machine id seen with two CPUs (a cloned image's /etc/machine-id, a
+/// guest moved to another host type) is two machines to calibrate: each
+/// such key gets its CPU's fingerprint appended (`m-ID-1a2b3c4d`); a
+/// machine id with one CPU keeps its plain key.
 pub fn resolve(keys: &[&MachineKey]) -> Vec<String> {
-    let mut identified: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let cpu = |k: &MachineKey| format!("{}\n{}", k.cpu_model_name, k.core);
+    let mut cpus: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for k in keys.iter().filter(|k| k.identified) {
-        let v = identified.entry(k.fallback.as_str()).or_default();
-        if !v.contains(&k.key.as_str()) {
-            v.push(&k.key);
+        let v = cpus.entry(k.key.as_str()).or_default();
+        if !v.contains(&cpu(k)) {
+            v.push(cpu(k));
+        }
+    }
+    let split = |k: &MachineKey| match cpus.get(k.key.as_str()) {
+        Some(v) if v.len() > 1 => format!("{}-{:08x}", k.key, fnv1a(&cpu(k)) as u32),
+        _ => k.key.clone(),
+    };
+    let mut identified: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for k in keys.iter().filter(|k| k.identified) {
+        let (v, key) = (identified.entry(k.fallback.as_str()).or_default(), split(k));
+        if !v.contains(&key) {
+            v.push(key);
         }
     }
     keys.iter()
         .map(|k| match identified.get(k.fallback.as_str()) {
-            Some(ids) if !k.identified && ids.len() == 1 => ids[0].to_string(),
+            Some(ids) if !k.identified && ids.len() == 1 => ids[0].clone(),
+            _ if k.identified => split(k),
             _ => k.key.clone(),
         })
         .collect()

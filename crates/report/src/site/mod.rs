@@ -6,8 +6,11 @@
 //! style and scripts, nothing from the network):
 //!
 //! - `index.html` — one row per machine (its latest run), sortable by a
-//!   click on a header and filtered by a text box;
-//! - `machines/KEY.html` — one page per machine, one row per run;
+//!   click on a header and filtered by a text box, and a chart per key
+//!   figure across machines (each machine's current figure: the median of
+//!   its recent runs);
+//! - `machines/KEY.html` — one page per machine, one row per run, and the
+//!   history of its key figures (each run against its usual range);
 //! - `runs/ID.html` — each run's HTML report ([`crate::html::report`]);
 //! - `compare.html` — any two machines' latest runs side by side, B / A.
 //!   The comparison is built in the page from each machine's latest figures
@@ -33,6 +36,7 @@ use hwcal_model::Profile;
 mod assets;
 mod catalogue;
 pub mod facts;
+mod history;
 pub mod machine;
 mod marker;
 mod pages;
@@ -40,6 +44,7 @@ pub mod publish;
 
 pub use catalogue::{Machine, Site};
 pub use facts::RunFacts;
+pub use history::{band, RECENT};
 pub use machine::{machine_key, MachineKey};
 pub use marker::{is_site_file, marker, parse_marker, stale, MARKER};
 

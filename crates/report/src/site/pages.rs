@@ -230,6 +230,7 @@ pub(super) fn index(site: &Site) -> String {
         body += &index_row(m);
     }
     body += "</tbody>\n</table></div>\n</section>\n";
+    body += &super::history::charts_section(site);
     body += &pick_form(site);
     page("hwcal — calibrated machines", &subtitle, "", &body, TABLE_JS)
 }
@@ -311,6 +312,7 @@ pub(super) fn machine(m: &Machine) -> String {
         );
     }
     body += "</tbody>\n</table></div>\n</section>\n";
+    body += &super::history::history_section(m);
     let subtitle = format!(
         "{} run{} · latest {}",
         m.runs.len(),

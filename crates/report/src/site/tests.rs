@@ -241,3 +241,65 @@ fn markers_and_stale_files() {
     let new: Vec<String> = ["index.html", "runs/2.html"].map(String::from).into();
     assert_eq!(stale(&old, &new), ["runs/1.html"]);
 }
+
+/// Six runs of one machine, one of which has a memory latency far from the
+/// others: the machine page plots each key figure with its usual range and
+/// names that run; the index charts each machine's current figure (the
+/// median of its last five runs).
+#[test]
+fn history_marks_the_run_that_left_the_usual_range_and_the_index_charts_machines() {
+    let mut runs: Vec<(i64, Profile)> = (0..6)
+        .map(|i| {
+            let mut p = identified(0, "aa", "vm");
+            p.created_unix += i as u64 * 3600;
+            let m = p.memory.as_mut().unwrap();
+            m.latency_ns = [145.0, 147.0, 144.0, 146.0, 210.0, 145.5][i];
+            (i as i64 + 1, p)
+        })
+        .collect();
+    runs.push((7, identified(1, "bb", "other")));
+    let files = build(&runs);
+    let key = machine_key(&runs[0].1).key;
+    let page = text(&files, &machine_path(&key));
+    assert!(page.contains("id=\"history\""), "{page}");
+    assert!(page.contains("memory latency over the runs"));
+    assert!(page.contains("outside the usual range"));
+    assert!(
+        page.contains("run 5: memory latency 210.00 ns"),
+        "the run that left the band is named"
+    );
+    assert!(!page.contains("run 4: memory latency"), "the others are not");
+    let index = text(&files, "index.html");
+    assert!(index.contains("id=\"charts\"") && index.contains("median of its last 5 runs"));
+    // The current memory latency of `aa` is the median of runs 2-6
+    // (147, 144, 146, 210, 145.5): 146.
+    assert!(index.contains("<td>146.00</td>"), "{index}");
+    // A machine with a single run has no history section.
+    let other = text(&files, &machine_path(&machine_key(&runs[6].1).key));
+    assert!(!other.contains("id=\"history\""));
+    assert_eq!(band(&[1.0, 1.0]), None, "too few runs for a band");
+    let [lo, hi] = band(&[100.0, 100.0, 100.0]).unwrap();
+    assert!(lo <= 95.0 && hi >= 105.0, "never narrower than the 5% threshold");
+}
+
+/// One machine id over two CPUs (a cloned image's /etc/machine-id) is two
+/// machines; a machine id with one CPU keeps its plain key.
+#[test]
+fn one_machine_id_on_two_cpus_is_two_machines() {
+    let a = identified(0, "cc", "vm");
+    let mut b = identified(1, "cc", "vm");
+    b.machine.as_mut().unwrap().cpu_model_name = "Another CPU".into();
+    let files = build(&[(1, a), (2, b), (3, identified(2, "dd", "x"))]);
+    let pages: Vec<&str> = files
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|n| n.starts_with("machines/"))
+        .collect();
+    assert_eq!(pages.len(), 3, "{pages:?}");
+    assert_eq!(
+        pages.iter().filter(|n| n.starts_with("machines/m-cc-")).count(),
+        2,
+        "{pages:?}"
+    );
+    assert!(pages.contains(&"machines/m-dd.html"), "{pages:?}");
+}
