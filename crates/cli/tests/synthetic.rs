@@ -150,6 +150,11 @@ fn repeated_runs_form_a_batch_and_batches_compare_by_rank_test() {
         6,
         "warm-ups are not stored: {list}"
     );
+    let table = stdout(hwcal(d).args(["db", "show"]).arg(format!("batch:{}", batches[0])));
+    assert!(
+        table.contains(": runs 1-3") && table.contains("median"),
+        "{table}"
+    );
     let show = stdout(hwcal(d).args(["db", "show", "latest"]));
     assert!(
         show.contains(&format!("run 3 of 3 of batch {}", batches[1])),

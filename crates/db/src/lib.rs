@@ -195,6 +195,22 @@ impl Db {
             .collect())
     }
 
+    /// The history two runs are judged against ([`Db::history_of`]) when
+    /// they are of one machine (same machine id and core), without the two
+    /// themselves (they cannot vouch for each other); none otherwise.
+    pub fn history_between(&self, a: &Profile, b: &Profile, n: usize) -> Result<Vec<Profile>, DbError> {
+        fn who(p: &Profile) -> Option<(&str, &str)> {
+            let i = p.machine.as_ref()?.identity.as_ref()?;
+            Some((i.machine_id.as_str(), i.core.as_str()))
+        }
+        if who(a).is_none() || who(a) != who(b) {
+            return Ok(Vec::new());
+        }
+        let mut h = self.history_of(a, n + 2)?;
+        h.retain(|h| h.created_unix != a.created_unix && h.created_unix != b.created_unix);
+        Ok(h)
+    }
+
     /// The id of the most recently stored profile, if any.
     pub fn latest_id(&self) -> Result<Option<i64>, DbError> {
         self.0.latest_id(Filter::All)

@@ -76,6 +76,15 @@ fn num(v: Option<f64>, digits: usize) -> String {
         .map_or(String::new(), |v| format!("{v:.digits$}"))
 }
 
+/// Run ids as a person reads them: `6-10` for a consecutive range, else
+/// `3, 5, 9`.
+pub fn id_list(ids: &[i64]) -> String {
+    match (ids.first(), ids.last()) {
+        (Some(a), Some(b)) if ids.len() > 2 && ids.windows(2).all(|w| w[1] == w[0] + 1) => format!("{a}-{b}"),
+        _ => ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", "),
+    }
+}
+
 /// The cells of one run, in [`COLUMNS`] order.
 pub fn cells(r: &Run) -> Vec<String> {
     let p = &r.profile;

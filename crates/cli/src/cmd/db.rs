@@ -2,7 +2,7 @@
 //! 50+ machines): list stored runs by machine, show one, compare two side by
 //! side, export (JSON, CSV, Markdown) and import profiles, remove runs, push
 //! runs to a shared PostgreSQL database.
-use crate::cmd::stored::{get, not_found, parse_id, run_label};
+use crate::cmd::stored::{get, not_found, parse_id, run_label, runs_of};
 use crate::common::{db_location, open_db, open_db_existing, open_db_if_exists, open_db_read, UsageError};
 use crate::output::{check_dest, write_output};
 use anyhow::{Context, Result};
@@ -24,7 +24,8 @@ pub enum DbCommand {
     List(ListArgs),
     /// The summary of a stored run.
     Show {
-        /// A run: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run).
+        /// A run: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run);
+        /// or `batch:ID`: each figure's min / median / max over the batch's runs.
         id: String,
         /// The run's summary and whole profile as JSON on stdout instead.
         #[arg(long)]
@@ -113,6 +114,12 @@ crate::subcommand! { pub COMMAND = "db" in Results: DbArgs => run,
 pub fn run(a: DbArgs) -> Result<()> {
     match a.command {
         DbCommand::List(a) => list(a),
+        DbCommand::Show { id, json, detail } if id.starts_with("batch:") && !json && !detail => {
+            let (ids, ps) = runs_of(&open_db_read()?, &id)?;
+            let table = hwcal_report::repeat::table(&ps, &[]);
+            crate::outln!("{id}: runs {}\n\n{}", runs::id_list(&ids), table.trim_end());
+            Ok(())
+        }
         DbCommand::Show { id, json, detail } => {
             let (db, id) = open_with(&id)?;
             let p = get(&db, id)?;
@@ -131,34 +138,21 @@ pub fn run(a: DbArgs) -> Result<()> {
         DbCommand::Compare { a, b, json } => {
             let db = open_db_read()?;
             let side = |s: &str| -> Result<(String, Vec<Profile>)> {
-                let ids = db.runs(s).map_err(not_found)?;
-                let ps = ids
-                    .iter()
-                    .map(|id| Ok(inert_profile(&get(&db, *id)?).into_owned()));
-                let ps = ps.collect::<Result<Vec<Profile>>>()?;
-                Ok(match ids.as_slice() {
-                    [id] => (run_label(*id, &ps[0]), ps),
-                    _ => (
-                        format!("{s}: {} runs, {}", ids.len(), run_label(ids[0], &ps[0])),
-                        ps,
-                    ),
-                })
+                let (ids, ps) = runs_of(&db, s)?;
+                let label = run_label(ids[0], &ps[0]);
+                Ok((
+                    if ids.len() == 1 {
+                        label
+                    } else {
+                        format!("{s}: {} runs, {label}", ids.len())
+                    },
+                    ps,
+                ))
             };
             let ((la, pa), (lb, pb)) = (side(&a)?, side(&b)?);
             let mut c = compare::compare_batches(&pa, &pb);
             if let ([x], [y]) = (pa.as_slice(), pb.as_slice()) {
-                let same = |p: &Profile| {
-                    p.machine
-                        .as_ref()
-                        .and_then(|m| m.identity.clone())
-                        .map(|i| i.machine_id)
-                };
-                if same(x).is_some() && same(x) == same(y) {
-                    // The others: A and B cannot vouch for themselves.
-                    let mut h = db.history_of(x, 22)?;
-                    h.retain(|h| h.created_unix != x.created_unix && h.created_unix != y.created_unix);
-                    compare::with_history(&mut c, &h);
-                }
+                compare::with_history(&mut c, &db.history_between(x, y, 20)?);
             }
             if json {
                 return write_output("-", &compare::comparison_json(&c, &la, &lb));

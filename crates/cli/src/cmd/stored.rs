@@ -43,3 +43,13 @@ pub fn parse_id(db: &Db, s: &str) -> Result<i64> {
     let sel: hwcal_db::Selector = s.parse().map_err(|e: String| anyhow::Error::new(UsageError(e)))?;
     Ok(db.resolve(&sel)?)
 }
+
+/// The runs a comparison side or `db show batch:ID` names ([`Db::runs`])
+/// and their profiles, made inert.
+pub fn runs_of(db: &Db, s: &str) -> Result<(Vec<i64>, Vec<Profile>)> {
+    let ids = db.runs(s).map_err(not_found)?;
+    let ps = ids
+        .iter()
+        .map(|id| Ok(hwcal_report::sanitize::inert_profile(&get(db, *id)?).into_owned()));
+    Ok((ids.clone(), ps.collect::<Result<_>>()?))
+}
