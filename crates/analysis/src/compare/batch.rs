@@ -106,20 +106,33 @@ pub(super) fn gather(
 /// The row of one gathered figure: medians, their 95% intervals where
 /// there are enough runs, the counts and the rank test.
 fn summarise(g: Gathered) -> Row {
+    // Noisy in most pairings: the runs themselves were not to be trusted,
+    // whatever the test says.
+    let noisy = g.noisy * 2 > g.pairings;
+    Row {
+        unlike: g.unlike,
+        ..runs_row(g.proto, &g.a, &g.b, noisy)
+    }
+}
+
+/// `proto` (its section, figure, unit and direction) judged over runs:
+/// each side's median of `a` and `b`, their intervals where there are
+/// enough runs, the counts and the rank test's p-value, so that
+/// [`Row::mark`] gives the batch verdict. The one rule for every
+/// comparison over runs: `db compare batch:...`, and the site's comparison
+/// of two machines' recent runs.
+pub fn runs_row(proto: Row, a: &[f64], b: &[f64], noisy: bool) -> Row {
     let side = |v: &[f64]| (!v.is_empty()).then(|| median(v));
     let ci = |v: &[f64]| median_ci95(v).map(|(lo, hi)| [lo, hi]);
     Row {
-        a: side(&g.a),
-        b: side(&g.b),
-        a_ci: ci(&g.a),
-        b_ci: ci(&g.b),
-        // Noisy in most pairings: the runs themselves were not to be
-        // trusted, whatever the test says.
-        noisy: g.noisy * 2 > g.pairings,
-        unlike: g.unlike,
-        runs: Some([g.a.len(), g.b.len()]),
-        p_value: mann_whitney(&g.a, &g.b).map(|t| t.p),
-        ..g.proto
+        a: side(a),
+        b: side(b),
+        a_ci: ci(a),
+        b_ci: ci(b),
+        noisy,
+        runs: Some([a.len(), b.len()]),
+        p_value: mann_whitney(a, b).map(|t| t.p),
+        ..proto
     }
 }
 

@@ -20,6 +20,7 @@ mod noisy;
 mod row;
 mod sections;
 
+pub use batch::runs_row;
 pub use levels::{match_levels, LevelMatch, SAME_CACHE_FACTOR};
 pub use row::{Comparison, Mark, Row, SIGNIFICANCE, VERDICT_THRESHOLD};
 

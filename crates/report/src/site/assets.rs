@@ -100,9 +100,10 @@ pub const TABLE_JS: &str = r#"(function () {
 
 /// The comparison page: two machines picked (from the form, or from
 /// `?a=KEY&b=KEY` / `#a=KEY&b=KEY` in the address), their latest runs'
-/// figures side by side with B / A. A figure measured differently on the
-/// two sides (bandwidth at other thread counts), or flagged noisy on
-/// either, gets a ratio but no better/worse.
+/// figures side by side, and for each figure the ratio and verdict the
+/// site's builder computed over their recent runs (`site::verdicts`): the
+/// script decides nothing; past the builder's machine limit it shows the
+/// latest runs' ratio and no verdict.
 pub const COMPARE_JS: &str = r#"(function () {
   var data = JSON.parse(document.getElementById('site-data').getAttribute('data-json'));
   var byKey = {};
@@ -122,13 +123,9 @@ pub const COMPARE_JS: &str = r#"(function () {
     if (parent) parent.appendChild(e);
     return e;
   }
-  function verdict(fa, fb, r) {
-    if (fa.q !== fb.q) return ['measured differently: ' + fa.q + ' vs ' + fb.q, 'noisy'];
-    if (fa.n || fb.n) return ['noisy: no verdict', 'noisy'];
-    if (!fa.d) return ['', ''];
-    var better = fa.d === 'lower' ? r < 1 / 1.05 : r > 1.05;
-    var worse = fa.d === 'lower' ? r > 1.05 : r < 1 / 1.05;
-    return better ? ['B better', 'better'] : worse ? ['B worse', 'worse'] : ['within 5%', ''];
+  function verdict(A, B, l) {
+    var pair = data.verdicts && data.verdicts[A.key + ' ' + B.key];
+    return (pair && pair[l]) || null;
   }
   function link(parent, href, text) {
     var l = el('a', text, '', parent);
@@ -151,7 +148,7 @@ pub const COMPARE_JS: &str = r#"(function () {
     var table = el('table', undefined, 'site', out);
     table.id = 'cmp-table';
     var hr = el('tr', undefined, '', el('thead', undefined, '', table));
-    ['figure', 'A', 'B', 'B / A', ''].forEach(function (h) { el('th', h, '', hr); });
+    ['figure', 'A (latest)', 'B (latest)', 'B / A (recent runs)', 'verdict (recent runs)'].forEach(function (h) { el('th', h, '', hr); });
     var body = el('tbody', undefined, '', table);
     var labels = [];
     A.figures.concat(B.figures).forEach(function (f) { if (labels.indexOf(f.l) < 0) labels.push(f.l); });
@@ -161,10 +158,13 @@ pub const COMPARE_JS: &str = r#"(function () {
       el('td', l, 'l', tr);
       el('td', fa ? fa.t : '-', fa && fa.n ? 'noisy' : '', tr);
       el('td', fb ? fb.t : '-', fb && fb.n ? 'noisy' : '', tr);
-      if (fa && fb && fa.v !== 0) {
-        var r = fb.v / fa.v, v = verdict(fa, fb, r);
-        el('td', r.toFixed(3) + '\u00d7', '', tr);
+      var v = fa && fb ? verdict(A, B, l) : null;
+      if (v) {
+        el('td', v[2] || '-', '', tr);
         el('td', v[0], 'l ' + v[1], tr);
+      } else if (fa && fb && fa.v !== 0) {
+        el('td', (fb.v / fa.v).toFixed(3) + '\u00d7', '', tr);
+        el('td', data.verdicts ? '' : 'verdict: hwcal db compare', 'l', tr);
       } else {
         el('td', '-', '', tr);
         el('td', fa || fb ? 'measured on one side only' : '', 'l', tr);

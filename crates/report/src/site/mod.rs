@@ -12,7 +12,9 @@
 //! - `machines/KEY.html` — one page per machine, one row per run, and the
 //!   history of its key figures (each run against its usual range);
 //! - `runs/ID.html` — each run's HTML report ([`crate::html::report`]);
-//! - `compare.html` — any two machines' latest runs side by side, B / A.
+//! - `compare.html` — any two machines side by side, B / A, judged over
+//!   their recent runs by the same rule as `db compare batch:...`
+//!   (computed here, module `verdicts`; the page's script only renders).
 //!   The comparison is built in the page from each machine's latest figures
 //!   (embedded once), so the site grows with the number of machines, not its
 //!   square: pre-generated pair pages (n·(n−1)/2 of them, each with its
@@ -41,6 +43,7 @@ pub mod machine;
 mod marker;
 mod pages;
 pub mod publish;
+mod verdicts;
 
 pub use catalogue::{Machine, Site};
 pub use facts::RunFacts;

@@ -327,7 +327,8 @@ pub(super) fn machine(m: &Machine) -> String {
 /// other attribute, decoded by the browser, parsed by the script).
 pub(super) fn compare(site: &Site) -> String {
     let machines: Vec<serde_json::Value> = site.machines.iter().map(machine_json).collect();
-    let json = serde_json::json!({ "machines": machines }).to_string();
+    let verdicts = super::verdicts::verdicts(site);
+    let json = serde_json::json!({ "machines": machines, "verdicts": verdicts }).to_string();
     let mut body = pick_form(site);
     body += "<section id=\"comparison\">\n<h2>Latest runs side by side</h2>\n<div id=\"result\">\
              <noscript>The table is built in the page by its script; with scripts off, each machine's \
@@ -337,7 +338,7 @@ pub(super) fn compare(site: &Site) -> String {
         "<div id=\"site-data\" hidden data-json=\"{}\"></div>",
         esc(&json)
     );
-    let subtitle = "each machine's latest run; B / A for every figure both measured";
+    let subtitle = "each machine's latest run; B / A and the verdict over their recent runs";
     page("hwcal — compare two machines", subtitle, "", &body, COMPARE_JS)
 }
 

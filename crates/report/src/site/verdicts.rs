@@ -1,0 +1,176 @@
+//! The comparison page's verdicts, decided here and only rendered by the
+//! page's script: for every two machines, each figure both measured is
+//! judged over their recent runs (the last [`RECENT`]) by the rule every
+//! comparison over runs follows (`hwcal_analysis::compare::runs_row`:
+//! medians, the Mann–Whitney U test, `~` unless p < 0.05, better/worse
+//! only past 5% as well) — the same verdict `db compare batch:...` gives.
+//!
+//! Pairs grow as the square of the machines: the verdicts are embedded for
+//! up to [`MAX_MACHINES`] machines (a few hundred kilobytes); past that the
+//! page shows the ratios and says the verdicts are left to `hwcal db
+//! compare`.
+
+use super::catalogue::{Machine, Site};
+use super::facts::{Fig, RunFacts};
+use super::history::RECENT;
+use hwcal_analysis::compare::{runs_row, Mark, Row, SIGNIFICANCE, VERDICT_THRESHOLD};
+use hwcal_model::{Direction, FigureUnit};
+use serde_json::{json, Map, Value};
+
+/// Machines up to which the page carries every pair's verdicts.
+pub const MAX_MACHINES: usize = 60;
+
+/// One figure of a machine over its recent runs.
+struct Series {
+    label: String,
+    better: Direction,
+    /// How it was measured (thread count, ctx size, I/O job): two sides
+    /// measured differently are not judged.
+    how: String,
+    values: Vec<f64>,
+    noisy: usize,
+}
+
+/// A machine's figures over its recent runs, under the labels the page
+/// shows (the comparison's `figures` in `pages::machine_json`).
+fn series(m: &Machine) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
+    let mut add = |label: String, better: Direction, how: String, f: Option<Fig>| {
+        let Some(f) = f else { return };
+        match out.iter_mut().find(|s| s.label == label) {
+            // Only runs measured as the latest was: the latest run's
+            // setting names the figure.
+            Some(s) if s.how == how => {
+                s.values.push(f.value);
+                s.noisy += usize::from(f.noisy);
+            }
+            Some(_) => {}
+            None => out.push(Series {
+                label,
+                better,
+                how,
+                values: vec![f.value],
+                noisy: usize::from(f.noisy),
+            }),
+        }
+    };
+    for r in m.runs.iter().take(RECENT) {
+        figures(r, &mut add);
+    }
+    out
+}
+
+/// Each figure of a run, as (label, direction, how measured, figure).
+fn figures(r: &RunFacts, add: &mut impl FnMut(String, Direction, String, Option<Fig>)) {
+    add("core clock".into(), Direction::Higher, String::new(), r.clock_mhz);
+    for l in &r.caches {
+        let size = Fig {
+            value: l.size_bytes as f64,
+            noisy: l.latency.noisy,
+        };
+        add(
+            format!("L{} size", l.level),
+            Direction::Higher,
+            String::new(),
+            Some(size),
+        );
+        add(
+            format!("L{} latency", l.level),
+            Direction::Lower,
+            String::new(),
+            Some(l.latency),
+        );
+    }
+    add(
+        "memory latency".into(),
+        Direction::Lower,
+        String::new(),
+        r.memory_ns,
+    );
+    let threads = format!("{} threads", r.bw_threads);
+    for (op, f) in [("read", r.read_bps), ("write", r.write_bps), ("copy", r.copy_bps)] {
+        add(format!("{op} bandwidth"), Direction::Higher, threads.clone(), f);
+    }
+    let ctx = format!("{} KiB per process", r.ctx_kb);
+    add(
+        "context switch, 2 processes".into(),
+        Direction::Lower,
+        ctx,
+        r.ctx2_us,
+    );
+    let io = r.iops.map(|v| Fig {
+        value: v,
+        noisy: false,
+    });
+    add("I/O".into(), Direction::Higher, r.io_what.clone(), io);
+}
+
+/// The verdict of B's series against A's: [text, class, ratio text].
+fn judge(a: &Series, b: &Series) -> Value {
+    if a.how != b.how {
+        return json!([
+            format!("measured differently: {} vs {}", a.how, b.how),
+            "noisy",
+            ""
+        ]);
+    }
+    let proto = Row {
+        section: "site",
+        figure: a.label.clone(),
+        unit: FigureUnit::Count,
+        a: None,
+        b: None,
+        better: a.better,
+        noisy: false,
+        unlike: false,
+        a_ci: None,
+        b_ci: None,
+        runs: None,
+        p_value: None,
+        usual: None,
+    };
+    // Noisy in most runs on either side: not to be judged.
+    let noisy = a.noisy * 2 > a.values.len() || b.noisy * 2 > b.values.len();
+    let row = runs_row(proto, &a.values, &b.values, noisy);
+    let runs = format!("{}:{} runs", a.values.len(), b.values.len());
+    let p = row.p_value.map_or(String::new(), |p| format!("p={p:.2}, "));
+    let (text, class) = match row.mark(VERDICT_THRESHOLD) {
+        Some(Mark::Better) => (format!("B better ({p}{runs})"), "better"),
+        Some(Mark::Worse) => (format!("B worse ({p}{runs})"), "worse"),
+        Some(Mark::Noisy) => ("noisy: no verdict".to_string(), "noisy"),
+        Some(Mark::Same) => (format!("~ no significant change ({p}{runs})"), ""),
+        None if row.p_value.is_some_and(|p| p < SIGNIFICANCE) => (format!("within 5% ({p}{runs})"), ""),
+        None => (String::new(), ""),
+    };
+    let ratio = row.ratio().map_or(String::new(), |r| format!("{r:.3}\u{d7}"));
+    json!([text, class, ratio])
+}
+
+/// Every ordered pair's verdicts, `{"A B": {label: [text, class, ratio]}}`;
+/// `None` past [`MAX_MACHINES`].
+pub(super) fn verdicts(site: &Site) -> Option<Value> {
+    if site.machines.len() > MAX_MACHINES {
+        return None;
+    }
+    let all: Vec<(&str, Vec<Series>)> = site
+        .machines
+        .iter()
+        .map(|m| (m.key.key.as_str(), series(m)))
+        .collect();
+    let mut pairs = Map::new();
+    for (ka, sa) in &all {
+        for (kb, sb) in &all {
+            if ka == kb {
+                continue;
+            }
+            let mut rows = Map::new();
+            for a in sa {
+                if let Some(b) = sb.iter().find(|b| b.label == a.label) {
+                    rows.insert(a.label.clone(), judge(a, b));
+                }
+            }
+            pairs.insert(format!("{ka} {kb}"), Value::Object(rows));
+        }
+    }
+    Some(Value::Object(pairs))
+}
