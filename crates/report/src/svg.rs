@@ -244,7 +244,18 @@ impl<'p> Frame<'p> {
             }
             v
         } else {
-            linear_ticks(x0, x1)
+            // Counts (runs, threads, processes): no tick between two of them.
+            let counts = self
+                .plot
+                .series
+                .iter()
+                .flat_map(|s| &s.points)
+                .all(|p| p.0.fract() == 0.0);
+            let mut t = linear_ticks(x0, x1);
+            if counts {
+                t.retain(|x| (x - x.round()).abs() < 1e-9);
+            }
+            t
         };
         for x in xticks {
             let sx = self.px(x);
@@ -510,6 +521,18 @@ mod tests {
             "distant labels stay on the first row"
         );
         assert!(s.contains(">16384<"), "page counts are not written 1.6e4");
+        let runs = Plot {
+            series: vec![Series {
+                name: "r".into(),
+                points: vec![(1.0, 10.0), (2.0, 20.0), (3.0, 15.0)],
+            }],
+            ..Default::default()
+        }
+        .render();
+        assert!(
+            !runs.contains(">1.5<") && !runs.contains(">2.5<") && runs.contains(">2<"),
+            "whole ticks for counts"
+        );
         assert_eq!(fmt_num(1.5e7), "1.5e7");
         assert_eq!(fmt_num(2.5), "2.5");
         assert_eq!(fmt_num(0.25), "0.25");
