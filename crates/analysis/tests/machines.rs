@@ -418,3 +418,47 @@ fn the_penalty_curves_are_the_analysed_ones() {
     assert!(huge_seen, "one recorded machine with 2 MiB pages the TLB sees");
     assert!(tlb::penalty_curves(&Profile::default()).is_none());
 }
+
+/// A line size only the dependent-pair test measured is stated only where
+/// nothing contradicts it. Zen 5 run `c` has no L3 flush test, and its
+/// pair test read 256 B where the L2's flush granule is 64 B (prefetchers):
+/// the L3's 256 B was printed as its line, `ok`. The recorded Zen 3 run
+/// (no flush test at all) read 256 B for an L1 that sysfs states as 64 B.
+/// Neither is stated now, and a note says why; lines the flush test
+/// measured, and pair lines that agree with the stated one, stay.
+#[test]
+fn a_pair_line_that_is_contradicted_is_not_stated() {
+    let c = cache::analyze(&support::load("zen5-run-c.json")).unwrap();
+    let l3 = &c.levels[2];
+    assert_eq!(l3.line_bytes, None, "{l3:?}");
+    assert!(c
+        .notes
+        .iter()
+        .any(|n| n.code == "cache.l3-line-unconfirmed" && n.text.contains("at L2 (256 B against 64 B")));
+    assert_eq!(c.levels[0].line_bytes, Some(64));
+    assert_eq!(c.levels[0].line_method.as_deref(), Some("clflush"));
+    for name in ["zen5-run-a.json", "zen5-run-b.json"] {
+        let c = cache::analyze(&support::load(name)).unwrap();
+        assert!(
+            c.levels.iter().all(|l| l.line_bytes == Some(64)),
+            "{name}: {:?}",
+            c.levels
+        );
+    }
+    if let Some(p) = reference("zen3-2vcpu.run.json") {
+        let c = cache::analyze(&p).unwrap();
+        assert_eq!(c.levels[0].line_bytes, None, "{:?}", c.levels[0]);
+        assert!(c
+            .notes
+            .iter()
+            .any(|n| n.code == "cache.l1-line-unconfirmed" && n.text.contains("the CPU states 64 B")));
+    }
+    if let Some(p) = reference("emr-16vcpu.run.json") {
+        let c = cache::analyze(&p).unwrap();
+        assert!(
+            c.levels.iter().all(|l| l.line_bytes == Some(64)),
+            "{:?}",
+            c.levels
+        );
+    }
+}

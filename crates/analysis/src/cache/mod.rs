@@ -116,6 +116,10 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
 /// method prefetchers cannot fool); the dependent pairs stay as a
 /// cross-check, and where neither gives a line a note says why.
 fn flush_lines(p: &Profile, a: &mut CacheAnalysis) {
+    // Where the pair test read more than the flush granule at one level,
+    // prefetchers fooled it in this run: a line only it measured elsewhere
+    // is not stated (Zen 5's L3 read 256 B by pairs, 64 B by its CPUID).
+    let mut overread: Option<(u32, u64, u64)> = None;
     for l in &mut a.levels {
         let pairs = l.line_bytes;
         let flush = p
@@ -131,6 +135,9 @@ fn flush_lines(p: &Profile, a: &mut CacheAnalysis) {
                     a.notes.push(line_nominal_note(l.level, f, n));
                 }
                 if let Some(q) = pairs.filter(|&q| q != f) {
+                    if q > f {
+                        overread.get_or_insert((l.level, q, f));
+                    }
                     a.notes.push(note(
                         "cache",
                         &format!("l{}-line-prefetched", l.level),
@@ -157,6 +164,37 @@ fn flush_lines(p: &Profile, a: &mut CacheAnalysis) {
                 ),
             )),
         }
+    }
+    // A line only the pair test measured is stated only where nothing
+    // contradicts it: not where that test over-read elsewhere in this run,
+    // nor where the CPU states another line and no flush test arbitrated
+    // (Zen 3's L1 read 256 B by pairs, 64 B by sysfs).
+    for l in a
+        .levels
+        .iter_mut()
+        .filter(|l| l.line_method.as_deref() == Some("pairs"))
+    {
+        let Some(read) = l.line_bytes else { continue };
+        let why = match (overread, l.nominal_line_bytes) {
+            (Some((at, q, f)), _) => format!(
+                "in this run that test read more than the flush granule at L{at} ({q} B against {f} B: prefetchers)"
+            ),
+            (None, Some(n)) if n != read => {
+                format!("the CPU states {n} B, and no flush test was there to tell which is right")
+            }
+            _ => continue,
+        };
+        (l.line_bytes, l.line_method) = (None, None);
+        a.notes
+            .retain(|n| n.code != format!("cache.l{}-line-nominal-disagree", l.level));
+        a.notes.push(note(
+            "cache",
+            &format!("l{}-line-unconfirmed", l.level),
+            format!(
+                "L{}: line size not stated: only the pair test measured it ({read} B), and {why}",
+                l.level
+            ),
+        ));
     }
 }
 
