@@ -96,7 +96,7 @@ pub fn compare_batches(a: &[Profile], b: &[Profile]) -> Comparison {
 }
 
 /// Two runs of one machine judged against its history: each row gets the
-/// range its figure spans over `history` (that machine's stored runs; at
+/// figure's [`usual_range`] over `history` (that machine's stored runs; at
 /// least [`MIN_HISTORY`] of them hold the figure), and A and B both inside
 /// it is no significant change ([`Row::mark`]). On a shared machine a run's
 /// own interval is narrower than the scatter between runs (pages drawn
@@ -136,23 +136,23 @@ pub fn with_history(c: &mut Comparison, history: &[Profile]) {
     }
     if banded > 0 {
         c.notes.push(format!(
-            "history: A and B are runs of one machine; a figure inside the range its {} stored runs \
-             span is its usual run-to-run variation, not a change ('~')",
+            "history: A and B are runs of one machine; a figure inside its usual range over {} other \
+             stored runs (their median ± 3 robust sd, at least ± 5%) is run-to-run variation, not a change ('~')",
             history.len()
         ));
     }
 }
 
 /// The range a machine's next run of a figure is expected in, from its
-/// past runs: what they spanned, widened to the median ± 3 robust standard
-/// deviations (1.4826 × MAD) — a handful of runs spans less than the next
-/// one will often reach, and MAD is not moved by the odd outlier.
+/// past runs: their median ± 3 robust standard deviations (1.4826 × MAD,
+/// which the outliers it is meant to catch do not move), never narrower
+/// than ± [`VERDICT_THRESHOLD`] of the median (a change no comparison
+/// would call is not one). The one definition: comparisons of two runs of
+/// a machine and the site's history both use it.
 pub fn usual_range(values: &[f64]) -> [f64; 2] {
     let med = hwcal_stats::median(values);
-    let sigma = 1.4826 * hwcal_stats::mad(values);
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    [lo.min(med - 3.0 * sigma), hi.max(med + 3.0 * sigma)]
+    let half = (3.0 * 1.4826 * hwcal_stats::mad(values)).max(VERDICT_THRESHOLD * med.abs());
+    [med - half, med + half]
 }
 
 /// Runs of a machine needed before its range says what is usual.

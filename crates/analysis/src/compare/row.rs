@@ -49,6 +49,26 @@ pub enum Mark {
 }
 
 impl Row {
+    /// A row of `figure` with nothing measured yet: no values, intervals,
+    /// batch counts or history (the comparisons fill in what they have).
+    pub fn new(section: &'static str, figure: impl Into<String>, unit: FigureUnit, better: Direction) -> Row {
+        Row {
+            section,
+            figure: figure.into(),
+            unit,
+            a: None,
+            b: None,
+            better,
+            noisy: false,
+            unlike: false,
+            a_ci: None,
+            b_ci: None,
+            runs: None,
+            p_value: None,
+            usual: None,
+        }
+    }
+
     /// B / A when both are finite, A is not zero and the two were measured
     /// alike.
     pub fn ratio(&self) -> Option<f64> {

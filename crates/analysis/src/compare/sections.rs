@@ -49,19 +49,12 @@ impl<'a> Builder<'a> {
             return;
         }
         self.rows.push(Row {
-            section: self.section,
-            figure: figure.into(),
-            unit,
             a,
             b,
-            better,
             noisy: self.noisy,
-            unlike: false,
             a_ci,
             b_ci,
-            runs: None,
-            p_value: None,
-            usual: None,
+            ..Row::new(self.section, figure, unit, better)
         });
     }
 }

@@ -307,15 +307,7 @@ pub(super) fn tlb_table(t: &[TlbLevel]) -> String {
 }
 
 pub(super) fn mem_table(m: &MemResult) -> String {
-    let test = format!(
-        "{} {}, {} thread{}, {}",
-        m.access_pattern,
-        m.op,
-        m.threads,
-        if m.threads == 1 { "" } else { "s" },
-        human_bytes(m.size_bytes)
-    );
-    let mut rows: Vec<(&str, String)> = vec![("test", esc(&test))];
+    let mut rows: Vec<(&str, String)> = vec![("test", esc(&crate::text::mem_test(m)))];
     rows.extend(crate::text::mem_facts(m).into_iter().map(|(k, v)| (k, esc(&v))));
     rows.push(("pages", esc(&crate::text::mem_pages(m))));
     rows.push(("verdict", verdict(m.verdict)));

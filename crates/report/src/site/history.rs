@@ -5,17 +5,15 @@
 //! machine's last [`RECENT`] runs, with the range they span — as a bar per
 //! machine beside the index table.
 //!
-//! The band is the runs' median ± 3 robust standard deviations (1.4826 ×
-//! MAD, which the outliers it is meant to catch do not move), and never
-//! narrower than ± [`VERDICT_THRESHOLD`] of the median: the practical
-//! threshold a comparison's better/worse needs, so a run is not called out
-//! for a change no comparison would call.
+//! The band is the usual range a comparison of two of the machine's runs
+//! is judged by (`hwcal_analysis::compare::usual_range`: the runs' median ±
+//! 3 robust standard deviations, never narrower than ± 5%), so the site
+//! calls out no run a comparison would let pass.
 
 use super::catalogue::{Machine, Site};
 use super::facts::RunFacts;
 use crate::format::esc;
 use crate::svg::{Marker, Plot, Series};
-use hwcal_analysis::compare::VERDICT_THRESHOLD;
 use std::fmt::Write;
 
 /// Runs a machine's current figure is the median of.
@@ -80,14 +78,10 @@ pub(super) const KEY_FIGURES: [KeyFigure; 8] = [
     },
 ];
 
-/// The band of a figure's usual spread over `values` (see the module).
+/// The band of a figure's usual spread over `values`: the comparisons'
+/// usual range (`hwcal_analysis::compare::usual_range`), from three runs on.
 pub fn band(values: &[f64]) -> Option<[f64; 2]> {
-    if values.len() < 3 {
-        return None;
-    }
-    let med = hwcal_analysis::stats::median(values);
-    let half = (3.0 * 1.4826 * hwcal_analysis::stats::mad(values)).max(VERDICT_THRESHOLD * med.abs());
-    Some([med - half, med + half])
+    (values.len() >= 3).then(|| hwcal_analysis::compare::usual_range(values))
 }
 
 /// A machine's values of `f`, oldest first: (run id, value).

@@ -114,21 +114,7 @@ fn judge(a: &Series, b: &Series) -> Value {
             ""
         ]);
     }
-    let proto = Row {
-        section: "site",
-        figure: a.label.clone(),
-        unit: FigureUnit::Count,
-        a: None,
-        b: None,
-        better: a.better,
-        noisy: false,
-        unlike: false,
-        a_ci: None,
-        b_ci: None,
-        runs: None,
-        p_value: None,
-        usual: None,
-    };
+    let proto = Row::new("site", a.label.clone(), FigureUnit::Count, a.better);
     // Noisy in most runs on either side: not to be judged.
     let noisy = a.noisy * 2 > a.values.len() || b.noisy * 2 > b.values.len();
     let row = runs_row(proto, &a.values, &b.values, noisy);

@@ -287,18 +287,7 @@ fn mem(m: &MemResult) -> Line {
     } else {
         format!("{:.2} GB/s", m.bytes_per_sec / 1e9)
     };
-    Line::new(
-        "mem",
-        format!(
-            "{what} · {} {}, {} thread{}, {}",
-            m.access_pattern,
-            m.op,
-            m.threads,
-            plural(m.threads as usize),
-            human_bytes(m.size_bytes)
-        ),
-        Some(m.verdict),
-    )
+    Line::new("mem", format!("{what} · {}", super::mem_test(m)), Some(m.verdict))
 }
 
 /// The smallest ring of the smallest array per ring count at once: lat_ctx's

@@ -36,20 +36,24 @@ pub fn micbench(m: &MemResult) -> String {
     s
 }
 
-/// The `mem (...)` heading line: pattern, op, threads, size, which pages
-/// backed the buffer (huge pages change the latency), and the verdict.
-fn mem_heading(m: &MemResult) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "mem ({} {}, {} thread{}, {}):{}",
+/// What the benchmark ran, as every rendering names it: `random chase, 1
+/// thread, 256 MiB`.
+pub fn mem_test(m: &MemResult) -> String {
+    format!(
+        "{} {}, {} thread{}, {}",
         m.access_pattern,
         m.op,
         m.threads,
         if m.threads == 1 { "" } else { "s" },
-        human_bytes(m.size_bytes),
-        noisy_mark(m.verdict)
-    );
+        human_bytes(m.size_bytes)
+    )
+}
+
+/// The `mem (...)` heading line: pattern, op, threads, size, which pages
+/// backed the buffer (huge pages change the latency), and the verdict.
+fn mem_heading(m: &MemResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "mem ({}):{}", mem_test(m), noisy_mark(m.verdict));
     s += &crate::format::wrap(&format!("  pages       {}", mem_pages(m)), 100, 14);
     s
 }

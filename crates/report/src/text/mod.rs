@@ -30,7 +30,7 @@ pub use digest::{
 pub use hwcal_model::{human_bytes, measured_bytes};
 pub use io::io_section;
 pub use machine::{harness, machine};
-pub use mem::{mem, mem_facts, mem_pages, micbench, micbench_rows};
+pub use mem::{mem, mem_facts, mem_pages, mem_test, micbench, micbench_rows};
 pub use tlb::{tlb_huge_pages, tlbs};
 
 pub(crate) use clock::clock_for;
