@@ -6,8 +6,9 @@
 //! machine beside the index table.
 //!
 //! The band is the usual range a comparison of two of the machine's runs
-//! is judged by (`hwcal_analysis::compare::usual_range`: the runs' median ±
-//! 3 robust standard deviations, never narrower than ± 5%), so the site
+//! is judged by (`hwcal_analysis::compare::usual_range`: Tukey's outer fences,
+//! the quartiles ± 3 interquartile ranges, never narrower than ± 5% of
+//! the median), so the site
 //! calls out no run a comparison would let pass.
 
 use super::catalogue::{Machine, Site};
@@ -161,8 +162,8 @@ pub(super) fn history_section(m: &Machine) -> String {
     }
     let mut s = String::from(
         "<section id=\"history\">\n<h2>History</h2>\n<p class=\"sub\">Each key figure run by run; the \
-         dotted lines bound its usual range (the runs' median ± 3 robust standard deviations, at least \
-         ± 5%); a run outside it is drawn apart and named below.</p>\n",
+         dotted lines bound its usual range (Tukey's outer fences: the runs' quartiles ± 3 interquartile \
+         ranges, at least ± 5% of their median); a run outside it is drawn apart and named below.</p>\n",
     );
     s += &plots;
     if left.is_empty() {
