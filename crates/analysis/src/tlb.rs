@@ -195,6 +195,7 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
     let cy_of = |g: &Segment| med(&|q: &DiffPoint| q.diff_cycles, g);
     let mut out = Vec::new();
     let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&xs)).collect();
+    let mut steps = Vec::new();
     for k in 0..segs.len().saturating_sub(1) {
         let (a, b) = (&segs[k], &segs[k + 1]);
         if b.level <= a.level {
@@ -217,8 +218,98 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
             entries_high: at(0.75).map(|x| x.round() as u64),
             ..Default::default()
         });
+        steps.push((k, frac));
+    }
+    let curve = Curve { xs: &xs, ys, ns: &ns };
+    for (l, iv) in out.iter_mut().zip(step_intervals(&curve, &segs, &steps)) {
+        l.entries_ci95 =
+            iv.0.map(|[a, b]| [a.round().max(0.0) as u64, b.round().max(0.0) as u64]);
+        l.miss_latency_ns_ci95 = iv.1;
     }
     (out, pl)
+}
+
+/// A TLB sweep's difference curve: page counts, the curve the steps are
+/// found on (cycles, or ns without clock data) and ns.
+struct Curve<'a> {
+    xs: &'a [f64],
+    ys: &'a [f64],
+    ns: &'a [f64],
+}
+
+/// 95% intervals of each step's entries and miss latency (`steps`: the
+/// lower segment's index and the fraction of the way up where the entries
+/// are read), by a residual bootstrap ([`crate::bootstrap`]): the model is
+/// the curve's running median of three, the noise each segment's scatter
+/// about its median (absolute, as a difference curve sits near zero below
+/// the first TLB's size; points between segments draw from both sides'),
+/// and each copy finds the entries and the step's height again with the
+/// segments' extent held fixed, as [`levels`] did.
+fn step_intervals(
+    c: &Curve,
+    segs: &[Segment],
+    steps: &[(usize, f64)],
+) -> Vec<(Option<[f64; 2]>, Option<[f64; 2]>)> {
+    use crate::bootstrap::{interval_about, Rng, REPLICATES, SEED};
+    let n = c.xs.len().min(c.ys.len()).min(c.ns.len());
+    let pool = |v: &[f64], g: &Segment| -> Vec<f64> {
+        let m = median(&v[g.first..=g.last]);
+        v[g.first..=g.last].iter().map(|y| y - m).collect()
+    };
+    // Residuals of ys and ns drawn by one index, so a copy's two curves
+    // keep the samples' pairing.
+    let pools: Vec<Vec<(f64, f64)>> = segs
+        .iter()
+        .map(|g| pool(c.ys, g).into_iter().zip(pool(c.ns, g)).collect())
+        .collect();
+    let by_point: Vec<Vec<(f64, f64)>> = (0..n)
+        .map(|i| match segs.iter().position(|g| i <= g.last) {
+            Some(j) if i >= segs[j].first || j == 0 => pools[j].clone(),
+            Some(j) => [pools[j - 1].as_slice(), pools[j].as_slice()].concat(),
+            None => pools.last().cloned().unwrap_or_default(),
+        })
+        .collect();
+    let (my, mn) = (
+        crate::segments::median3(&c.ys[..n]),
+        crate::segments::median3(&c.ns[..n]),
+    );
+    let mut rng = Rng::new(SEED);
+    let mut copies = vec![(Vec::new(), Vec::new()); steps.len()];
+    for _ in 0..REPLICATES {
+        let draws: Vec<(f64, f64)> = by_point
+            .iter()
+            .map(|p| {
+                (!p.is_empty())
+                    .then(|| p[rng.below(p.len())])
+                    .unwrap_or((0.0, 0.0))
+            })
+            .collect();
+        let ys: Vec<f64> = (0..n).map(|i| my[i] + draws[i].0).collect();
+        let ns: Vec<f64> = (0..n).map(|i| mn[i] + draws[i].1).collect();
+        let cl = clean(&ys);
+        let med = |v: &[f64], g: &Segment| median(&v[g.first..=g.last]);
+        for (s, &(k, frac)) in steps.iter().enumerate() {
+            let (a, b) = (&segs[k], &segs[k + 1]);
+            let (la, lb) = (med(&ys, a), med(&ys, b));
+            let at = crossing(c.xs, &cl, a.first, b.first, la + frac * (lb - la));
+            copies[s].0.push(at.unwrap_or(f64::NAN));
+            copies[s].1.push(med(&ns, b) - med(&ns, a));
+        }
+    }
+    steps
+        .iter()
+        .zip(&copies)
+        .map(|(&(k, frac), (at, miss))| {
+            let (a, b) = (&segs[k], &segs[k + 1]);
+            let cl = clean(&c.ys[..n]);
+            let entries = crossing(c.xs, &cl, a.first, b.first, a.level + frac * (b.level - a.level));
+            let figure = median(&c.ns[b.first..=b.last]) - median(&c.ns[a.first..=a.last]);
+            (
+                entries.and_then(|e| interval_about(at, e)),
+                interval_about(miss, figure),
+            )
+        })
+        .collect()
 }
 
 /// The level the sweep ends in when it is not flat enough to be found as

@@ -55,4 +55,14 @@ pub struct CacheLevel {
     /// can still move between runs. Absent where the size is a lower bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_bytes_ci95: Option<[u64; 2]>,
+    /// A 95% interval of `miss_latency_ns`: the two idle-gap points'
+    /// samples resampled, the difference of their minima taken again.
+    /// Absent in older profiles and without the gap chase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub miss_latency_ns_ci95: Option<[f64; 2]>,
+    /// A 95% interval of `replace_time_ns`, the step to the next plateau
+    /// re-derived by the residual bootstrap of `latency_ns_ci95`. Absent in
+    /// older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replace_time_ns_ci95: Option<[f64; 2]>,
 }

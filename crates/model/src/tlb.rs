@@ -36,6 +36,15 @@ pub struct TlbLevel {
     /// What CPUID (or the per-core table) says this level holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nominal_entries: Option<u64>,
+    /// 95% intervals of `entries` and `miss_latency_ns`: the step found
+    /// again on copies of the curve with each plateau's scatter resampled
+    /// (a residual bootstrap, see `hwcal_analysis::tlb`). They say how well
+    /// this run pinned the step down; `entries_low`/`entries_high` say how
+    /// wide the step is. Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries_ci95: Option<[u64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub miss_latency_ns_ci95: Option<[f64; 2]>,
 }
 
 /// One access per page over `pages` pages in random order, timed with 4 KiB

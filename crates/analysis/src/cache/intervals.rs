@@ -15,8 +15,10 @@ use hwcal_model::{MachineInfo, RawCurve};
 /// 95% intervals of what [`analyze_curves_tlb`] derived from a sweep.
 #[derive(Debug, Default)]
 pub(super) struct Intervals {
-    /// Per cache level: latency (ns) and size (bytes).
+    /// Per cache level: latency (ns), size (bytes) and the step to the
+    /// next plateau (replace time, ns).
     pub(super) latency: Vec<Option<[f64; 2]>>,
+    pub(super) replace: Vec<Option<[f64; 2]>>,
     pub(super) size: Vec<Option<[f64; 2]>>,
     pub(super) memory: Option<[f64; 2]>,
 }
@@ -66,6 +68,7 @@ pub(super) fn intervals(
     let mut memo = crate::colour::Memo::default();
     let mut lat = vec![Vec::with_capacity(REPLICATES); n_cache];
     let mut size = vec![Vec::with_capacity(REPLICATES); n_cache];
+    let mut step = vec![Vec::with_capacity(REPLICATES); n_cache];
     let mut mem = Vec::with_capacity(REPLICATES);
     for _ in 0..REPLICATES {
         let ys: Vec<f64> = (0..n)
@@ -81,6 +84,9 @@ pub(super) fn intervals(
         };
         for k in 0..n_cache {
             lat[k].push(levels[k]);
+            if let Some(next) = levels.get(k + 1) {
+                step[k].push(next - levels[k]);
+            }
             // The next level's latency: its plateau's, or for a level
             // bounded by the climb at the sweep's top, that top's.
             let next = match pl[k].tail_to {
@@ -110,6 +116,14 @@ pub(super) fn intervals(
             .iter()
             .enumerate()
             .map(|(k, v)| interval_about(v, pl[k].level).map(non_negative))
+            .collect(),
+        replace: step
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                let figure = pl.get(k + 1)?.level - pl[k].level;
+                interval_about(v, figure).filter(|_| v.len() == REPLICATES)
+            })
             .collect(),
         size: size
             .iter()

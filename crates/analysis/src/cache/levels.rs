@@ -18,7 +18,7 @@ fn nearest(pts: &[RawPoint], x: f64) -> Option<&RawPoint> {
 
 /// Gap-chase points with the gap's own cost removed, per sample with that
 /// sample's clock: (x, ns, cycles).
-pub(super) fn idle_points(gap: &RawCurve, plain: &[RawPoint]) -> Vec<(f64, f64, Option<f64>)> {
+pub(super) fn idle_points(gap: &RawCurve, plain: &[RawPoint]) -> Vec<Idle> {
     let Some(cal) = gap.points.first() else {
         return Vec::new();
     };
@@ -35,18 +35,57 @@ pub(super) fn idle_points(gap: &RawCurve, plain: &[RawPoint]) -> Vec<(f64, f64, 
     gap.points
         .iter()
         .map(|p| {
-            let ns = p
+            let samples: Vec<f64> = p
                 .samples
                 .iter()
                 .zip(&p.mhz)
                 .map(|(ns, mhz)| ns - g * 1000.0 / mhz)
                 .filter(|v| v.is_finite())
-                .fold(f64::INFINITY, f64::min);
-            let cy = point_cycles(p).map(|c| c - g);
-            (p.x, ns, cy)
+                .collect();
+            Idle {
+                x: p.x,
+                ns: samples.iter().copied().fold(f64::INFINITY, f64::min),
+                cycles: point_cycles(p).map(|c| c - g),
+                samples,
+            }
         })
-        .filter(|(_, ns, _)| ns.is_finite())
+        .filter(|i| i.ns.is_finite())
         .collect()
+}
+
+/// One size of the idle-gap chase with the gap's own cycles taken out: the
+/// fastest sample (the load with the memory system idle, nothing queued
+/// before it), in ns and cycles, and every sample, for its interval.
+#[derive(Debug, Clone)]
+pub(super) struct Idle {
+    pub(super) x: f64,
+    pub(super) ns: f64,
+    pub(super) cycles: Option<f64>,
+    pub(super) samples: Vec<f64>,
+}
+
+/// A 95% interval of `b`'s fastest sample less `a`'s (a miss latency from
+/// the idle-gap chase): both points' samples drawn again with
+/// replacement, the difference of the copies' minima, about the
+/// difference the data gave ([`crate::bootstrap`]). A minimum resampled
+/// moves only as far as the samples near it are apart: one lucky load
+/// alone below the rest widens the interval to the next, several loads at
+/// the floor pin it. `None` with under three samples on either side.
+fn min_difference_interval(a: &Idle, b: &Idle) -> Option<[f64; 2]> {
+    use crate::bootstrap::{interval_about, Rng, REPLICATES, SEED};
+    if a.samples.len() < 3 || b.samples.len() < 3 {
+        return None;
+    }
+    let mut rng = Rng::new(SEED);
+    let mut min_of = |v: &[f64]| {
+        (0..v.len())
+            .filter_map(|_| rng.pick(v))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let copies: Vec<f64> = (0..REPLICATES)
+        .map(|_| min_of(&b.samples) - min_of(&a.samples))
+        .collect();
+    interval_about(&copies, b.ns - a.ns)
 }
 
 /// The note for a sweep that shows no memory plateau: where it ended on the
@@ -167,16 +206,10 @@ fn edge(sw: &Sweep, pl: &[Plateau], k: usize) -> (Option<u64>, Option<u64>) {
 
 /// The idle-gap latency (ns, cycles) measured within plateau `k`, if the
 /// gap chase ran at a size on it.
-fn idle_at(
-    idle: &[(f64, f64, Option<f64>)],
-    xs: &[f64],
-    pl: &[Plateau],
-    k: usize,
-) -> Option<(f64, Option<f64>)> {
+fn idle_at<'a>(idle: &'a [Idle], xs: &[f64], pl: &[Plateau], k: usize) -> Option<&'a Idle> {
     let p = pl.get(k)?;
     idle.iter()
-        .find(|(x, _, _)| *x >= xs[p.first] * 0.999 && *x <= xs[p.last] * 1.001)
-        .map(|&(_, ns, cy)| (ns, cy))
+        .find(|i| i.x >= xs[p.first] * 0.999 && i.x <= xs[p.last] * 1.001)
 }
 
 /// A level's size: the boundary to the next plateau, or the largest size
@@ -198,7 +231,7 @@ pub(super) fn cache_level(
     sw: &Sweep,
     pl: &[Plateau],
     k: usize,
-    idle: &[(f64, f64, Option<f64>)],
+    idle: &[Idle],
     line: [Option<u64>; 2],
     machine: &MachineInfo,
 ) -> CacheLevel {
@@ -213,10 +246,8 @@ pub(super) fn cache_level(
         )
     });
     let (edge_start, edge_end) = edge(sw, pl, k);
-    let miss = match (idle_at(idle, &sw.xs, pl, k), idle_at(idle, &sw.xs, pl, k + 1)) {
-        (Some((a, ac)), Some((b, bc))) => Some((b - a, ac.zip(bc).map(|(a, b)| b - a))),
-        _ => None,
-    };
+    let gaps = idle_at(idle, &sw.xs, pl, k).zip(idle_at(idle, &sw.xs, pl, k + 1));
+    let miss = gaps.map(|(a, b)| (b.ns - a.ns, a.cycles.zip(b.cycles).map(|(a, b)| b - a)));
     let nominal = machine.nominal_data_cache(level);
     let size = plateau_size(p, &sw.xs);
     let spread = detrended_spread(&sw.xs[p.first..=p.last], &sw.ys[p.first..=p.last]);
@@ -244,6 +275,8 @@ pub(super) fn cache_level(
         // Filled in by [`intervals`], which re-derives every level at once.
         latency_ns_ci95: None,
         size_bytes_ci95: None,
+        replace_time_ns_ci95: None,
+        miss_latency_ns_ci95: gaps.and_then(|(a, b)| min_difference_interval(a, b)),
     }
 }
 

@@ -347,6 +347,7 @@ fn mark_noisy(out: &mut CacheAnalysis, n: Note) {
 fn attach_intervals(out: &mut CacheAnalysis, iv: Intervals) {
     for (k, l) in out.levels.iter_mut().enumerate() {
         l.latency_ns_ci95 = iv.latency.get(k).copied().flatten();
+        l.replace_time_ns_ci95 = iv.replace.get(k).copied().flatten();
         l.size_bytes_ci95 = iv
             .size
             .get(k)

@@ -148,20 +148,28 @@ pub(super) fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheL
             q,
         );
         let (p, q) = f(&|c| c.miss_latency_ns);
-        r.row(
+        let (pa, qa) = (
+            ci(ca, &|c| c.miss_latency_ns_ci95),
+            ci(cb, &|c| c.miss_latency_ns_ci95),
+        );
+        r.row_ci(
             format!("{name} miss latency"),
             FigureUnit::Ns,
             Direction::Lower,
-            p,
-            q,
+            (p, pa),
+            (q, qa),
         );
         let (p, q) = f(&|c| c.replace_time_ns);
-        r.row(
+        let (pa, qa) = (
+            ci(ca, &|c| c.replace_time_ns_ci95),
+            ci(cb, &|c| c.replace_time_ns_ci95),
+        );
+        r.row_ci(
             format!("{name} replace time"),
             FigureUnit::Ns,
             Direction::Lower,
-            p,
-            q,
+            (p, pa),
+            (q, qa),
         );
     }
     let mut only = (Vec::new(), Vec::new());
@@ -231,19 +239,32 @@ pub(super) fn compare_tlbs(out: &mut Comparison, x: &[TlbLevel], y: &[TlbLevel])
         let (ta, tb) = (find(x), find(y));
         r.noisy = either_noisy(ta.as_ref().map(|t| t.verdict), tb.as_ref().map(|t| t.verdict));
         let name = format!("L{lv} TLB ({} pages)", human_bytes(page));
-        r.row(
+        let entries = |t: &Option<TlbLevel>| {
+            t.as_ref().map(|t| t.entries as f64).map(|e| {
+                let ci = t.as_ref().and_then(|t| t.entries_ci95);
+                (e, ci.map(|[lo, hi]| [lo as f64, hi as f64]))
+            })
+        };
+        let (ea, eb) = (entries(&ta), entries(&tb));
+        r.row_ci(
             format!("{name} entries"),
             FigureUnit::Count,
             Direction::Higher,
-            ta.as_ref().map(|t| t.entries as f64),
-            tb.as_ref().map(|t| t.entries as f64),
+            (ea.map(|e| e.0), ea.and_then(|e| e.1)),
+            (eb.map(|e| e.0), eb.and_then(|e| e.1)),
         );
-        r.row(
+        let miss = |t: &Option<TlbLevel>| {
+            (
+                t.as_ref().map(|t| t.miss_latency_ns),
+                t.as_ref().and_then(|t| t.miss_latency_ns_ci95),
+            )
+        };
+        r.row_ci(
             format!("{name} miss latency"),
             FigureUnit::Ns,
             Direction::Lower,
-            ta.as_ref().map(|t| t.miss_latency_ns),
-            tb.as_ref().map(|t| t.miss_latency_ns),
+            miss(&ta),
+            miss(&tb),
         );
     }
 }
