@@ -73,6 +73,36 @@ pub fn interval_about(copies: &[f64], figure: f64) -> Option<[f64; 2]> {
     Some([figure - (mid - lo), figure + (hi - mid)])
 }
 
+/// A 95% interval of `combine(min a, min b)` (a difference or ratio of
+/// two points' fastest samples): both sample sets drawn again with
+/// replacement and their minima combined, about the figure the data gave.
+/// A resampled minimum moves only as far as the samples near it are
+/// apart: one lucky sample alone below the rest widens the interval to the
+/// next, several at the floor pin it. `None` under three samples a side.
+pub fn minima_interval(a: &[f64], b: &[f64], combine: fn(f64, f64) -> f64) -> Option<[f64; 2]> {
+    let (a, b): (Vec<f64>, Vec<f64>) = (
+        a.iter().copied().filter(|v| v.is_finite()).collect(),
+        b.iter().copied().filter(|v| v.is_finite()).collect(),
+    );
+    if a.len() < 3 || b.len() < 3 {
+        return None;
+    }
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut rng = Rng::new(SEED);
+    let mut min_of = |v: &[f64]| {
+        (0..v.len())
+            .filter_map(|_| rng.pick(v))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let copies: Vec<f64> = (0..REPLICATES)
+        .map(|_| {
+            let x = min_of(&a);
+            combine(x, min_of(&b))
+        })
+        .collect();
+    interval_about(&copies, combine(min(&a), min(&b)))
+}
+
 /// How far each of `ys` sits from a straight line through them in log₂ x,
 /// relative to the line: the points' scatter with the slope taken out (a
 /// plateau may climb on its own: a VM's share of a shared level, TLB

@@ -149,8 +149,12 @@ fn memory_chase(p: &Profile) -> Option<&MemResult> {
 
 /// The `mem` chase's per-slice times (ns per load of each ~10 ms slice).
 fn chase_slices(p: &Profile) -> Vec<f64> {
-    let id = hwcal_model::curve::MemSeries::Latency.thread(0);
-    p.raw_curve(&id)
+    curve_slices(p, &hwcal_model::curve::MemSeries::Latency.thread(0))
+}
+
+/// A `mem` curve's slices, ns per operation each.
+fn curve_slices(p: &Profile, id: &str) -> Vec<f64> {
+    p.raw_curve(id)
         .map(|c| {
             c.points
                 .iter()
@@ -184,33 +188,26 @@ fn curve_ns(p: &Profile, id: &str) -> Option<f64> {
 /// single chase; empty where the run has none.
 fn chase_mlp(p: &Profile) -> Vec<MlpPoint> {
     use hwcal_model::curve::MemSeries;
-    let pts: Vec<(u32, f64)> = [1u32, 2, 4, 8, 16]
+    let pts: Vec<(u32, f64, Option<[f64; 2]>)> = [1u32, 2, 4, 8, 16]
         .into_iter()
-        .filter_map(|k| curve_ns(p, &MemSeries::Mlp { chains: k }.thread(0)).map(|v| (k, v)))
+        .filter_map(|k| {
+            let id = MemSeries::Mlp { chains: k }.thread(0);
+            let v = curve_ns(p, &id)?;
+            Some((k, v, crate::stats::mean_ci95(&curve_slices(p, &id), v)))
+        })
         .collect();
-    let Some(&(1, one)) = pts.first() else {
+    let Some(&(1, one, one_ci)) = pts.first() else {
         return Vec::new();
     };
     pts.into_iter()
-        .map(|(k, v)| MlpPoint {
+        .map(|(k, v, ci)| MlpPoint {
             chains: k,
             ns_per_load: v,
             speedup: one / v,
+            ns_per_load_ci95: ci,
+            speedup_ci95: crate::stats::ratio_ci95(one, one_ci, v, ci),
         })
         .collect()
-}
-
-/// A 95% interval of a mean over slices, about `centre` (the mean of the
-/// whole chase): ±1.96 standard errors. `None` under five slices.
-fn slice_interval(slices: &[f64], centre: f64) -> Option<[f64; 2]> {
-    let n = slices.len();
-    if n < 5 {
-        return None;
-    }
-    let mean = slices.iter().sum::<f64>() / n as f64;
-    let var = slices.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let h = 1.96 * (var / n as f64).sqrt();
-    Some([(centre - h).max(0.0), centre + h])
 }
 
 /// The headline from the `mem` chase, keeping what only the sweep gives
@@ -259,10 +256,14 @@ fn from_chase(
         verdict: m.verdict,
         tlb_share_ns: share_ns,
         tlb_share_cycles: share_ns.and(share_cy),
-        latency_ns_ci95: slice_interval(&chase_slices(p), m.ns_per_op),
+        latency_ns_ci95: crate::stats::mean_ci95(&chase_slices(p), m.ns_per_op),
         source: Some(MEM_SOURCE.into()),
         size_bytes: Some(m.size_bytes),
         latency_no_walks_ns: no_walks,
+        latency_no_walks_ns_ci95: no_walks.and_then(|l| {
+            let id = hwcal_model::curve::MemSeries::LatencyLocal.thread(0);
+            crate::stats::mean_ci95(&curve_slices(p, &id), l)
+        }),
         measures: Vec::new(),
     }
 }
@@ -293,7 +294,7 @@ fn chase_measure(p: &Profile, m: &MemResult) -> MemoryMeasure {
         source: MEM_SOURCE.into(),
         size_bytes: Some(m.size_bytes),
         latency_ns: m.ns_per_op,
-        latency_ns_ci95: slice_interval(&chase_slices(p), m.ns_per_op),
+        latency_ns_ci95: crate::stats::mean_ci95(&chase_slices(p), m.ns_per_op),
     }
 }
 
@@ -616,6 +617,7 @@ mod tests {
                 chains: 1,
                 ns_per_load: one_chase,
                 speedup: 1.0,
+                ..Default::default()
             }],
             ..Default::default()
         }

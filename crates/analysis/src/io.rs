@@ -1,7 +1,7 @@
 //! Notes on an I/O job's figures: what the page cache did to them and
 //! whether there were enough samples for the percentiles.
 
-use hwcal_model::Note;
+use hwcal_model::{Note, Verdict};
 
 /// The notes on a finished job: `direct` (O_DIRECT), whether it `reads`
 /// and `writes`, and how many I/Os completed.
@@ -36,9 +36,45 @@ pub fn notes(direct: bool, reads: bool, writes: bool, ios: u64) -> Vec<Note> {
     n
 }
 
+/// An I/O job's verdict, from the rates of its reporting intervals: noisy
+/// when they moved by more than [`crate::mem::NOISY_REL`] (MAD about
+/// their median, the rule a streaming rate is judged by), when there were
+/// under five intervals to judge by, or when under 100 I/Os completed
+/// (the percentiles are rough).
+pub fn verdict(iops_intervals: &[f64], ios: u64) -> Verdict {
+    let v: Vec<f64> = iops_intervals.iter().copied().filter(|x| x.is_finite()).collect();
+    let m = crate::stats::median(&v);
+    let steady = v.len() >= 5 && m > 0.0 && crate::stats::mad(&v) / m <= crate::mem::NOISY_REL;
+    if steady && ios >= 100 {
+        Verdict::Ok
+    } else {
+        Verdict::Noisy
+    }
+}
+
+/// A 95% interval of a job's rate (`iops`, over the whole wall time) from
+/// its intervals' rates: ±1.96 standard errors of their mean, about it.
+pub fn iops_ci95(iops_intervals: &[f64], iops: f64) -> Option<[f64; 2]> {
+    let v: Vec<f64> = iops_intervals.iter().copied().filter(|x| x.is_finite()).collect();
+    crate::stats::mean_ci95(&v, iops)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::notes;
+    use super::{iops_ci95, notes, verdict};
+    use hwcal_model::Verdict;
+
+    #[test]
+    fn a_steady_job_is_ok_and_a_wandering_or_short_one_noisy() {
+        let steady = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1000.0];
+        assert_eq!(verdict(&steady, 6000), Verdict::Ok);
+        let ci = iops_ci95(&steady, 1000.0).unwrap();
+        assert!(ci[0] < 1000.0 && ci[1] > 1000.0 && ci[1] - ci[0] < 20.0, "{ci:?}");
+        let wandering = [1000.0, 1400.0, 700.0, 1200.0, 800.0, 1000.0];
+        assert_eq!(verdict(&wandering, 6000), Verdict::Noisy);
+        assert_eq!(verdict(&steady[..3], 3000), Verdict::Noisy, "too few intervals");
+        assert_eq!(verdict(&steady, 50), Verdict::Noisy, "too few I/Os");
+    }
 
     #[test]
     fn buffered_and_short_jobs_are_noted() {

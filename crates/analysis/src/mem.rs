@@ -159,6 +159,14 @@ pub fn summarize(template: &MemResult, curves: &[&RawCurve], tsc_mhz: Option<f64
     r.oncpu_clk_per_op = cpu_cycles.map(per_op);
     r.oncpu_fraction = cpu_ns.filter(|_| ns_sum > 0.0).map(|c| c / ns_sum);
     r.slice_ns_per_op = spread(&slice_ns);
+    r.ns_per_op_ci95 = crate::stats::mean_ci95(&slice_ns, r.ns_per_op);
+    // Rate is bytes over time: the interval's ends swap.
+    r.bytes_per_sec_ci95 = r.ns_per_op_ci95.filter(|[lo, _]| *lo > 0.0).map(|[lo, hi]| {
+        [
+            r.bytes_per_sec * r.ns_per_op / hi,
+            r.bytes_per_sec * r.ns_per_op / lo,
+        ]
+    });
     r.core_mhz = spread(&mhz_all);
     r.verdict = verdict(r.ns_per_op, r.slice_ns_per_op.as_ref());
     // Wall-clock time per op includes every moment another task held the

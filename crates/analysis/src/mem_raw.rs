@@ -123,6 +123,8 @@ fn reanalyze_matrix(p: &Profile, m: &MemResult, matrix: &mut [NumaLatency], tsc:
         let x = summarize(&tpl, &r, tsc);
         cell.ns_per_op = x.ns_per_op;
         cell.clk_per_op = x.clk_per_op.is_finite().then_some(x.clk_per_op);
+        cell.verdict = Some(x.verdict);
+        cell.ns_per_op_ci95 = x.ns_per_op_ci95;
         any = true;
     }
     any
@@ -233,11 +235,11 @@ fn set_headlines(bw: &mut Bandwidth) {
             if let Some(v) = best.verdict {
                 bw.verdict = Some(bw.verdict.unwrap_or(Verdict::Ok).and(v));
             }
-            let v = Some(best.bytes_per_sec);
+            let (v, ci) = (Some(best.bytes_per_sec), best.bytes_per_sec_ci95);
             match op {
-                "read" => bw.read_bytes_per_sec = v,
-                "write" => bw.write_bytes_per_sec = v,
-                _ => bw.copy_bytes_per_sec = v,
+                "read" => (bw.read_bytes_per_sec, bw.read_bytes_per_sec_ci95) = (v, ci),
+                "write" => (bw.write_bytes_per_sec, bw.write_bytes_per_sec_ci95) = (v, ci),
+                _ => (bw.copy_bytes_per_sec, bw.copy_bytes_per_sec_ci95) = (v, ci),
             }
         }
     }
@@ -255,9 +257,11 @@ fn reanalyze_mlp(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
         }
         let r: Vec<&RawCurve> = curves.iter().collect();
         let tpl = template("random", "chains", bw.size_bytes as usize, true, 1);
-        m.ns_per_load = summarize(&tpl, &r, tsc).ns_per_op;
-        let b = *base.get_or_insert(m.ns_per_load);
+        let x = summarize(&tpl, &r, tsc);
+        (m.ns_per_load, m.ns_per_load_ci95) = (x.ns_per_op, x.ns_per_op_ci95);
+        let (b, b_ci) = *base.get_or_insert((m.ns_per_load, m.ns_per_load_ci95));
         m.speedup = b / m.ns_per_load;
+        m.speedup_ci95 = crate::stats::ratio_ci95(b, b_ci, m.ns_per_load, m.ns_per_load_ci95);
         any = true;
     }
     any
@@ -283,6 +287,14 @@ fn reanalyze_loaded(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
         let chaser = &x.per_thread[0];
         l.latency_ns = chaser.ns_per_op;
         l.latency_cycles = chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op);
+        // The chaser alone, judged as a `mem` chase is.
+        let alone = summarize(
+            &template("random", "chase", bw.size_bytes as usize, true, 1),
+            &r[..1],
+            tsc,
+        );
+        l.verdict = Some(alone.verdict);
+        l.latency_ns_ci95 = alone.ns_per_op_ci95;
         l.stream_bytes_per_sec = x.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec);
         any = true;
     }

@@ -229,6 +229,9 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
     (out, pl)
 }
 
+/// 95% intervals of a step's entries and its miss latency (ns).
+type StepIntervals = (Option<[f64; 2]>, Option<[f64; 2]>);
+
 /// A TLB sweep's difference curve: page counts, the curve the steps are
 /// found on (cycles, or ns without clock data) and ns.
 struct Curve<'a> {
@@ -245,11 +248,7 @@ struct Curve<'a> {
 /// the first TLB's size; points between segments draw from both sides'),
 /// and each copy finds the entries and the step's height again with the
 /// segments' extent held fixed, as [`levels`] did.
-fn step_intervals(
-    c: &Curve,
-    segs: &[Segment],
-    steps: &[(usize, f64)],
-) -> Vec<(Option<[f64; 2]>, Option<[f64; 2]>)> {
+fn step_intervals(c: &Curve, segs: &[Segment], steps: &[(usize, f64)]) -> Vec<StepIntervals> {
     use crate::bootstrap::{interval_about, Rng, REPLICATES, SEED};
     let n = c.xs.len().min(c.ys.len()).min(c.ns.len());
     let pool = |v: &[f64], g: &Segment| -> Vec<f64> {
@@ -279,9 +278,11 @@ fn step_intervals(
         let draws: Vec<(f64, f64)> = by_point
             .iter()
             .map(|p| {
-                (!p.is_empty())
-                    .then(|| p[rng.below(p.len())])
-                    .unwrap_or((0.0, 0.0))
+                if p.is_empty() {
+                    (0.0, 0.0)
+                } else {
+                    p[rng.below(p.len())]
+                }
             })
             .collect();
         let ys: Vec<f64> = (0..n).map(|i| my[i] + draws[i].0).collect();
@@ -586,8 +587,25 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             at.push(a.small.len() - 1);
         }
         at.dedup();
+        let verdict = if a.levels.iter().any(|l| l.verdict == Verdict::Noisy) {
+            Verdict::Noisy
+        } else {
+            Verdict::Ok
+        };
         for i in at {
             let q = a.small[i];
+            // The raw points behind the difference (the baseline's at the
+            // same page count; one interpolated between two has no samples
+            // of its own, and no interval).
+            let samples = |c: &RawCurve| {
+                c.points
+                    .iter()
+                    .find(|r| (r.x / q.pages - 1.0).abs() < 1e-4)
+                    .map(|r| r.samples.clone())
+                    .unwrap_or_default()
+            };
+            let (t, b) = (samples(small), samples(base));
+            use crate::bootstrap::minima_interval;
             a.comparison.push(TlbHugePageComparison {
                 pages: q.pages as u64,
                 span_bytes: q.pages as u64 * page,
@@ -595,6 +613,10 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
                 huge_pages_ns: q.base_ns,
                 penalty_ns: q.diff_ns,
                 penalty_cycles: q.diff_cycles,
+                verdict: Some(verdict),
+                small_pages_ns_ci95: minima_interval(&t, &t, |a, _| a),
+                huge_pages_ns_ci95: minima_interval(&b, &b, |a, _| a),
+                penalty_ns_ci95: minima_interval(&t, &b, |t, b| t - b),
             });
         }
     }

@@ -107,6 +107,38 @@ impl Histogram {
         (self.n > 0).then(|| self.sum as f64 / self.n as f64)
     }
 
+    /// A 95% interval of the `p`-th percentile, distribution-free: the
+    /// values at the ranks n·p ± 1.96·√(n·p·(1−p)) (the order statistics
+    /// between which the true percentile lies with 95% probability, by the
+    /// binomial count of samples below it, normal approximation), read as
+    /// [`Histogram::percentile`] reads its rank. Ranks past the ends are
+    /// clamped to the exact min and max: a 99.9th percentile of 500
+    /// samples reaches the largest. None when empty.
+    pub fn percentile_ci95(&self, p: f64) -> Option<(f64, f64)> {
+        if self.n == 0 {
+            return None;
+        }
+        let (n, q) = (self.n as f64, (p / 100.0).clamp(0.0, 1.0));
+        let h = 1.96 * (n * q * (1.0 - q)).sqrt();
+        let at = |r: f64| self.at_rank((r.ceil() as u64).clamp(1, self.n));
+        Some((at(n * q - h), at(n * q + h + 1.0)))
+    }
+
+    /// The value of rank `rank` (1 = smallest), by its bucket's middle,
+    /// clamped to the exact min and max.
+    fn at_rank(&self, rank: u64) -> f64 {
+        let mut seen = 0u64;
+        for (i, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let (lo, w) = bucket_range(i);
+                let mid = lo as f64 + (w as f64 - 1.0) / 2.0;
+                return mid.clamp(self.min as f64, self.max as f64);
+            }
+        }
+        self.max as f64
+    }
+
     /// The `p`-th percentile (0 < p <= 100), nearest-rank definition (the
     /// smallest value with at least p% of the samples at or below it, as
     /// fio reports), estimated by the middle of its bucket and clamped to
@@ -117,22 +149,33 @@ impl Histogram {
         }
         let p = p.clamp(0.0, 100.0);
         let rank = ((p / 100.0 * self.n as f64).ceil() as u64).clamp(1, self.n);
-        let mut seen = 0u64;
-        for (i, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                let (lo, w) = bucket_range(i);
-                let mid = lo as f64 + (w as f64 - 1.0) / 2.0;
-                return Some(mid.clamp(self.min as f64, self.max as f64));
-            }
-        }
-        Some(self.max as f64)
+        Some(self.at_rank(rank))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_percentiles_interval_holds_it_and_narrows_with_samples() {
+        let mut small = Histogram::new();
+        let mut large = Histogram::new();
+        for v in 1..=100u64 {
+            small.record(v);
+        }
+        for v in 1..=10_000u64 {
+            large.record(v);
+        }
+        let (lo, hi) = small.percentile_ci95(50.0).unwrap();
+        let p = small.percentile(50.0).unwrap();
+        assert!(lo <= p && p <= hi && lo >= 35.0 && hi <= 65.0, "{lo} {p} {hi}");
+        let (l2, h2) = large.percentile_ci95(50.0).unwrap();
+        assert!((h2 - l2) / 10_000.0 < (hi - lo) / 100.0, "relative width shrinks");
+        // The tail of few samples reaches the largest.
+        assert_eq!(small.percentile_ci95(99.9).unwrap().1, 100.0);
+        assert_eq!(Histogram::new().percentile_ci95(50.0), None);
+    }
 
     /// Exact nearest-rank percentile of a sorted slice.
     fn exact(sorted: &[u64], p: f64) -> f64 {

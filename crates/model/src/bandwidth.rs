@@ -40,6 +40,15 @@ pub struct Bandwidth {
     /// older than the verdict; `hwcal analyze` judges them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// 95% intervals of the headline rates: those of the points they are
+    /// taken from (`scaling`, the op at its largest thread count). Absent
+    /// in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_bytes_per_sec_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_bytes_per_sec_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_bytes_per_sec_ci95: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -72,4 +81,11 @@ pub struct LoadedLatencyPoint {
     pub stream_bytes_per_sec: f64,
     #[serde(default)]
     pub latency_cycles: Option<f64>,
+    /// The chasing thread's figure judged as the `mem` section's are: noisy
+    /// when its slices disagree or it ran under 90% of the time; with a
+    /// 95% interval of its slices' mean. Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns_ci95: Option<[f64; 2]>,
 }

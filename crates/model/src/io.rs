@@ -5,6 +5,7 @@
 #[cfg(feature = "schema")]
 use crate::serde_nan::NanOrNumber;
 use crate::serde_nan::{nan_if_null, nan_vec};
+use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 
 /// `hwcal io` (micbench-io / fio).
@@ -75,6 +76,26 @@ pub struct IoResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[serde(deserialize_with = "nan_vec")]
     pub iops_intervals: Vec<f64>,
+    /// Noisy when the rate moved by more than 5% (MAD) from interval to
+    /// interval, there were under five intervals to judge it by, or under
+    /// 100 I/Os for the percentiles (`hwcal_analysis::io::verdict`).
+    /// Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// 95% intervals: of the rates, ±1.96 standard errors of the
+    /// per-interval rates' mean; of the latency percentiles, the order
+    /// statistics that hold the percentile with 95% probability
+    /// (distribution-free). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_sec_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p50_us_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p99_us_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p999_us_ci95: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -118,6 +118,13 @@ pub struct MemResult {
     /// Latency from each CPU node to each memory node (random chase).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub numa_matrix: Vec<NumaLatency>,
+    /// 95% intervals of `ns_per_op` and `bytes_per_sec`: ±1.96 standard
+    /// errors of the timing slices' mean (the figures are means over all
+    /// operations). Absent in older profiles and with under five slices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_per_op_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_sec_ci95: Option<[f64; 2]>,
 }
 
 /// One cell of the NUMA latency matrix.
@@ -133,6 +140,12 @@ pub struct NumaLatency {
     pub ns_per_op: f64,
     /// Core cycles per load (micbench's key name, kept for compatibility).
     pub clk_per_op: Option<f64>,
+    /// The cell's chase judged as the `mem` section's is, with a 95%
+    /// interval of its slices' mean. Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_per_op_ci95: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -59,6 +59,9 @@ pub struct MemoryLatency {
     /// modelled). Absent in older profiles and where the chase did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_no_walks_ns: Option<f64>,
+    /// A 95% interval of `latency_no_walks_ns` (its chase's slices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_no_walks_ns_ci95: Option<[f64; 2]>,
     /// Every measurement of memory latency the run made, the reported one
     /// among them (the consistency stage compares them). Empty in older
     /// profiles.
@@ -94,4 +97,10 @@ pub struct MlpPoint {
     #[serde(deserialize_with = "nan_if_null")]
     #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub speedup: f64,
+    /// 95% intervals of `ns_per_load` and `speedup` (from the chases'
+    /// samples or timing slices). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_per_load_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speedup_ci95: Option<[f64; 2]>,
 }

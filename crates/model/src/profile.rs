@@ -171,6 +171,7 @@ mod tests {
                 chains: 2,
                 ns_per_load: f64::NAN,
                 speedup: f64::NAN,
+                ..Default::default()
             }],
             ..Default::default()
         });

@@ -108,6 +108,8 @@ pub fn full_profile(variant: u32) -> Profile {
                     verdict: if i == 2 { Verdict::Noisy } else { Verdict::Ok },
                     latency_ns_ci95: Some([ns * 0.99, ns * 1.01]),
                     size_bytes_ci95: Some([size - size / 32, size + size / 32]),
+                    miss_latency_ns_ci95: Some([(next - ns) * 0.97, (next - ns) * 1.03]),
+                    replace_time_ns_ci95: Some([(next - ns) * 0.78, (next - ns) * 0.82]),
                     ..Default::default()
                 }
             })
@@ -126,6 +128,8 @@ pub fn full_profile(variant: u32) -> Profile {
                     chains: k,
                     ns_per_load: dram / speedup,
                     speedup,
+                    ns_per_load_ci95: Some([dram / speedup * 0.98, dram / speedup * 1.02]),
+                    speedup_ci95: Some([speedup * 0.97, speedup * 1.03]),
                 }
             })
             .collect(),
@@ -141,6 +145,8 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 3.0 * f,
             miss_latency_cycles: cy(3.0 * f),
             verdict: Verdict::Ok,
+            entries_ci95: Some([96 - 96 / 16, 96 + 96 / 16]),
+            miss_latency_ns_ci95: Some([3.0 * f * 0.95, 3.0 * f * 1.05]),
             ..Default::default()
         },
         TlbLevel {
@@ -150,6 +156,8 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 20.0 * f,
             miss_latency_cycles: cy(20.0 * f),
             verdict: Verdict::Ok,
+            entries_ci95: Some([2048 - 2048 / 16, 2048 + 2048 / 16]),
+            miss_latency_ns_ci95: Some([20.0 * f * 0.95, 20.0 * f * 1.05]),
             ..Default::default()
         },
         TlbLevel {
@@ -159,6 +167,8 @@ pub fn full_profile(variant: u32) -> Profile {
             miss_latency_ns: 3.5 * f,
             miss_latency_cycles: cy(3.5 * f),
             verdict: Verdict::Ok,
+            entries_ci95: Some([32 - 32 / 16, 32 + 32 / 16]),
+            miss_latency_ns_ci95: Some([3.5 * f * 0.95, 3.5 * f * 1.05]),
             ..Default::default()
         },
     ]);
@@ -192,6 +202,8 @@ pub fn full_profile(variant: u32) -> Profile {
             ..Default::default()
         }],
         verdict: Verdict::Ok,
+        ns_per_op_ci95: Some([dram * 0.99, dram * 1.01]),
+        bytes_per_sec_ci95: Some([64.0 * 1e9 / dram / 1.01, 64.0 * 1e9 / dram / 0.99]),
         ..Default::default()
     });
     let bw = 12e9 / f;
@@ -208,7 +220,11 @@ pub fn full_profile(variant: u32) -> Profile {
                     threads: t,
                     op: op.into(),
                     bytes_per_sec: bw * k * (t as f64).min(2.0).sqrt(),
-                    ..Default::default()
+                    verdict: Some(Verdict::Ok),
+                    bytes_per_sec_ci95: Some([
+                        bw * k * (t as f64).min(2.0).sqrt() * 0.98,
+                        bw * k * (t as f64).min(2.0).sqrt() * 1.02,
+                    ]),
                 })
             })
             .collect(),
@@ -216,8 +232,14 @@ pub fn full_profile(variant: u32) -> Profile {
             streaming_threads: 1,
             latency_ns: dram * 1.4,
             stream_bytes_per_sec: bw,
+            verdict: Some(Verdict::Ok),
+            latency_ns_ci95: Some([dram * 1.38, dram * 1.42]),
             ..Default::default()
         }],
+        verdict: Some(Verdict::Ok),
+        read_bytes_per_sec_ci95: Some([bw * 1.57, bw * 1.63]),
+        write_bytes_per_sec_ci95: Some([bw * 0.98, bw * 1.02]),
+        copy_bytes_per_sec_ci95: Some([bw * 0.88, bw * 0.92]),
         ..Default::default()
     });
     let ctx_points = |scale: f64| -> Vec<CtxPoint> {
@@ -231,6 +253,7 @@ pub fn full_profile(variant: u32) -> Profile {
                     us_median: us,
                     us_mad: us * 0.04,
                     verdict: if n == 32 { Verdict::Noisy } else { Verdict::Ok },
+                    us_median_ci95: Some([us * 0.97, us * 1.03]),
                     ..Default::default()
                 }
             })
@@ -278,6 +301,12 @@ pub fn full_profile(variant: u32) -> Profile {
             lat_p99_us: 1500.0 * f,
             ..Default::default()
         }],
+        verdict: Some(Verdict::Ok),
+        iops_ci95: Some([49_000.0 / f, 51_000.0 / f]),
+        bytes_per_sec_ci95: Some([49_000.0 / f * 4096.0, 51_000.0 / f * 4096.0]),
+        lat_p50_us_ci95: Some([590.0 * f, 610.0 * f]),
+        lat_p99_us_ci95: Some([1450.0 * f, 1560.0 * f]),
+        lat_p999_us_ci95: Some([2800.0 * f, 3300.0 * f]),
         ..Default::default()
     });
     p.notes = vec![crate::Note::warning(

@@ -66,4 +66,17 @@ pub struct TlbHugePageComparison {
     #[cfg_attr(feature = "schema", schemars(with = "NanOrNumber"))]
     pub penalty_ns: f64,
     pub penalty_cycles: Option<f64>,
+    /// Noisy when a TLB level of the same curve is. Absent in older
+    /// profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// 95% intervals: each point's samples resampled and their fastest
+    /// taken again (for the penalty, the difference of the two). Absent in
+    /// older profiles and where the points hold under three samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small_pages_ns_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_pages_ns_ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub penalty_ns_ci95: Option<[f64; 2]>,
 }

@@ -414,6 +414,10 @@ pub fn io_result(job: &IoJob, r: &IoRun, created: bool, path: &str, time: Option
             }
         })
         .collect();
+    let intervals: Vec<f64> = r.interval_ios.iter().map(|&n| n as f64 / r.interval_s).collect();
+    let (iops, bytes_per_sec) = (rate(r.ios(), wall_s), rate(r.bytes(), wall_s));
+    let iops_ci95 = hwcal_analysis::io::iops_ci95(&intervals, iops);
+    let pct = |p: f64| h.percentile_ci95(p).map(|(lo, hi)| [lo / 1e3, hi / 1e3]);
     IoResult {
         rw: job.pattern.name().into(),
         rwmix_read: job.pattern.mixed().then_some(job.rwmix_read),
@@ -425,8 +429,8 @@ pub fn io_result(job: &IoJob, r: &IoRun, created: bool, path: &str, time: Option
         direct: job.direct,
         path: path.into(),
         runtime_s: wall_s,
-        iops: rate(r.ios(), wall_s),
-        bytes_per_sec: rate(r.bytes(), wall_s),
+        iops,
+        bytes_per_sec,
         lat_min_us: us(h.min().map(|v| v as f64)),
         lat_p50_us: us(h.percentile(50.0)),
         lat_p99_us: us(h.percentile(99.0)),
@@ -439,7 +443,15 @@ pub fn io_result(job: &IoJob, r: &IoRun, created: bool, path: &str, time: Option
         lat_mean_us: us(h.mean()),
         time_limit_s: time,
         created_file: created,
-        iops_intervals: r.interval_ios.iter().map(|&n| n as f64 / r.interval_s).collect(),
+        iops_intervals: intervals.clone(),
+        verdict: Some(hwcal_analysis::io::verdict(&intervals, r.ios())),
+        iops_ci95,
+        bytes_per_sec_ci95: iops_ci95
+            .filter(|_| iops > 0.0)
+            .map(|[lo, hi]| [lo * bytes_per_sec / iops, hi * bytes_per_sec / iops]),
+        lat_p50_us_ci95: pct(50.0),
+        lat_p99_us_ci95: pct(99.0),
+        lat_p999_us_ci95: pct(99.9),
     }
 }
 

@@ -64,30 +64,6 @@ pub(super) struct Idle {
     pub(super) samples: Vec<f64>,
 }
 
-/// A 95% interval of `b`'s fastest sample less `a`'s (a miss latency from
-/// the idle-gap chase): both points' samples drawn again with
-/// replacement, the difference of the copies' minima, about the
-/// difference the data gave ([`crate::bootstrap`]). A minimum resampled
-/// moves only as far as the samples near it are apart: one lucky load
-/// alone below the rest widens the interval to the next, several loads at
-/// the floor pin it. `None` with under three samples on either side.
-fn min_difference_interval(a: &Idle, b: &Idle) -> Option<[f64; 2]> {
-    use crate::bootstrap::{interval_about, Rng, REPLICATES, SEED};
-    if a.samples.len() < 3 || b.samples.len() < 3 {
-        return None;
-    }
-    let mut rng = Rng::new(SEED);
-    let mut min_of = |v: &[f64]| {
-        (0..v.len())
-            .filter_map(|_| rng.pick(v))
-            .fold(f64::INFINITY, f64::min)
-    };
-    let copies: Vec<f64> = (0..REPLICATES)
-        .map(|_| min_of(&b.samples) - min_of(&a.samples))
-        .collect();
-    interval_about(&copies, b.ns - a.ns)
-}
-
 /// The note for a sweep that shows no memory plateau: where it ended on the
 /// last level's plateau, or on a climb that never settled (the last level
 /// still serving part of the loads at the sweep's top).
@@ -276,7 +252,8 @@ pub(super) fn cache_level(
         latency_ns_ci95: None,
         size_bytes_ci95: None,
         replace_time_ns_ci95: None,
-        miss_latency_ns_ci95: gaps.and_then(|(a, b)| min_difference_interval(a, b)),
+        miss_latency_ns_ci95: gaps
+            .and_then(|(a, b)| crate::bootstrap::minima_interval(&a.samples, &b.samples, |a, b| b - a)),
     }
 }
 

@@ -57,13 +57,18 @@ pub const SWEEP_SOURCE: &str = "cache sweep";
 /// The parallel-chase points, each with its speed-up over one chase.
 pub fn mlp_points(mlp: Option<&RawCurve>) -> Vec<MlpPoint> {
     mlp.map(|c| {
-        let one = c.points.iter().find(|q| q.x == 1.0).map(|q| q.y);
+        let one = c.points.iter().find(|q| q.x == 1.0);
+        // Each point is its fastest sample; the intervals resample them.
         c.points
             .iter()
             .map(|q| MlpPoint {
                 chains: q.x as u32,
                 ns_per_load: q.y,
-                speedup: one.map_or(f64::NAN, |o| o / q.y),
+                speedup: one.map_or(f64::NAN, |o| o.y / q.y),
+                ns_per_load_ci95: crate::bootstrap::minima_interval(&q.samples, &q.samples, |a, _| a),
+                speedup_ci95: one.and_then(|o| {
+                    crate::bootstrap::minima_interval(&o.samples, &q.samples, |one, k| one / k)
+                }),
             })
             .collect()
     })
@@ -104,6 +109,7 @@ pub(super) fn memory_latency(
         source: Some(SWEEP_SOURCE.into()),
         size_bytes: idx.last().map(|&i| sw.xs[i].round() as u64),
         latency_no_walks_ns: None,
+        latency_no_walks_ns_ci95: None,
         measures: Vec::new(),
     }
 }

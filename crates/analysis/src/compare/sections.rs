@@ -59,6 +59,14 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// A figure's interval in ns carried over to the same figure in cycles
+/// (the clock scales both ends alike): `cycles` × the ns interval's ends
+/// over `ns`.
+fn in_cycles(ns: f64, ns_ci: Option<[f64; 2]>, cycles: f64) -> Option<[f64; 2]> {
+    let [lo, hi] = ns_ci?;
+    (ns > 0.0 && cycles.is_finite()).then(|| [cycles * lo / ns, cycles * hi / ns])
+}
+
 /// Whether either of two verdicts (where there is one) is noisy.
 fn either_noisy(a: Option<Verdict>, b: Option<Verdict>) -> bool {
     a == Some(Verdict::Noisy) || b == Some(Verdict::Noisy)
@@ -76,24 +84,27 @@ pub(super) fn compare_clock(out: &mut Comparison, x: &ClockResult, y: &ClockResu
         (Some(x.core_mhz), x.core_mhz_ci95),
         (Some(y.core_mhz), y.core_mhz_ci95),
     );
+    // The clock's range and its GCD method describe the figure above (its
+    // samples' spread, one of the two methods it combines): shown, not
+    // judged.
     r.row(
         "core clock min",
         FigureUnit::Mhz,
-        Direction::Higher,
+        Direction::Neither,
         Some(x.core_mhz_min),
         Some(y.core_mhz_min),
     );
     r.row(
         "core clock max",
         FigureUnit::Mhz,
-        Direction::Higher,
+        Direction::Neither,
         Some(x.core_mhz_max),
         Some(y.core_mhz_max),
     );
     r.row(
         "mhz GCD",
         FigureUnit::Mhz,
-        Direction::Higher,
+        Direction::Neither,
         x.gcd_mhz,
         y.gcd_mhz,
     );
@@ -139,13 +150,18 @@ pub(super) fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheL
             (p, pa),
             (q, qa),
         );
-        let (p, q) = f(&|c| c.latency_cycles);
-        r.row(
+        let cy = |c: Option<&CacheLevel>| {
+            let c = c?;
+            let v = c.latency_cycles?;
+            Some((v, in_cycles(c.latency_ns, c.latency_ns_ci95, v)))
+        };
+        let (p, q) = (cy(ca), cy(cb));
+        r.row_ci(
             format!("{name} latency"),
             FigureUnit::Cycles,
             Direction::Lower,
-            p,
-            q,
+            (p.map(|p| p.0), p.and_then(|p| p.1)),
+            (q.map(|q| q.0), q.and_then(|q| q.1)),
         );
         let (p, q) = f(&|c| c.miss_latency_ns);
         let (pa, qa) = (
@@ -210,17 +226,26 @@ pub(super) fn compare_memory(out: &mut Comparison, x: &MemoryLatency, y: &Memory
         (Some(x.latency_ns), x.latency_ns_ci95),
         (Some(y.latency_ns), y.latency_ns_ci95),
     );
-    r.row(
+    let cy = |m: &MemoryLatency| {
+        let ci = m
+            .latency_cycles
+            .and_then(|c| in_cycles(m.latency_ns, m.latency_ns_ci95, c));
+        (m.latency_cycles, ci)
+    };
+    r.row_ci(
         "memory latency",
         FigureUnit::Cycles,
         Direction::Lower,
-        x.latency_cycles,
-        y.latency_cycles,
+        cy(x),
+        cy(y),
     );
     let chains: BTreeSet<u32> = x.mlp.iter().chain(&y.mlp).map(|m| m.chains).collect();
     for k in chains {
-        let g = |m: &MemoryLatency| m.mlp.iter().find(|p| p.chains == k).map(|p| p.speedup);
-        r.row(
+        let g = |m: &MemoryLatency| {
+            let p = m.mlp.iter().find(|p| p.chains == k);
+            (p.map(|p| p.speedup), p.and_then(|p| p.speedup_ci95))
+        };
+        r.row_ci(
             format!("MLP speed-up, {k} chains"),
             FigureUnit::Factor,
             Direction::Higher,
@@ -285,26 +310,32 @@ pub(super) fn compare_mem(out: &mut Comparison, x: &MemResult, y: &MemResult) {
         let mut r = Builder::new("mem", &mut out.rows);
         r.noisy = either_noisy(Some(x.verdict), Some(y.verdict));
         let c = format!("{} {} ×{}", x.access_pattern, x.op, x.threads);
-        r.row(
+        r.row_ci(
             format!("{c} per op"),
             FigureUnit::Ns,
             Direction::Lower,
-            Some(x.ns_per_op),
-            Some(y.ns_per_op),
+            (Some(x.ns_per_op), x.ns_per_op_ci95),
+            (Some(y.ns_per_op), y.ns_per_op_ci95),
         );
-        r.row(
+        let cy = |m: &MemResult| {
+            (
+                Some(m.clk_per_op),
+                in_cycles(m.ns_per_op, m.ns_per_op_ci95, m.clk_per_op),
+            )
+        };
+        r.row_ci(
             format!("{c} per op"),
             FigureUnit::Cycles,
             Direction::Lower,
-            Some(x.clk_per_op),
-            Some(y.clk_per_op),
+            cy(x),
+            cy(y),
         );
-        r.row(
+        r.row_ci(
             format!("{c} throughput"),
             FigureUnit::BytesPerSec,
             Direction::Higher,
-            Some(x.bytes_per_sec),
-            Some(y.bytes_per_sec),
+            (Some(x.bytes_per_sec), x.bytes_per_sec_ci95),
+            (Some(y.bytes_per_sec), y.bytes_per_sec_ci95),
         );
     } else {
         out.notes.push(format!(
@@ -341,26 +372,26 @@ pub(super) fn compare_bandwidth(out: &mut Comparison, x: &Bandwidth, y: &Bandwid
         }
     };
     let first = r.rows.len();
-    r.row(
+    r.row_ci(
         headline("read"),
         FigureUnit::BytesPerSec,
         Direction::Higher,
-        x.read_bytes_per_sec,
-        y.read_bytes_per_sec,
+        (x.read_bytes_per_sec, x.read_bytes_per_sec_ci95),
+        (y.read_bytes_per_sec, y.read_bytes_per_sec_ci95),
     );
-    r.row(
+    r.row_ci(
         headline("write"),
         FigureUnit::BytesPerSec,
         Direction::Higher,
-        x.write_bytes_per_sec,
-        y.write_bytes_per_sec,
+        (x.write_bytes_per_sec, x.write_bytes_per_sec_ci95),
+        (y.write_bytes_per_sec, y.write_bytes_per_sec_ci95),
     );
-    r.row(
+    r.row_ci(
         headline("copy"),
         FigureUnit::BytesPerSec,
         Direction::Higher,
-        x.copy_bytes_per_sec,
-        y.copy_bytes_per_sec,
+        (x.copy_bytes_per_sec, x.copy_bytes_per_sec_ci95),
+        (y.copy_bytes_per_sec, y.copy_bytes_per_sec_ci95),
     );
     for row in &mut r.rows[first..] {
         row.unlike = !alike;
@@ -396,13 +427,21 @@ pub(super) fn compare_bandwidth(out: &mut Comparison, x: &Bandwidth, y: &Bandwid
         .map(|l| l.streaming_threads)
         .collect();
     for k in keys {
-        let g = |b: &Bandwidth| {
+        let point = |b: &'_ Bandwidth| {
             b.loaded_latency
                 .iter()
                 .find(|l| l.streaming_threads == k)
-                .map(|l| l.latency_ns)
+                .cloned()
         };
-        r.row(
+        let g = |b: &Bandwidth| {
+            let l = point(b);
+            (
+                l.as_ref().map(|l| l.latency_ns),
+                l.and_then(|l| l.latency_ns_ci95),
+            )
+        };
+        r.noisy = either_noisy(point(x).and_then(|l| l.verdict), point(y).and_then(|l| l.verdict));
+        r.row_ci(
             format!("latency, {k} streaming thread(s)"),
             FigureUnit::Ns,
             Direction::Lower,
@@ -479,41 +518,29 @@ pub(super) fn compare_io(out: &mut Comparison, x: &IoResult, y: &IoResult) {
             .push(format!("io: different jobs (A: {}, B: {})", cfg(x), cfg(y)));
     }
     let mut r = Builder::new("io", &mut out.rows);
-    r.row(
-        "IOPS",
-        FigureUnit::Iops,
-        Direction::Higher,
-        Some(x.iops),
-        Some(y.iops),
-    );
-    r.row(
-        "throughput",
-        FigureUnit::BytesPerSec,
-        Direction::Higher,
-        Some(x.bytes_per_sec),
-        Some(y.bytes_per_sec),
-    );
-    r.row(
-        "latency p50",
-        FigureUnit::Us,
-        Direction::Lower,
-        Some(x.lat_p50_us),
-        Some(y.lat_p50_us),
-    );
-    r.row(
-        "latency p99",
-        FigureUnit::Us,
-        Direction::Lower,
-        Some(x.lat_p99_us),
-        Some(y.lat_p99_us),
-    );
-    r.row(
-        "latency p99.9",
-        FigureUnit::Us,
-        Direction::Lower,
-        Some(x.lat_p999_us),
-        Some(y.lat_p999_us),
-    );
+    r.noisy = either_noisy(x.verdict, y.verdict);
+    type Get = fn(&IoResult) -> (f64, Option<[f64; 2]>);
+    let rows: [(&str, FigureUnit, Direction, Get); 5] = [
+        ("IOPS", FigureUnit::Iops, Direction::Higher, |i| {
+            (i.iops, i.iops_ci95)
+        }),
+        ("throughput", FigureUnit::BytesPerSec, Direction::Higher, |i| {
+            (i.bytes_per_sec, i.bytes_per_sec_ci95)
+        }),
+        ("latency p50", FigureUnit::Us, Direction::Lower, |i| {
+            (i.lat_p50_us, i.lat_p50_us_ci95)
+        }),
+        ("latency p99", FigureUnit::Us, Direction::Lower, |i| {
+            (i.lat_p99_us, i.lat_p99_us_ci95)
+        }),
+        ("latency p99.9", FigureUnit::Us, Direction::Lower, |i| {
+            (i.lat_p999_us, i.lat_p999_us_ci95)
+        }),
+    ];
+    for (name, unit, better, get) in rows {
+        let ((a, a_ci), (b, b_ci)) = (get(x), get(y));
+        r.row_ci(name, unit, better, (Some(a), a_ci), (Some(b), b_ci));
+    }
 }
 
 /// Named figures (probes without a section of their own), matched by id;

@@ -64,15 +64,33 @@ fn ratios_follow_the_synthetic_scaling() {
     ));
     assert!(close(find(&c, "io", "IOPS", FigureUnit::Iops).ratio(), 1.0 / 1.5));
     assert!(close(find(&c, "io", "latency p99", FigureUnit::Us).ratio(), 1.5));
-    // The synthetic profiles mark L3 and the 32-process rings noisy; the
-    // figures without intervals get no verdict, and a note says so.
-    assert_eq!(c.notes.len(), 3, "{:?}", c.notes);
+    // The synthetic profiles mark L3 and the 32-process rings noisy; every
+    // other figure carries its interval, so no note says one lacks it.
+    assert_eq!(c.notes.len(), 2, "{:?}", c.notes);
     assert!(c.notes[0].starts_with("caches: some of A and B's figures are marked noisy"));
     assert!(c.notes[1].starts_with("context switch: some of A and B's"));
-    assert!(c.notes[2].contains("lack a 95% interval"), "{}", c.notes[2]);
     let tlb = find(&c, "tlbs", "L2 TLB (4 KiB pages) miss latency", FigureUnit::Ns);
     assert_eq!(tlb.b_is_better(0.05), Some(false), "past the threshold...");
-    assert_eq!(tlb.mark(0.05), None, "... but with no interval, no verdict");
+    assert_eq!(tlb.mark(0.05), Some(Mark::Worse), "... and the intervals apart");
+    let lacking: Vec<String> = c
+        .rows
+        .iter()
+        .filter(|r| r.ratio().is_some() && !r.noisy && r.better != hwcal_model::Direction::Neither)
+        .filter(|r| r.overlap().is_none())
+        .map(|r| format!("{} {} {:?}", r.section, r.figure, r.unit))
+        .collect();
+    assert!(
+        lacking.is_empty(),
+        "every judged row has its intervals: {lacking:?}"
+    );
+    let mut bare = c.clone();
+    let row = bare
+        .rows
+        .iter_mut()
+        .find(|r| r.figure == "L2 TLB (4 KiB pages) miss latency")
+        .unwrap();
+    row.a_ci = None;
+    assert_eq!(row.mark(0.05), None, "a side without an interval: no verdict");
     // Direction: slower latency and lower clock are worse for B.
     assert_eq!(
         find(&c, "memory", "memory latency", FigureUnit::Ns).b_is_better(0.05),

@@ -94,6 +94,7 @@ fn mem_and_bandwidth_sections() {
             mem_node: 0,
             ns_per_op: 150.0,
             clk_per_op: Some(390.0),
+            ..Default::default()
         }],
         ..Default::default()
     });

@@ -237,6 +237,8 @@ pub(super) fn run_matrix(cfg: &Config, progress: &dyn Progress, p: &mut Profile)
             mem_node: c.mem_node,
             ns_per_op: r.ns_per_op,
             clk_per_op: r.clk_per_op.is_finite().then_some(r.clk_per_op),
+            verdict: Some(r.verdict),
+            ns_per_op_ci95: r.ns_per_op_ci95,
         });
         if i == 0 {
             placement_notes(&as_random(cfg), &bufs, p);

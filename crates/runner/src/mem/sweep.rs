@@ -167,6 +167,9 @@ impl Sweep<'_> {
                 latency_ns: chaser.ns_per_op,
                 latency_cycles: chaser.clk_per_op.is_finite().then_some(chaser.clk_per_op),
                 stream_bytes_per_sec: r.per_thread[1..].iter().fold(0.0, |a, t| a + t.bytes_per_sec),
+                // Judged with the rest of the section (`mem_raw::reanalyze`).
+                verdict: None,
+                latency_ns_ci95: None,
             });
             if s == 0 {
                 latency = Some(r);
@@ -201,11 +204,15 @@ impl Sweep<'_> {
                 tpl,
                 &mut p.raw,
             )?;
-            let base = bw.mlp.first().map_or(r.ns_per_op, |m| m.ns_per_load);
+            let (base, base_ci) = bw.mlp.first().map_or((r.ns_per_op, r.ns_per_op_ci95), |m| {
+                (m.ns_per_load, m.ns_per_load_ci95)
+            });
             bw.mlp.push(MlpPoint {
                 chains: k as u32,
                 ns_per_load: r.ns_per_op,
                 speedup: base / r.ns_per_op,
+                ns_per_load_ci95: r.ns_per_op_ci95,
+                speedup_ci95: hwcal_analysis::stats::ratio_ci95(base, base_ci, r.ns_per_op, r.ns_per_op_ci95),
             });
         }
         Ok(())
