@@ -115,7 +115,9 @@ pub(super) fn compare_clock(out: &mut Comparison, x: &ClockResult, y: &ClockResu
 /// side found still shows, named so, with the other side absent.
 pub(super) fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheLevel]) {
     let mut r = Builder::new("caches", &mut out.rows);
-    for m in match_levels(x, y) {
+    let matches = match_levels(x, y);
+    let mut apart = Vec::new();
+    for &m in &matches {
         let (ca, cb, name) = match m {
             LevelMatch::Both(i, j) if x[i].level == y[j].level => {
                 (Some(&x[i]), Some(&y[j]), format!("L{}", x[i].level))
@@ -163,6 +165,11 @@ pub(super) fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheL
             (p.map(|p| p.0), p.and_then(|p| p.1)),
             (q.map(|q| q.0), q.and_then(|q| q.1)),
         );
+        // Miss latency and replace time are steps to the next level: where
+        // the two runs' next levels are not the same cache (one found an
+        // L3 the other did not), they are steps to different places and
+        // are shown without a ratio.
+        let first = r.rows.len();
         let (p, q) = f(&|c| c.miss_latency_ns);
         let (pa, qa) = (
             ci(ca, &|c| c.miss_latency_ns_ci95),
@@ -187,9 +194,29 @@ pub(super) fn compare_caches(out: &mut Comparison, x: &[CacheLevel], y: &[CacheL
             (p, pa),
             (q, qa),
         );
+        if let LevelMatch::Both(i, j) = m {
+            let same_next = match (i + 1 < x.len(), j + 1 < y.len()) {
+                (true, true) => matches.contains(&LevelMatch::Both(i + 1, j + 1)),
+                (false, false) => true,
+                _ => false,
+            };
+            if !same_next {
+                for row in &mut r.rows[first..] {
+                    row.unlike = true;
+                }
+                apart.push(format!("L{}", x[i].level));
+            }
+        }
+    }
+    if !apart.is_empty() {
+        out.notes.push(format!(
+            "caches: the level after {} is not the same cache in A and B (one run found a level the \
+             other did not), so the miss latency and replace time, steps to that level, are not compared",
+            apart.join(", ")
+        ));
     }
     let mut only = (Vec::new(), Vec::new());
-    for m in match_levels(x, y) {
+    for m in matches {
         let name = |c: &CacheLevel| format!("L{} ({})", c.level, human_bytes(c.size_bytes));
         match m {
             LevelMatch::OnlyA(i) => only.0.push(name(&x[i])),

@@ -221,6 +221,26 @@ fn a_spurious_extra_level_is_not_set_against_the_real_one() {
         "{:?}",
         c.notes
     );
+    // L2's steps go to the artefact in B and to the real L3 in A: steps
+    // to different places, not compared; L3's (to memory on both) are.
+    let with_steps = |v: &mut Vec<CacheLevel>| {
+        for l in v.iter_mut() {
+            l.miss_latency_ns = Some(10.0);
+            l.replace_time_ns = Some(8.0);
+        }
+    };
+    with_steps(pa.caches.as_mut().unwrap());
+    with_steps(pb.caches.as_mut().unwrap());
+    let c = compare(&pa, &pb);
+    let l2 = find(&c, "caches", "L2 replace time", FigureUnit::Ns);
+    assert!(l2.unlike && l2.ratio().is_none() && l2.mark(0.05).is_none());
+    assert!(find(&c, "caches", "L2 miss latency", FigureUnit::Ns).unlike);
+    assert!(find(&c, "caches", "L2 latency", FigureUnit::Ns).ratio().is_some());
+    assert!(!find(&c, "caches", "L3 (B: L4) replace time", FigureUnit::Ns).unlike);
+    assert!(c
+        .notes
+        .iter()
+        .any(|n| n.contains("the level after L2 is not the same cache")));
     // And the other way round, A's spurious level is A's only.
     let c = compare(&pb, &pa);
     assert!(c.rows.iter().any(|r| r.figure == "L3 (only A) size"));
