@@ -1,7 +1,8 @@
 //! The shared statistics, as the analyses use them.
 
 pub use hwcal_stats::{
-    linear_regression as regression, mad, median, median_ci95, min_and_next, quantile, spread,
+    linear_regression as regression, mad, median, median_ci95, min_and_next, quantile, recent, spread,
+    Recent, RECENT,
 };
 
 /// A 95% interval of a mean over timing slices, about `centre` (the mean

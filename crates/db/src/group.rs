@@ -38,6 +38,69 @@ impl MachineGroup<'_> {
     }
 }
 
+/// A machine's current figures (`hwcal_stats::recent`: each the median
+/// of its last five runs that measured it, newest by measurement time), in
+/// the summary's columns.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CurrentFigures {
+    pub core_mhz: Option<hwcal_stats::Recent>,
+    pub l1_latency_ns: Option<hwcal_stats::Recent>,
+    pub memory_latency_ns: Option<hwcal_stats::Recent>,
+    pub read_bytes_per_sec: Option<hwcal_stats::Recent>,
+    pub ctx_us: Option<hwcal_stats::Recent>,
+    /// The most runs any of them is over.
+    pub runs: usize,
+}
+
+impl CurrentFigures {
+    /// From a machine's runs, in any order.
+    pub fn of(runs: &[&Summary]) -> CurrentFigures {
+        let mut v = runs.to_vec();
+        v.sort_by_key(|r| std::cmp::Reverse((r.created_unix, r.id)));
+        let of = |g: fn(&Summary) -> Option<f64>| {
+            let xs: Vec<f64> = v.iter().filter_map(|r| g(r)).collect();
+            hwcal_stats::recent(&xs)
+        };
+        let mut c = CurrentFigures {
+            core_mhz: of(|r| r.core_mhz),
+            l1_latency_ns: of(|r| r.l1_latency_ns),
+            memory_latency_ns: of(|r| r.memory_latency_ns),
+            read_bytes_per_sec: of(|r| r.read_bytes_per_sec),
+            ctx_us: of(|r| r.ctx_us),
+            runs: 0,
+        };
+        c.runs = [
+            c.core_mhz,
+            c.l1_latency_ns,
+            c.memory_latency_ns,
+            c.read_bytes_per_sec,
+            c.ctx_us,
+        ]
+        .iter()
+        .flatten()
+        .map(|r| r.runs)
+        .max()
+        .unwrap_or(0);
+        c
+    }
+
+    /// `core 3695 MHz, L1 1.08 ns, memory 186.0 ns, read 34.02 GB/s, ctx 1.88 µs`.
+    pub fn text(&self) -> String {
+        let mut parts = Vec::new();
+        let mut add = |name: &str, r: Option<hwcal_stats::Recent>, scale: f64, prec: usize, unit: &str| {
+            if let Some(r) = r {
+                parts.push(format!("{name} {:.prec$} {unit}", r.median * scale));
+            }
+        };
+        add("core", self.core_mhz, 1.0, 0, "MHz");
+        add("L1", self.l1_latency_ns, 1.0, 2, "ns");
+        add("memory", self.memory_latency_ns, 1.0, 1, "ns");
+        add("read", self.read_bytes_per_sec, 1e-9, 2, "GB/s");
+        add("ctx", self.ctx_us, 1.0, 2, "µs");
+        parts.join(", ")
+    }
+}
+
 /// Group runs by machine: machines in the order of their first run, runs
 /// oldest first; runs without a machine id last.
 pub fn by_machine(rows: &[Summary]) -> Vec<MachineGroup<'_>> {

@@ -25,7 +25,7 @@ mod table;
 pub use defaults::{ENV_VAR, SCHEMA_VERSION};
 pub use error::DbError;
 pub use filter::{parse_since, ListFilter};
-pub use group::{by_machine, short_id, MachineGroup};
+pub use group::{by_machine, short_id, CurrentFigures, MachineGroup};
 use hwcal_model::Profile;
 pub use location::{
     check_location, command_line_of, default_location, default_path, default_path_from, redact, redact_arg,
@@ -117,6 +117,37 @@ impl Db {
     /// The summary of one stored profile.
     pub fn summary(&self, id: i64) -> Result<Summary, DbError> {
         self.0.summaries(Some(id))?.pop().ok_or(DbError::NotFound(id))
+    }
+
+    /// The current figures ([`CurrentFigures`]: the median of its newest
+    /// five runs) of the machine run `id` belongs to (same machine id and
+    /// core, as `db list` groups them), with how many runs it has; `None`
+    /// for a run without a machine id.
+    pub fn current_of(&self, id: i64) -> Result<Option<(CurrentFigures, usize)>, DbError> {
+        let me = self.summary(id)?;
+        if me.machine_id.is_none() {
+            return Ok(None);
+        }
+        let rows = self.list()?;
+        let same: Vec<&Summary> = rows
+            .iter()
+            .filter(|r| r.machine_id == me.machine_id && r.core == me.core)
+            .collect();
+        Ok(Some((CurrentFigures::of(&same), same.len())))
+    }
+
+    /// `db show`'s line on the machine of run `id` where it has several
+    /// runs (a newline first): `its machine now (median of its newest 5 of
+    /// 12 runs): core 3695 MHz, ...`; empty otherwise.
+    pub fn current_line(&self, id: i64) -> Result<String, DbError> {
+        Ok(match self.current_of(id)? {
+            Some((c, n)) if n > 1 => format!(
+                "\nits machine now (median of its newest {} of {n} runs): {}",
+                c.runs,
+                c.text()
+            ),
+            _ => String::new(),
+        })
     }
 
     /// The stored profile with this id.
@@ -211,12 +242,15 @@ impl Db {
         Ok(h)
     }
 
-    /// The id of the most recently stored profile, if any.
+    /// The id of the most recently measured profile (newest `created_unix`,
+    /// the highest id among equals), if any: the run `latest` and
+    /// `host:NAME` name, and the one the site shows first — one "latest"
+    /// everywhere, whatever order the runs were imported in.
     pub fn latest_id(&self) -> Result<Option<i64>, DbError> {
         self.0.latest_id(Filter::All)
     }
 
-    /// The id of the most recently stored profile of a host, if any.
+    /// The id of the most recently measured profile of a host, if any.
     pub fn latest_id_of_host(&self, hostname: &str) -> Result<Option<i64>, DbError> {
         self.0.latest_id(Filter::Host(hostname))
     }
@@ -375,7 +409,7 @@ pub struct PushReport {
 pub enum Selector {
     /// A run id.
     Id(i64),
-    /// The most recently stored run.
+    /// The most recently measured run ([`Db::latest_id`]).
     Latest,
     /// The latest run of a host name (refused when ambiguous).
     Host(String),

@@ -605,12 +605,12 @@ impl Store for Pg {
 
     fn latest_id(&self, f: Filter<'_>) -> Result<Option<i64>, DbError> {
         let (cond, arg) = condition(f);
-        let sql = format!("SELECT max(id) FROM profiles WHERE {cond}");
+        let sql = format!("SELECT id FROM profiles WHERE {cond} ORDER BY created_unix DESC, id DESC LIMIT 1");
         let r = self.link.run(
             "looking for the newest run",
-            self.client.query_one(&sql, &args(&arg)),
+            self.client.query_opt(&sql, &args(&arg)),
         )?;
-        Ok(r.get(0))
+        Ok(r.map(|r| r.get(0)))
     }
 
     fn machine_ids(&self, f: Filter<'_>) -> Result<Vec<String>, DbError> {

@@ -610,10 +610,11 @@ impl Store for Sqlite {
         let (cond, arg) = condition(f);
         self.conn
             .query_row(
-                &format!("SELECT max(id) FROM profiles WHERE {cond}"),
+                &format!("SELECT id FROM profiles WHERE {cond} ORDER BY created_unix DESC, id DESC LIMIT 1"),
                 rusqlite::params_from_iter(arg),
                 |r| r.get(0),
             )
+            .optional()
             .map_err(self.err())
     }
 

@@ -3,11 +3,13 @@
 //! name). A pure function of the summaries; the caller gives the date
 //! format and how a stored string is made safe for one terminal field.
 
-use crate::group::by_machine;
+use crate::group::{by_machine, CurrentFigures};
 use crate::store::Summary;
 use std::fmt::Write;
 
-/// The list: a header, then each machine's title and its runs.
+/// The list: a header, then each machine's title and its runs, and under
+/// a machine of several runs its current figures ([`CurrentFigures`]: the
+/// median of its newest five).
 /// `time` formats a Unix time; `field` makes a stored string one inert line.
 pub fn list_text(rows: &[Summary], time: &dyn Fn(u64) -> String, field: &dyn Fn(&str) -> String) -> String {
     let opt = |v: Option<f64>, prec: usize| v.map_or("-".into(), |v| format!("{v:.prec$}"));
@@ -24,7 +26,7 @@ pub fn list_text(rows: &[Summary], time: &dyn Fn(u64) -> String, field: &dyn Fn(
     );
     for g in by_machine(rows) {
         let _ = writeln!(s, "{}", field(&g.title()));
-        for r in g.runs {
+        for r in &g.runs {
             let _ = writeln!(
                 s,
                 "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}  {}",
@@ -39,6 +41,25 @@ pub fn list_text(rows: &[Summary], time: &dyn Fn(u64) -> String, field: &dyn Fn(
                 opt(r.read_bytes_per_sec.map(|b| b / 1e9), 2),
                 opt(r.ctx_us, 2),
                 field(&r.sections)
+            );
+        }
+        // The machine's current figures under its runs, in their columns.
+        if g.runs.len() > 1 {
+            let c = CurrentFigures::of(&g.runs);
+            let med = |r: Option<hwcal_stats::Recent>| r.map(|r| r.median);
+            let _ = writeln!(
+                s,
+                "{:>4}  {:<20}  {:<6}  {:<16}  {:<30}  {:>8}  {:>6}  {:>7}  {:>7}  {:>6}",
+                "",
+                format!("current, median of {}", c.runs),
+                "",
+                "",
+                "",
+                opt(med(c.core_mhz), 0),
+                opt(med(c.l1_latency_ns), 2),
+                opt(med(c.memory_latency_ns), 1),
+                opt(med(c.read_bytes_per_sec).map(|b| b / 1e9), 2),
+                opt(med(c.ctx_us), 2),
             );
         }
     }
@@ -83,9 +104,35 @@ mod tests {
         assert!(lines[1].starts_with("machine aaaa1111bbbb: Zen 3, 2 runs"), "{t}");
         assert!(lines[2].trim_start().starts_with("1  t0"));
         assert!(lines[3].trim_start().starts_with("3  "));
-        assert!(lines[4].starts_with("machine cccc: Zen 3, 1 run"), "{t}");
+        // Under a machine of several runs, its current figures.
+        assert!(lines[4].trim_start().starts_with("current, median of 2"), "{t}");
+        assert!(lines[5].starts_with("machine cccc: Zen 3, 1 run"), "{t}");
         assert!(lines[2].contains("2450") && lines[2].contains("101.2") && lines[2].contains("12.50"));
         assert!(lines[2].contains("AMD EPYC 7B13 64-Core Process…"), "{t}");
-        assert_eq!(lines.len(), 6);
+        assert_eq!(lines.len(), 7);
+    }
+
+    #[test]
+    fn a_machines_current_figure_is_the_median_of_its_newest_five() {
+        // Seven runs, memory latency 100..160 ns by age; the newest five
+        // (120..160 ns) give 140; an outlier among them does not move it
+        // far; the newest is by measurement time, not by id.
+        let rows: Vec<Summary> = (0..7)
+            .map(|i| Summary {
+                created_unix: 100 + i as u64,
+                memory_latency_ns: Some(100.0 + 10.0 * i as f64),
+                ..row(7 - i, "vm", Some("aa"))
+            })
+            .collect();
+        let refs: Vec<&Summary> = rows.iter().collect();
+        let c = CurrentFigures::of(&refs);
+        let m = c.memory_latency_ns.unwrap();
+        assert_eq!((m.median, m.runs, m.range), (140.0, 5, [120.0, 160.0]));
+        assert_eq!(c.runs, 5);
+        assert!(c.text().contains("memory 140.0 ns"), "{}", c.text());
+        let mut noisy = rows.clone();
+        noisy[6].memory_latency_ns = Some(900.0);
+        let refs: Vec<&Summary> = noisy.iter().collect();
+        assert_eq!(CurrentFigures::of(&refs).memory_latency_ns.unwrap().median, 140.0);
     }
 }

@@ -393,6 +393,20 @@ fn fleet_db() -> (tempfile::TempDir, Db, [i64; 4]) {
 }
 
 #[test]
+fn latest_is_the_run_measured_last_not_the_one_stored_last() {
+    let (_d, mut db) = temp_db();
+    let mut newer = full_profile(0);
+    newer.created_unix += 3600;
+    let newer = db.insert(&newer).unwrap();
+    // An older run imported afterwards takes a higher id...
+    let older = db.insert_with_origin(&full_profile(0), Origin::Import).unwrap();
+    assert!(older > newer);
+    // ...but "latest" is still the newest measurement, as on the site.
+    assert_eq!(db.latest_id().unwrap(), Some(newer));
+    assert_eq!(db.latest_id_of_host("synthetic-0").unwrap(), Some(newer));
+}
+
+#[test]
 fn selectors_name_runs_and_refuse_ambiguity() {
     let (_d, db, [a1, b1, a2, old]) = fleet_db();
     let sel = |s: &str| s.parse::<Selector>();

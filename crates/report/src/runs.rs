@@ -248,7 +248,79 @@ pub fn markdown(runs: &[Run]) -> Vec<u8> {
         let row: Vec<String> = r.iter().map(|c| md_cell(c)).collect();
         out += &format!("| {} |\n", row.join(" | "));
     }
+    out += &current_table(runs, &rows);
     out.into_bytes()
+}
+
+/// The columns of [`current_table`]: a machine's key figures.
+const CURRENT: [&str; 8] = [
+    "core_mhz",
+    "l1_latency_ns",
+    "l2_latency_ns",
+    "l3_latency_ns",
+    "mem_latency_ns",
+    "read_bw_gbs",
+    "ctx_2p_us",
+    "l3_size_kib",
+];
+
+/// Under the runs, each machine of several runs with its current figures
+/// (`hwcal_stats::recent`: the median of its newest five runs that
+/// measured each, the definition `db list`, `db show` and the site use);
+/// empty when no machine has more than one run.
+fn current_table(runs: &[Run], rows: &[Vec<String>]) -> String {
+    let col = |name: &str| COLUMNS.iter().position(|c| *c == name).unwrap_or(0);
+    let key = |r: &Vec<String>| (r[col("machine_id")].clone(), r[col("core")].clone());
+    let mut machines: Vec<(String, String)> = Vec::new();
+    for r in rows.iter().filter(|r| !r[col("machine_id")].is_empty()) {
+        if !machines.contains(&key(r)) {
+            machines.push(key(r));
+        }
+    }
+    let mut out = String::new();
+    for m in machines {
+        let mut mine: Vec<(&Run, &Vec<String>)> =
+            runs.iter().zip(rows).filter(|(_, r)| key(r) == m).collect();
+        if mine.len() < 2 {
+            continue;
+        }
+        mine.sort_by_key(|(r, _)| std::cmp::Reverse((r.profile.created_unix, r.id)));
+        if out.is_empty() {
+            out = format!(
+                "\nCurrent figures: each machine's median over its newest {} runs that measured them.\n\n\
+                 | machine_id | core | host | runs | {} |\n|:---|:---|:---|---:|{}\n",
+                hwcal_analysis::stats::RECENT,
+                CURRENT.join(" | "),
+                "---:|".repeat(CURRENT.len())
+            );
+        }
+        let cells: Vec<String> = CURRENT
+            .iter()
+            .map(|c| {
+                let v: Vec<f64> = mine.iter().filter_map(|(_, r)| r[col(c)].parse().ok()).collect();
+                let digits = r_digits(c);
+                hwcal_analysis::stats::recent(&v).map_or(String::new(), |r| format!("{:.digits$}", r.median))
+            })
+            .collect();
+        out += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            md_cell(&m.0),
+            md_cell(&m.1),
+            md_cell(&mine[0].1[col("host")]),
+            mine.len(),
+            cells.join(" | ")
+        );
+    }
+    out
+}
+
+/// Digits a current figure is shown with, as its run column has them.
+fn r_digits(column: &str) -> usize {
+    match column {
+        "core_mhz" | "l3_size_kib" => 0,
+        "mem_latency_ns" => 1,
+        _ => 2,
+    }
 }
 
 #[cfg(test)]
@@ -363,6 +435,36 @@ mod tests {
             "{cell}"
         );
         assert!(cell.contains("&amp;amp;") && cell.contains("a\\|b"), "{cell}");
+    }
+
+    #[test]
+    fn markdown_ends_with_each_machines_current_figures() {
+        // Three runs of one machine, memory latency 100, 300 (a noisy
+        // run) and 110 ns: its current figure is their median, 110.
+        let runs: Vec<Run> = [100.0, 300.0, 110.0]
+            .iter()
+            .enumerate()
+            .map(|(i, ns)| {
+                let mut p = full_profile(0);
+                p.created_unix += i as u64;
+                p.memory.as_mut().unwrap().latency_ns = *ns;
+                Run {
+                    id: i as i64 + 1,
+                    origin: "run".into(),
+                    profile: p,
+                }
+            })
+            .collect();
+        let md = String::from_utf8(markdown(&runs)).unwrap();
+        let tail = &md[md.find("Current figures").expect(&md)..];
+        let header = tail.lines().find(|l| l.starts_with("| machine_id")).unwrap();
+        let row = tail.lines().last().unwrap();
+        let at = header.split(" | ").position(|c| c == "mem_latency_ns").unwrap();
+        assert_eq!(row.split(" | ").nth(at), Some("110.0"), "{tail}");
+        assert!(row.contains("| 3 |"), "{row}");
+        // One run per machine: no such table.
+        let one = String::from_utf8(markdown(&runs[..1])).unwrap();
+        assert!(!one.contains("Current figures"));
     }
 
     #[test]

@@ -11,9 +11,11 @@
 #![forbid(unsafe_code)]
 
 mod rank;
+mod recent;
 mod rng;
 
 pub use rank::{mann_whitney, RankTest};
+pub use recent::{recent, Recent, RECENT};
 pub use rng::SplitMix64;
 
 use hwcal_model::Spread;

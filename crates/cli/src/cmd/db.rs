@@ -288,8 +288,9 @@ fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
             b.index, b.runs, b.id, b.id
         )
     });
+    let current = db.current_line(id)?;
     Ok(format!(
-        "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}{batch}\n\n"
+        "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}{batch}{current}\n\n"
     ))
 }
 /// Open the database and resolve an id in it.

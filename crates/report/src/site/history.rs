@@ -17,8 +17,9 @@ use crate::format::esc;
 use crate::svg::{Marker, Plot, Series};
 use std::fmt::Write;
 
-/// Runs a machine's current figure is the median of.
-pub const RECENT: usize = 5;
+/// Runs a machine's current figure is the median of (the one definition,
+/// `hwcal_stats::recent`).
+pub const RECENT: usize = hwcal_analysis::stats::RECENT;
 
 /// One figure the history and the charts follow.
 pub(super) struct KeyFigure {
@@ -98,16 +99,11 @@ fn series(m: &Machine, f: &KeyFigure) -> Vec<(i64, f64)> {
 /// many there were.
 pub(super) type Current = (f64, [f64; 2], usize);
 
-/// The machine's current value of `f`: the median of its last
-/// [`RECENT`] runs that hold it, their range and how many there were.
+/// The machine's current value of `f` (`hwcal_stats::recent`: the median
+/// of its last [`RECENT`] runs that hold it), their range and how many.
 pub(super) fn current(m: &Machine, f: &KeyFigure) -> Option<Current> {
-    let v: Vec<f64> = m.runs.iter().filter_map(|r| (f.get)(r)).take(RECENT).collect();
-    if v.is_empty() {
-        return None;
-    }
-    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Some((hwcal_analysis::stats::median(&v), [lo, hi], v.len()))
+    let v: Vec<f64> = m.runs.iter().filter_map(|r| (f.get)(r)).collect();
+    hwcal_analysis::stats::recent(&v).map(|r| (r.median, r.range, r.runs))
 }
 
 /// The machine page's history: one plot per key figure with at least
