@@ -210,12 +210,15 @@ pub fn repeatability(profiles: &[Profile]) -> Repeatability {
                 let noisy = l.verdict == Verdict::Noisy;
                 verdicts.push(l.verdict);
                 let k = l.level;
+                let ci = l.entries_ci95.map(|c| c.map(|e| e as f64));
                 push(
                     f,
                     format!("TLB {page} L{k} entries"),
                     "",
-                    value(Some(l.entries as f64), noisy),
+                    with_ci(l.entries as f64, ci, noisy),
                 );
+                let ns = with_ci(l.miss_latency_ns, l.miss_latency_ns_ci95, noisy);
+                push(f, format!("TLB {page} L{k} miss"), "ns", ns);
                 push(
                     f,
                     format!("TLB {page} L{k} miss"),

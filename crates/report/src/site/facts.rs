@@ -3,7 +3,7 @@
 //! megabyte each with their raw curves) are read one at a time.
 
 use super::machine::{machine_key, MachineKey};
-use hwcal_model::{Profile, Verdict};
+use hwcal_model::{Direction, Profile, Verdict};
 
 /// One figure with its verdict.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,6 +27,19 @@ pub struct Level {
     pub level: u32,
     pub size_bytes: u64,
     pub latency: Fig,
+}
+
+/// One figure of a run on the comparison page ([`RunFacts::figures`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFigure {
+    pub label: String,
+    pub better: Direction,
+    /// How it was measured (thread count, ctx size, I/O job): two runs
+    /// measured differently are not judged against each other.
+    pub how: String,
+    pub fig: Fig,
+    /// The value as the page prints it.
+    pub text: String,
 }
 
 /// What the site shows of one run.
@@ -142,6 +155,96 @@ impl RunFacts {
                 .filter(|n| n.severity == hwcal_model::Severity::Warning)
                 .count(),
         }
+    }
+
+    /// Every figure of the run as the comparison page shows and judges it,
+    /// in order: the one list the page's table (`pages`) and its verdicts
+    /// (`verdicts`) both take, so a label or direction cannot differ
+    /// between them.
+    pub fn figures(&self) -> Vec<RunFigure> {
+        let mut v = Vec::new();
+        let mut add = |label: String,
+                       better: Direction,
+                       how: String,
+                       fig: Option<Fig>,
+                       text: &dyn Fn(f64) -> String| {
+            if let Some(fig) = fig {
+                let text = text(fig.value);
+                v.push(RunFigure {
+                    label,
+                    better,
+                    how,
+                    fig,
+                    text,
+                });
+            }
+        };
+        let none = String::new;
+        add(
+            "core clock".into(),
+            Direction::Higher,
+            none(),
+            self.clock_mhz,
+            &|x| format!("{x:.0} MHz"),
+        );
+        for l in &self.caches {
+            let size = Fig {
+                value: l.size_bytes as f64,
+                noisy: l.latency.noisy,
+            };
+            let n = l.level;
+            let bytes = |x: f64| crate::text::human_bytes(x as u64);
+            add(
+                format!("L{n} size"),
+                Direction::Higher,
+                none(),
+                Some(size),
+                &bytes,
+            );
+            add(
+                format!("L{n} latency"),
+                Direction::Lower,
+                none(),
+                Some(l.latency),
+                &|x| format!("{x:.2} ns"),
+            );
+        }
+        add(
+            "memory latency".into(),
+            Direction::Lower,
+            none(),
+            self.memory_ns,
+            &|x| format!("{x:.1} ns"),
+        );
+        let threads = format!("{} threads", self.bw_threads);
+        for (op, f) in [
+            ("read", self.read_bps),
+            ("write", self.write_bps),
+            ("copy", self.copy_bps),
+        ] {
+            let gbs = |x: f64| format!("{:.2} GB/s", x / 1e9);
+            add(
+                format!("{op} bandwidth"),
+                Direction::Higher,
+                threads.clone(),
+                f,
+                &gbs,
+            );
+        }
+        let ctx = format!("{} KiB per process", self.ctx_kb);
+        let us = |x: f64| format!("{x:.2} µs");
+        add(
+            "context switch, 2 processes".into(),
+            Direction::Lower,
+            ctx,
+            self.ctx2_us,
+            &us,
+        );
+        let io = self.iops.map(|value| Fig { value, noisy: false });
+        add("I/O".into(), Direction::Higher, self.io_what.clone(), io, &|x| {
+            format!("{x:.0} IOPS")
+        });
+        v
     }
 
     /// Cache level `n` (1-based, as the profile numbers them).

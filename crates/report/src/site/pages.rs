@@ -350,65 +350,18 @@ fn fig_json(l: &str, f: Fig, t: String, d: &str, q: &str) -> serde_json::Value {
 
 fn machine_json(m: &Machine) -> serde_json::Value {
     let r = m.latest();
-    let mut v = Vec::new();
-    if let Some(f) = r.clock_mhz {
-        v.push(fig_json("core clock", f, format!("{:.0} MHz", f.value), "", ""));
-    }
-    for l in &r.caches {
-        let size = Fig {
-            value: l.size_bytes as f64,
-            noisy: l.latency.noisy,
-        };
-        let name = format!("L{}", l.level);
-        v.push(fig_json(
-            &format!("{name} size"),
-            size,
-            human_bytes(l.size_bytes),
-            "higher",
-            "",
-        ));
-        let t = format!("{:.2} ns", l.latency.value);
-        v.push(fig_json(&format!("{name} latency"), l.latency, t, "lower", ""));
-    }
-    if let Some(f) = r.memory_ns {
-        v.push(fig_json(
-            "memory latency",
-            f,
-            format!("{:.1} ns", f.value),
-            "lower",
-            "",
-        ));
-    }
-    let threads = format!("{} threads", r.bw_threads);
-    for (op, f) in [("read", r.read_bps), ("write", r.write_bps), ("copy", r.copy_bps)] {
-        if let Some(f) = f {
-            let t = format!("{:.2} GB/s", f.value / 1e9);
-            v.push(fig_json(&format!("{op} bandwidth"), f, t, "higher", &threads));
-        }
-    }
-    if let Some(f) = r.ctx2_us {
-        let q = format!("{} KiB per process", r.ctx_kb);
-        v.push(fig_json(
-            "context switch, 2 processes",
-            f,
-            format!("{:.2} µs", f.value),
-            "lower",
-            &q,
-        ));
-    }
-    if let Some(iops) = r.iops {
-        let f = Fig {
-            value: iops,
-            noisy: false,
-        };
-        v.push(fig_json(
-            "I/O",
-            f,
-            format!("{iops:.0} IOPS"),
-            "higher",
-            &r.io_what,
-        ));
-    }
+    let v: Vec<serde_json::Value> = r
+        .figures()
+        .into_iter()
+        .map(|f| {
+            let d = match f.better {
+                hwcal_model::Direction::Higher => "higher",
+                hwcal_model::Direction::Lower => "lower",
+                hwcal_model::Direction::Neither => "",
+            };
+            fig_json(&f.label, f.fig, f.text, d, &f.how)
+        })
+        .collect();
     serde_json::json!({
         "key": m.key.key,
         "name": m.key.display(),

@@ -11,7 +11,7 @@
 //! compare`.
 
 use super::catalogue::{Machine, Site};
-use super::facts::{Fig, RunFacts};
+use super::facts::Fig;
 use super::history::RECENT;
 use hwcal_analysis::compare::{runs_row, Mark, Row, SIGNIFICANCE, VERDICT_THRESHOLD};
 use hwcal_model::{Direction, FigureUnit};
@@ -55,54 +55,11 @@ fn series(m: &Machine) -> Vec<Series> {
         }
     };
     for r in m.runs.iter().take(RECENT) {
-        figures(r, &mut add);
+        for f in r.figures() {
+            add(f.label, f.better, f.how, Some(f.fig));
+        }
     }
     out
-}
-
-/// Each figure of a run, as (label, direction, how measured, figure).
-fn figures(r: &RunFacts, add: &mut impl FnMut(String, Direction, String, Option<Fig>)) {
-    add("core clock".into(), Direction::Higher, String::new(), r.clock_mhz);
-    for l in &r.caches {
-        let size = Fig {
-            value: l.size_bytes as f64,
-            noisy: l.latency.noisy,
-        };
-        add(
-            format!("L{} size", l.level),
-            Direction::Higher,
-            String::new(),
-            Some(size),
-        );
-        add(
-            format!("L{} latency", l.level),
-            Direction::Lower,
-            String::new(),
-            Some(l.latency),
-        );
-    }
-    add(
-        "memory latency".into(),
-        Direction::Lower,
-        String::new(),
-        r.memory_ns,
-    );
-    let threads = format!("{} threads", r.bw_threads);
-    for (op, f) in [("read", r.read_bps), ("write", r.write_bps), ("copy", r.copy_bps)] {
-        add(format!("{op} bandwidth"), Direction::Higher, threads.clone(), f);
-    }
-    let ctx = format!("{} KiB per process", r.ctx_kb);
-    add(
-        "context switch, 2 processes".into(),
-        Direction::Lower,
-        ctx,
-        r.ctx2_us,
-    );
-    let io = r.iops.map(|v| Fig {
-        value: v,
-        noisy: false,
-    });
-    add("I/O".into(), Direction::Higher, r.io_what.clone(), io);
 }
 
 /// The verdict of B's series against A's: [text, class, ratio text].
