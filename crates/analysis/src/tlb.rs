@@ -459,6 +459,22 @@ fn nominal_cross_check(p: &Profile, a: &mut TlbAnalysis) {
                  second-level TLB is: the stated figure is not this core's, the measured one stands",
                 l.level, l.entries, n.entries
             )
+        } else if !(0.5..=2.0).contains(&r) {
+            // More than twice or under half the stated level: the step
+            // measured is not that level (a level's step was not seen and
+            // the next one took its number, or a step that is no level
+            // was), so neither figure is given as this level's.
+            l.verdict = Verdict::Noisy;
+            format!(
+                "tlb: level {} ({} pages) measured {} entries, {source} says {} ({:+.0}%): more than a \
+                 factor of two apart, the step measured is not that level (a level's step missed, or a \
+                 step that is no TLB's); the level is marked noisy",
+                l.level,
+                if l.page_bytes >= 2 << 20 { "2 MiB" } else { "4 KiB" },
+                l.entries,
+                n.entries,
+                (r - 1.0) * 100.0
+            )
         } else if (r - 1.0).abs() > 0.125 {
             format!(
                 "tlb: level {} ({} pages) measured {} entries, {source} says {} ({:+.0}%)",

@@ -1,0 +1,367 @@
+//! The raw curves the real cache and TLB probes produce, from a [`Model`]:
+//! closed forms where the effect is a formula, the placement drawn where
+//! the effect is chance (which page colour each 4 KiB page gets, which
+//! TLB set each page hashes to).
+//!
+//! The chase is a random cyclic permutation of the lines of a buffer (the
+//! probes' pointer chase): each line is touched once per lap, so a level
+//! with LRU replacement keeps a line exactly when no more lines than it
+//! has ways fall into the line's set, and misses it on every lap
+//! otherwise. With 4 KiB pages on random frames a physically indexed
+//! level of S sets sees S·line/4096 page colours; the pages drawn decide
+//! how many land on each colour, and a colour with more pages than ways
+//! misses all of them — the smeared edge recorded on Zen 3 (Kessler and
+//! Hill, "Page placement algorithms for large real-indexed caches", 1992).
+//! A victim level holds what the level above evicts, so the two together
+//! serve the chase until it outgrows both.
+
+use crate::model::{Level, Model, Pages};
+use hwcal_model::{RawCurve, RawPoint};
+use hwcal_stats::SplitMix64;
+
+/// A uniform draw in [0, 1).
+fn unit(rng: &mut SplitMix64) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// A standard normal draw (Box–Muller).
+fn normal(rng: &mut SplitMix64) -> f64 {
+    let u = unit(rng).max(1e-12);
+    let v = unit(rng);
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// The fraction of a lap's lines that miss a level of `size` bytes with
+/// `ways` ways and `line`-byte lines, for a chase over `bytes`: each set
+/// holding more of the chase's lines than it has ways misses them all.
+/// `colour` is the page granule the placement is random at (4 KiB frames;
+/// 0: contiguous, as 2 MiB pages are for any level indexed within them).
+fn miss_fraction(size: f64, ways: u32, line: u64, bytes: f64, colour: u64, rng: &mut SplitMix64) -> f64 {
+    let sets = (size / (ways as f64 * line as f64)).max(1.0);
+    let colours = if colour == 0 {
+        1
+    } else {
+        ((sets * line as f64) / colour as f64).floor().max(1.0) as u64
+    };
+    if colours <= 1 || bytes < colour as f64 {
+        // Contiguous: the lines spread evenly over the sets.
+        let q = bytes / line as f64 / sets;
+        let base = q.floor();
+        let extra = q - base;
+        let w = ways as f64;
+        let mut miss = 0.0;
+        if base + 1.0 > w {
+            miss += extra * (base + 1.0);
+        }
+        if base > w {
+            miss += (1.0 - extra) * base;
+        }
+        return if q > 0.0 { (miss / q).min(1.0) } else { 0.0 };
+    }
+    // Random frames: each page lands on a colour; every set of a colour
+    // holds one line of each page on it.
+    let pages = (bytes / colour as f64).round().max(1.0) as u64;
+    let mut load = vec![0u32; colours as usize];
+    for _ in 0..pages {
+        load[rng.index(colours as usize)] += 1;
+    }
+    let missed: u64 = load.iter().filter(|&&n| n > ways).map(|&n| n as u64).sum();
+    missed as f64 / pages as f64
+}
+
+/// The fraction of pages each TLB level misses when the TLB probe walks
+/// `pages` pages, one load per page in a cycle: a fully associative first level misses from its size on
+/// and more and more past it (not LRU), reaching all of them at 1.35× its
+/// size; a set-associative level with a hashed index misses the pages of
+/// every set that drew more than its ways.
+fn tlb_miss(model: &Model, pages: f64, rng: &mut SplitMix64) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    for t in &model.tlbs {
+        let e = t.entries as f64;
+        let m = if t.ways == 0 {
+            ((pages - e) / (0.35 * e)).clamp(0.0, 1.0)
+        } else {
+            let sets = (t.entries / t.ways as u64).max(1) as usize;
+            let n = pages.round().max(1.0) as u64;
+            let mut load = vec![0u32; sets];
+            for _ in 0..n {
+                load[rng.index(sets)] += 1;
+            }
+            load.iter()
+                .filter(|&&k| k > t.ways)
+                .map(|&k| k as f64)
+                .sum::<f64>()
+                / n as f64
+        };
+        // A page a lower level holds, no higher level misses.
+        let m = out.last().map_or(m, |&prev| m.min(prev));
+        out.push(m);
+    }
+    out
+}
+
+/// The latency of one lap of a chase over `bytes` (ns per load): each
+/// line served by the first level that keeps it, or memory. `small` and
+/// `share`: one sample's conditions (L1 and L2 halved by a busy sibling;
+/// the guest's share of the shared level).
+fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, rng: &mut SplitMix64) -> f64 {
+    let colour = match model.pages {
+        Pages::Base => 4096,
+        Pages::Huge => 2 << 20,
+    };
+    let mut served = 0.0;
+    let mut ns = 0.0;
+    let mut prev_miss = 1.0f64;
+    let mut above: Option<&Level> = None;
+    for l in &model.levels {
+        let mut size = l.size as f64;
+        if busy && !l.shared {
+            size /= 2.0;
+        }
+        if l.shared {
+            size *= share;
+        }
+        if l.victim {
+            size += above.map_or(0.0, |a| a.size as f64);
+        }
+        let m = miss_fraction(size, l.ways, l.line, bytes, colour, rng).min(prev_miss);
+        ns += (prev_miss - m) * l.ns;
+        served += prev_miss - m;
+        prev_miss = m;
+        above = Some(l);
+    }
+    ns += prev_miss * model.memory_ns;
+    debug_assert!((served + prev_miss - 1.0).abs() < 1e-9);
+    if tlb_pages && model.pages == Pages::Base {
+        ns += model.tlb_penalty(&random_tlb_miss(model, bytes / 4096.0));
+    }
+    ns
+}
+
+/// The fraction of loads each TLB level misses in a chase over the lines
+/// of `pages` pages: consecutive loads fall on pages picked at random (the
+/// lines, not the pages, are what the chase cycles through), so a level of
+/// E entries holds E of the P pages and misses with probability 1 − E/P.
+fn random_tlb_miss(model: &Model, pages: f64) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    for t in &model.tlbs {
+        let m = (1.0 - t.entries as f64 / pages).max(0.0);
+        out.push(out.last().map_or(m, |&prev: &f64| m.min(prev)));
+    }
+    out
+}
+
+/// Samples of one point: the chase's latency under each sample's noise.
+/// `fixed`: every sample on the same physical pages (a point of a sweep,
+/// timed again on its buffer), else each on another draw of pages (the
+/// colour placements).
+fn samples(
+    model: &Model,
+    n: usize,
+    fixed: bool,
+    rng: &mut SplitMix64,
+    mut at: impl FnMut(bool, f64, &mut SplitMix64) -> f64,
+) -> RawPoint {
+    let nz = model.noise;
+    // One guest share per point: the share moves between points of a sweep.
+    let share = 1.0 - nz.share_moves * unit(rng);
+    let placement = SplitMix64::new(rng.next_u64());
+    let mut s = Vec::with_capacity(n);
+    for _ in 0..n {
+        let busy = unit(rng) < nz.busy;
+        let mut pages = if fixed {
+            placement.clone()
+        } else {
+            SplitMix64::new(rng.next_u64())
+        };
+        let mut v = at(busy, share, &mut pages) * (1.0 + (nz.jitter * normal(rng)).abs());
+        if unit(rng) < nz.spikes {
+            v *= 1.2 + 1.8 * unit(rng);
+        }
+        s.push(v);
+    }
+    let y = s.iter().copied().fold(f64::INFINITY, f64::min);
+    RawPoint {
+        x: 0.0,
+        y,
+        mhz: vec![model.mhz; s.len()],
+        samples: s,
+    }
+}
+
+/// The working sets of the cache sweep: four per octave from 4 KiB, to
+/// four times the largest level (at least 64 MiB), whole lines.
+pub fn sweep_sizes(model: &Model) -> Vec<f64> {
+    let llc = model.levels.iter().map(|l| l.size).max().unwrap_or(1 << 20) as f64;
+    let top = (4.0 * llc).max(64.0 * (1 << 20) as f64);
+    let mut xs = Vec::new();
+    let mut i = 0;
+    loop {
+        let x = (4096.0 * 2f64.powf(i as f64 / 4.0) / 64.0).round() * 64.0;
+        if x > top * 1.0001 {
+            break;
+        }
+        xs.push(x);
+        i += 1;
+    }
+    xs
+}
+
+/// `cache.latency`: the chase's latency against working set.
+pub fn cache_latency(model: &Model, rng: &mut SplitMix64) -> RawCurve {
+    let points = sweep_sizes(model)
+        .into_iter()
+        .map(|x| {
+            let mut p = samples(model, 5, true, rng, |busy, share, r| {
+                chase_ns(model, x, true, busy, share, r)
+            });
+            p.x = x;
+            p
+        })
+        .collect();
+    RawCurve {
+        id: "cache.latency".into(),
+        x_label: "working set (bytes)".into(),
+        y_label: "ns per load".into(),
+        points,
+    }
+}
+
+/// `cache.colour`: on 4 KiB pages, the edge of each private level beyond
+/// L1 (whose sets span two page colours or more) from half to 2.5× its
+/// size at 8 sizes per octave, one sample per draw of physical pages (six
+/// draws), the point their mean — as the cache probe measures it for the
+/// analysis's page-colour fit. `None` on huge pages.
+pub fn colour(model: &Model, rng: &mut SplitMix64) -> Option<RawCurve> {
+    if model.pages == Pages::Huge {
+        return None;
+    }
+    let private = model.vcpus <= 1;
+    let sizes: Vec<f64> = model
+        .levels
+        .iter()
+        .skip(1)
+        .filter(|l| !l.shared || private)
+        .filter(|l| l.ways >= 2 && l.size / (l.ways as u64 * 4096) >= 2)
+        .flat_map(|l| {
+            (0..)
+                .map(move |k| 0.5 * l.size as f64 * 2f64.powf(k as f64 / 8.0))
+                .take_while(move |&x| x <= 2.5 * l.size as f64 * 1.0001)
+        })
+        .map(|x| (x / 64.0).round() * 64.0)
+        .collect();
+    if sizes.is_empty() {
+        return None;
+    }
+    let points = sizes
+        .into_iter()
+        .map(|x| {
+            let mut p = samples(model, 6, false, rng, |busy, share, r| {
+                chase_ns(model, x, true, busy, share, r)
+            });
+            p.x = x;
+            p.y = hwcal_analysis::cache::placement_mean(&p.samples).unwrap_or(f64::NAN);
+            p
+        })
+        .collect();
+    Some(RawCurve {
+        id: "cache.colour".into(),
+        x_label: "working set (bytes)".into(),
+        y_label: "ns per load, one sample per page placement".into(),
+        points,
+    })
+}
+
+/// `tlb.4k` (one load per 4 KiB page, over `pages` pages) and `tlb.dense`
+/// (as many lines side by side): the same cache latency, and on the first
+/// the TLB's misses on top.
+pub fn tlb_curves(model: &Model, rng: &mut SplitMix64) -> [RawCurve; 2] {
+    let top = model.tlbs.iter().map(|t| t.entries).max().unwrap_or(2048) as f64 * 4.0;
+    let mut xs = Vec::new();
+    let mut i = 0;
+    loop {
+        let x = (8.0 * 2f64.powf(i as f64 / 4.0)).round();
+        if x > top.max(8192.0) {
+            break;
+        }
+        if xs.last() != Some(&x) {
+            xs.push(x);
+        }
+        i += 1;
+    }
+    let curve = |id: &str, label: &str, tlb: bool, rng: &mut SplitMix64| RawCurve {
+        id: id.into(),
+        x_label: "pages".into(),
+        y_label: label.into(),
+        points: xs
+            .iter()
+            .map(|&pages| {
+                let mut p = samples(model, 15, true, rng, |busy, share, r| {
+                    // The lines alone: a dense buffer of `pages` lines.
+                    let mut ns = chase_ns(model, pages * 64.0, false, busy, share, r);
+                    // The probe maps its test buffer with 4 KiB pages
+                    // whatever the machine's huge-page setting.
+                    if tlb {
+                        ns += model.tlb_penalty(&tlb_miss(model, pages, r));
+                    }
+                    ns
+                });
+                p.x = pages;
+                p
+            })
+            .collect(),
+    };
+    [
+        curve("tlb.4k", "ns per access, 4 KiB pages", true, rng),
+        curve(
+            "tlb.dense",
+            "ns per access, as many lines packed densely",
+            false,
+            rng,
+        ),
+    ]
+}
+
+/// A one-point curve of a probe's conditions (`cache.huge_fraction`,
+/// `*.neighbour_busy`).
+pub fn fact(id: &str, label: &str, points: &[(f64, f64)]) -> RawCurve {
+    RawCurve {
+        id: id.into(),
+        x_label: "-".into(),
+        y_label: label.into(),
+        points: points
+            .iter()
+            .map(|&(x, y)| RawPoint {
+                x,
+                y,
+                ..Default::default()
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_placement_has_a_sharp_edge_and_random_frames_a_smeared_one() {
+        let mut rng = SplitMix64::new(1);
+        let kib = 1024.0;
+        // 1 MiB, 8 ways, 64 B lines: 32 colours of 4 KiB.
+        let at = |bytes: f64, colour: u64, rng: &mut SplitMix64| {
+            miss_fraction(1024.0 * kib, 8, 64, bytes, colour, rng)
+        };
+        assert_eq!(at(1000.0 * kib, 0, &mut rng), 0.0);
+        // Just past it, the sets that drew one line more than their ways
+        // miss (LRU, a cyclic chase), the rest still hit; at twice it, all.
+        let past = at(1100.0 * kib, 0, &mut rng);
+        assert!((0.5..0.7).contains(&past), "{past}");
+        assert_eq!(at(2100.0 * kib, 0, &mut rng), 1.0);
+        // On random frames some colours overflow well before the size...
+        assert!(at(700.0 * kib, 4096, &mut rng) > 0.02);
+        // ...and some still fit past it.
+        assert!(at(1100.0 * kib, 4096, &mut rng) < 0.9);
+        assert_eq!(at(16.0 * kib, 4096, &mut rng), 0.0);
+    }
+}

@@ -1,0 +1,35 @@
+//! Simulated hardware for hwcal (issue 28): machines that exist only as a
+//! model, with the truth known exactly, driven through the runner's
+//! [`Machine`](hwcal_runner::Machine) trait like a real one so the real
+//! analysis derives every figure, and a scorecard of how often that
+//! analysis is right, flags its doubt, or is confidently wrong — as cache
+//! simulators (gem5, Cachegrind, DRAMsim3) let hardware be studied before
+//! it exists.
+//!
+//! What is modelled (`model`, `curves`): cache levels with their size,
+//! ways, line and latency under LRU replacement, inclusive or as a victim
+//! of the level above; 4 KiB pages on random frames (page colouring on
+//! physically indexed levels) or 2 MiB pages the TLB sees; 4 KiB data TLB
+//! levels, a fully associative first level that misses gradually past its
+//! size and set-associative hashed levels; memory latency and the page
+//! walks' share of it; per-sample noise (jitter, spikes), a sibling that
+//! takes half of L1 and L2 part of the time, a share of the shared level
+//! that moves between points. The cache probe's latency sweep and the TLB
+//! probe's 4 KiB and dense curves are produced.
+//!
+//! Not modelled yet: tree-PLRU, random and adaptive replacement (Zen 5's
+//! L3), the gap chase (miss latency), the line and flush tests, the
+//! colour placements, MLP chains, the clock, memory bandwidth, context
+//! switches and I/O; 16 KiB and 64 KiB base pages; a timer's resolution
+//! and drift; calibration against the recorded curves of real machines.
+//! The cores' figures are documented ones, not fitted to recordings.
+#![forbid(unsafe_code)]
+
+pub mod corpus;
+pub mod curves;
+pub mod machine;
+pub mod model;
+pub mod score;
+
+pub use machine::Sim;
+pub use model::{Level, Model, Noise, Pages, Tlb};

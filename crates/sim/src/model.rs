@@ -1,0 +1,110 @@
+//! A modelled machine: its cache levels, memory, TLB levels, clock, how
+//! its guest's pages are backed and how noisy it is — everything the
+//! simulated probes need, and the truth the scorecard holds the analysis
+//! to.
+
+/// One cache level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Level {
+    pub size: u64,
+    pub ways: u32,
+    pub line: u64,
+    /// Load-to-use latency of a hit, ns.
+    pub ns: f64,
+    /// Shared by every core (an L3): the guest's share of it may move.
+    pub shared: bool,
+    /// A victim cache of the level above (AMD's L3): it holds what that
+    /// level evicts, so a chase is served by the two together until it
+    /// outgrows both.
+    pub victim: bool,
+}
+
+/// One data TLB level for 4 KiB pages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tlb {
+    pub entries: u64,
+    /// 0: fully associative (a first-level TLB, not LRU: it misses
+    /// gradually past its size); else set-associative with a hashed index.
+    pub ways: u32,
+    /// What missing it costs on top of the level below, ns.
+    pub miss_ns: f64,
+}
+
+/// How noisy the machine is while it is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Noise {
+    /// Spread of a sample's slowdown (|N(0, jitter)|, relative): noise only
+    /// ever adds time.
+    pub jitter: f64,
+    /// Chance a sample meets a spike (an interrupt, the host's tick): 1.2–3×.
+    pub spikes: f64,
+    /// Share of the time an SMT sibling or another vCPU's work takes half
+    /// of L1 and L2 (a sample then sees them halved).
+    pub busy: f64,
+    /// How far the guest's share of the shared level moves point to point
+    /// (0.5: between half and all of it).
+    pub share_moves: f64,
+}
+
+/// How the guest's memory is backed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pages {
+    /// 4 KiB pages on random physical frames: physically indexed levels
+    /// see page colouring, and the TLB misses past its reach.
+    Base,
+    /// 2 MiB pages the TLB sees (transparent huge pages honoured).
+    Huge,
+}
+
+/// A machine as the simulator runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// `zen4/huge/quiet/2vcpu #17`: the core, the conditions and the seed.
+    pub name: String,
+    /// The core's name as hwcal's tables know it (`Zen 4`).
+    pub core: String,
+    pub vendor: String,
+    pub mhz: f64,
+    pub levels: Vec<Level>,
+    /// Latency of a load from memory (no TLB miss), ns.
+    pub memory_ns: f64,
+    pub tlbs: Vec<Tlb>,
+    pub pages: Pages,
+    pub vcpus: usize,
+    pub noise: Noise,
+    /// Seeds every random draw: the same model and seed give the same curves.
+    pub seed: u64,
+}
+
+impl Model {
+    /// The time a load costs on top of its cache latency for missing the
+    /// TLBs when a chase walks `pages` 4 KiB pages, with `tlb_miss` the
+    /// fraction of the pages each TLB level misses.
+    pub fn tlb_penalty(&self, tlb_miss: &[f64]) -> f64 {
+        self.tlbs.iter().zip(tlb_miss).map(|(t, m)| t.miss_ns * m).sum()
+    }
+
+    /// The figure the analysis should report as memory latency at a chase
+    /// over `bytes`: memory's own plus, on base pages, the page walks.
+    pub fn memory_truth(&self, bytes: f64) -> f64 {
+        match self.pages {
+            Pages::Huge => self.memory_ns,
+            Pages::Base => {
+                // A random chase over P pages misses a level of E entries
+                // with probability 1 − E/P.
+                let pages = bytes / 4096.0;
+                let miss: Vec<f64> = self
+                    .tlbs
+                    .iter()
+                    .map(|t| (1.0 - t.entries as f64 / pages).max(0.0))
+                    .collect();
+                self.memory_ns + self.tlb_penalty(&miss)
+            }
+        }
+    }
+
+    /// The levels private to a core (L1 and L2 on every core modelled).
+    pub fn private_levels(&self) -> impl Iterator<Item = (usize, &Level)> {
+        self.levels.iter().enumerate().filter(|(_, l)| !l.shared)
+    }
+}

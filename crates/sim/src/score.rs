@@ -1,0 +1,218 @@
+//! The scorecard: machines of the corpus calibrated through the runner
+//! (`hwcal_runner::calibrate`, the code `hwcal run` runs) and each figure
+//! held to the model's truth. A figure is *right* within its tolerance,
+//! *flagged* when it is off but its verdict says noisy, *missed* when the
+//! analysis did not report it, and *confidently wrong* when it is off and
+//! marked `ok` — the one outcome hwcal must never give.
+
+use crate::corpus::{machine, Condition};
+use crate::machine::Sim;
+use crate::model::Model;
+use hwcal_model::{Profile, Verdict};
+use std::collections::BTreeMap;
+
+/// Private cache sizes and TLB entries within ±12.5%, latencies ±5%,
+/// memory ±10% (the issue's tolerances).
+pub const SIZE_TOLERANCE: f64 = 0.125;
+pub const LATENCY_TOLERANCE: f64 = 0.05;
+pub const MEMORY_TOLERANCE: f64 = 0.10;
+
+/// What became of one figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    Right,
+    Flagged,
+    Missed,
+    ConfidentlyWrong,
+}
+
+/// One figure of one machine, judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub figure: String,
+    pub truth: f64,
+    pub got: Option<f64>,
+    pub outcome: Outcome,
+}
+
+/// Calibrate the model's cache and TLB probes, as `hwcal run --only
+/// cache,tlb` would on it.
+pub fn calibrate(model: &Model) -> Result<Profile, String> {
+    let ids = ["tlb".to_string(), "cache".to_string()];
+    let probes = hwcal_runner::select(hwcal_runner::probes(), &ids, &[]).map_err(|e| e.to_string())?;
+    let config = hwcal_runner::RunConfig {
+        probes: ids.to_vec(),
+        ..Default::default()
+    };
+    let header = hwcal_runner::Header {
+        command: format!("hwcal sim {}", model.name),
+        started_unix: 0,
+        pinned_cpu: Some(0),
+    };
+    let sim = Sim { model: model.clone() };
+    hwcal_runner::calibrate(&sim, &config, &probes, header, &hwcal_runner::Silent).map_err(|e| e.to_string())
+}
+
+fn judge_one(figure: String, truth: f64, got: Option<(f64, Verdict)>, tolerance: f64) -> Judged {
+    let outcome = match got {
+        None => Outcome::Missed,
+        Some((v, _)) if ((v - truth) / truth).abs() <= tolerance => Outcome::Right,
+        Some((_, Verdict::Noisy)) => Outcome::Flagged,
+        Some((_, Verdict::Ok)) => Outcome::ConfidentlyWrong,
+    };
+    Judged {
+        figure,
+        truth,
+        got: got.map(|g| g.0),
+        outcome,
+    }
+}
+
+/// Every scored figure of a calibrated model.
+pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
+    let mut out = Vec::new();
+    let caches = p.caches.as_deref().unwrap_or(&[]);
+    for (i, l) in model.private_levels() {
+        let found = caches.iter().find(|c| c.level as usize == i + 1);
+        let n = i + 1;
+        out.push(judge_one(
+            format!("L{n} size"),
+            l.size as f64,
+            found.map(|c| (c.size_bytes as f64, c.verdict)),
+            SIZE_TOLERANCE,
+        ));
+        out.push(judge_one(
+            format!("L{n} latency"),
+            l.ns,
+            found.map(|c| (c.latency_ns, c.verdict)),
+            LATENCY_TOLERANCE,
+        ));
+    }
+    let at = p.memory.as_ref().and_then(|m| m.size_bytes).map_or_else(
+        || crate::curves::sweep_sizes(model).last().copied().unwrap_or(0.0),
+        |b| b as f64,
+    );
+    out.push(judge_one(
+        "memory latency".into(),
+        model.memory_truth(at),
+        p.memory.as_ref().map(|m| (m.latency_ns, m.verdict)),
+        MEMORY_TOLERANCE,
+    ));
+    let tlbs = p.tlbs.as_deref().unwrap_or(&[]);
+    for (i, t) in model.tlbs.iter().enumerate() {
+        let found = tlbs
+            .iter()
+            .find(|l| l.page_bytes == 4096 && l.level as usize == i + 1);
+        out.push(judge_one(
+            format!("TLB L{} entries", i + 1),
+            t.entries as f64,
+            found.map(|l| (l.entries as f64, l.verdict)),
+            SIZE_TOLERANCE,
+        ));
+    }
+    out
+}
+
+/// Counts of outcomes, per figure and condition.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scorecard {
+    pub machines: usize,
+    /// (figure, pages and condition: `4k quiet`) → counts of each
+    /// [`Outcome`], in its order.
+    pub rows: BTreeMap<(String, String), [usize; 4]>,
+    /// Every confidently wrong figure: machine, figure, truth, reported.
+    pub wrong: Vec<(String, String, f64, f64)>,
+    /// Machines whose calibration failed, and why.
+    pub failed: Vec<(String, String)>,
+}
+
+impl Scorecard {
+    fn add(&mut self, model: &Model, cond: Condition, judged: &[Judged]) {
+        self.machines += 1;
+        for j in judged {
+            let pages = match model.pages {
+                crate::model::Pages::Base => "4k",
+                crate::model::Pages::Huge => "huge",
+            };
+            let row = self
+                .rows
+                .entry((j.figure.clone(), format!("{pages} {}", cond.name())))
+                .or_default();
+            row[j.outcome as usize] += 1;
+            if j.outcome == Outcome::ConfidentlyWrong {
+                self.wrong.push((
+                    model.name.clone(),
+                    j.figure.clone(),
+                    j.truth,
+                    j.got.unwrap_or(f64::NAN),
+                ));
+            }
+        }
+    }
+
+    /// The scorecard as a Markdown table, then every confidently wrong
+    /// figure.
+    pub fn markdown(&self) -> String {
+        let mut s = format!(
+            "{} simulated machines\n\n| figure | pages, condition | right | flagged | missed | confidently wrong |\n\
+             |:---|:---|---:|---:|---:|---:|\n",
+            self.machines
+        );
+        for ((fig, cond), [r, f, m, w]) in &self.rows {
+            s += &format!("| {fig} | {cond} | {r} | {f} | {m} | {w} |\n");
+        }
+        let total: [usize; 4] = self.rows.values().fold([0; 4], |a, r| {
+            [a[0] + r[0], a[1] + r[1], a[2] + r[2], a[3] + r[3]]
+        });
+        s += &format!(
+            "| **all** | | {} | {} | {} | {} |\n",
+            total[0], total[1], total[2], total[3]
+        );
+        if !self.wrong.is_empty() {
+            s += "\nConfidently wrong (machine: figure, truth → reported):\n\n";
+            for (m, f, t, g) in &self.wrong {
+                s += &format!("- {m}: {f}, {t:.4} → {g:.4}\n");
+            }
+        }
+        for (m, why) in &self.failed {
+            s += &format!("- {m}: calibration failed: {why}\n");
+        }
+        s
+    }
+}
+
+/// Score the corpus's machines `indices`, on `threads` threads.
+pub fn score(indices: &[usize], threads: usize) -> Scorecard {
+    let threads = threads.max(1);
+    let results: Vec<(Model, Condition, Result<Vec<Judged>, String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    indices
+                        .iter()
+                        .skip(t)
+                        .step_by(threads)
+                        .map(|&i| {
+                            let (m, c) = machine(i);
+                            let r = calibrate(&m).map(|p| judge(&m, &p));
+                            (m, c, r)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut card = Scorecard::default();
+    for (m, c, r) in results {
+        match r {
+            Ok(j) => card.add(&m, c, &j),
+            Err(e) => card.failed.push((m.name.clone(), e)),
+        }
+    }
+    card.wrong.sort_by(|a, b| a.0.cmp(&b.0));
+    card
+}
