@@ -264,7 +264,11 @@ pub fn machine(i: usize) -> (Model, Condition) {
     let rest = i / SEEDS;
     let cond = Condition::ALL[rest % Condition::ALL.len()];
     let rest = rest / Condition::ALL.len();
-    let pages = if rest.is_multiple_of(2) { Pages::Base } else { Pages::Huge };
+    let pages = if rest.is_multiple_of(2) {
+        Pages::Base
+    } else {
+        Pages::Huge
+    };
     let core = &CORES[(rest / 2) % CORES.len()];
     let mut rng = SplitMix64::new(0x5157_0000 ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     // A part's own clock and memory: ±10% and ±15% about the core's.

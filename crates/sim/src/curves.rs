@@ -113,7 +113,10 @@ fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, 
     let mut ns = 0.0;
     let mut prev_miss = 1.0f64;
     let mut above: Option<&Level> = None;
-    for l in &model.levels {
+    for (k, l) in model.levels.iter().enumerate() {
+        // L1 is indexed by virtual address (VIPT): the buffer's virtual
+        // pages are contiguous, so it sees no page colours.
+        let colour = if k == 0 { 0 } else { colour };
         let mut size = l.size as f64;
         if busy && !l.shared {
             size /= 2.0;

@@ -9,7 +9,7 @@
 //! What is modelled (`model`, `curves`): cache levels with their size,
 //! ways, line and latency under LRU replacement, inclusive or as a victim
 //! of the level above; 4 KiB pages on random frames (page colouring on
-//! physically indexed levels) or 2 MiB pages the TLB sees; 4 KiB data TLB
+//! the physically indexed levels past L1, which is indexed virtually) or 2 MiB pages the TLB sees; 4 KiB data TLB
 //! levels, a fully associative first level that misses gradually past its
 //! size and set-associative hashed levels; memory latency and the page
 //! walks' share of it; per-sample noise (jitter, spikes), a sibling that
