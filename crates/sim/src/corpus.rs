@@ -6,7 +6,7 @@
 //! machine at index `i` is a pure function of `i`: any machine of a
 //! scorecard can be built again alone.
 
-use crate::model::{Level, Model, Noise, Pages, Tlb};
+use crate::model::{Level, Model, Noise, Pages, Replacement, Tlb};
 use hwcal_stats::SplitMix64;
 
 /// A documented core: (KiB, ways, line, cycles, shared, victim) per level,
@@ -280,13 +280,22 @@ pub fn machine(i: usize) -> (Model, Condition) {
     let levels = core
         .levels
         .iter()
-        .map(|&(kib, ways, line, cycles, shared, victim)| Level {
+        .enumerate()
+        .map(|(k, &(kib, ways, line, cycles, shared, victim))| Level {
             size: kib << 10,
             ways,
             line,
             ns: cycles / ghz,
             shared,
             victim,
+            // L2s (tree-PLRU, RRIP) keep part of a working set that
+            // overflows them, as random replacement does; L1 and the
+            // shared levels as LRU.
+            replacement: if k == 1 && !shared {
+                Replacement::Random
+            } else {
+                Replacement::Lru
+            },
         })
         .collect();
     let tlbs = core

@@ -15,7 +15,7 @@
 //! A victim level holds what the level above evicts, so the two together
 //! serve the chase until it outgrows both.
 
-use crate::model::{Level, Model, Pages};
+use crate::model::{Level, Model, Pages, Replacement};
 use hwcal_model::{RawCurve, RawPoint};
 use hwcal_stats::SplitMix64;
 
@@ -31,12 +31,65 @@ fn normal(rng: &mut SplitMix64) -> f64 {
     (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
 }
 
+/// The fraction of a cyclic chase's loads that miss a set of `ways` ways
+/// holding `n` of its lines: none when they fit; under LRU all of them
+/// (each line was evicted just before its turn); under random replacement
+/// what a simulation of the set finds — a line survives the misses
+/// between two of its visits with probability (1 − 1/W) each, so part of
+/// an overflowing set keeps hitting. Simulated, not taken from a formula,
+/// so the analysis's closed form for it (`hwcal_analysis::colour`) is
+/// checked rather than assumed.
+fn set_miss(n: u32, ways: u32, replacement: Replacement) -> f64 {
+    if n <= ways {
+        return 0.0;
+    }
+    if replacement == Replacement::Lru {
+        return 1.0;
+    }
+    thread_local! {
+        static MEMO: std::cell::RefCell<std::collections::HashMap<(u32, u32), f64>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    MEMO.with(|m| {
+        *m.borrow_mut().entry((n, ways)).or_insert_with(|| {
+            let mut rng = SplitMix64::new(((n as u64) << 32) | ways as u64);
+            let mut set: Vec<u32> = Vec::with_capacity(ways as usize);
+            let (mut hits, mut loads) = (0u64, 0u64);
+            for lap in 0..200 {
+                for line in 0..n {
+                    let hit = set.contains(&line);
+                    if !hit {
+                        if set.len() < ways as usize {
+                            set.push(line);
+                        } else {
+                            let victim = rng.index(set.len());
+                            set[victim] = line;
+                        }
+                    }
+                    // The first laps fill the set; count the steady state.
+                    if lap >= 20 {
+                        loads += 1;
+                        hits += u64::from(hit);
+                    }
+                }
+            }
+            1.0 - hits as f64 / loads as f64
+        })
+    })
+}
+
 /// The fraction of a lap's lines that miss a level of `size` bytes with
-/// `ways` ways and `line`-byte lines, for a chase over `bytes`: each set
-/// holding more of the chase's lines than it has ways misses them all.
-/// `colour` is the page granule the placement is random at (4 KiB frames;
-/// 0: contiguous, as 2 MiB pages are for any level indexed within them).
-fn miss_fraction(size: f64, ways: u32, line: u64, bytes: f64, colour: u64, rng: &mut SplitMix64) -> f64 {
+/// `ways` ways and `line`-byte lines, for a chase over `bytes` ([`set_miss`]
+/// for each set by how many of the chase's lines it holds). `colour` is the
+/// page granule the placement is random at (4 KiB frames; 0: contiguous,
+/// as 2 MiB pages are for any level indexed within them).
+fn miss_fraction(
+    size: f64,
+    (ways, line, replacement): (u32, u64, Replacement),
+    bytes: f64,
+    colour: u64,
+    rng: &mut SplitMix64,
+) -> f64 {
     let sets = (size / (ways as f64 * line as f64)).max(1.0);
     let colours = if colour == 0 {
         1
@@ -48,14 +101,8 @@ fn miss_fraction(size: f64, ways: u32, line: u64, bytes: f64, colour: u64, rng: 
         let q = bytes / line as f64 / sets;
         let base = q.floor();
         let extra = q - base;
-        let w = ways as f64;
-        let mut miss = 0.0;
-        if base + 1.0 > w {
-            miss += extra * (base + 1.0);
-        }
-        if base > w {
-            miss += (1.0 - extra) * base;
-        }
+        let miss = extra * (base + 1.0) * set_miss(base as u32 + 1, ways, replacement)
+            + (1.0 - extra) * base * set_miss(base as u32, ways, replacement);
         return if q > 0.0 { (miss / q).min(1.0) } else { 0.0 };
     }
     // Random frames: each page lands on a colour; every set of a colour
@@ -65,8 +112,11 @@ fn miss_fraction(size: f64, ways: u32, line: u64, bytes: f64, colour: u64, rng: 
     for _ in 0..pages {
         load[rng.index(colours as usize)] += 1;
     }
-    let missed: u64 = load.iter().filter(|&&n| n > ways).map(|&n| n as u64).sum();
-    missed as f64 / pages as f64
+    let missed: f64 = load
+        .iter()
+        .map(|&n| n as f64 * set_miss(n, ways, replacement))
+        .sum();
+    missed / pages as f64
 }
 
 /// The fraction of pages each TLB level misses when the TLB probe walks
@@ -127,7 +177,7 @@ fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, 
         if l.victim {
             size += above.map_or(0.0, |a| a.size as f64);
         }
-        let m = miss_fraction(size, l.ways, l.line, bytes, colour, rng).min(prev_miss);
+        let m = miss_fraction(size, (l.ways, l.line, l.replacement), bytes, colour, rng).min(prev_miss);
         ns += (prev_miss - m) * l.ns;
         served += prev_miss - m;
         prev_miss = m;
@@ -352,8 +402,9 @@ mod tests {
         let mut rng = SplitMix64::new(1);
         let kib = 1024.0;
         // 1 MiB, 8 ways, 64 B lines: 32 colours of 4 KiB.
+        let lru = (8, 64, Replacement::Lru);
         let at = |bytes: f64, colour: u64, rng: &mut SplitMix64| {
-            miss_fraction(1024.0 * kib, 8, 64, bytes, colour, rng)
+            miss_fraction(1024.0 * kib, lru, bytes, colour, rng)
         };
         assert_eq!(at(1000.0 * kib, 0, &mut rng), 0.0);
         // Just past it, the sets that drew one line more than their ways
@@ -366,5 +417,16 @@ mod tests {
         // ...and some still fit past it.
         assert!(at(1100.0 * kib, 4096, &mut rng) < 0.9);
         assert_eq!(at(16.0 * kib, 4096, &mut rng), 0.0);
+    }
+
+    #[test]
+    fn random_replacement_keeps_part_of_an_overflowing_set() {
+        assert_eq!(set_miss(8, 8, Replacement::Random), 0.0);
+        assert_eq!(set_miss(9, 8, Replacement::Lru), 1.0);
+        // Twice the ways: about a fifth of the loads still hit (the fixed
+        // point of h = (1 - 1/W)^((1 - h)(n - 1)) is 0.2 for W = 8, n = 16).
+        let m = set_miss(16, 8, Replacement::Random);
+        assert!((0.74..0.86).contains(&m), "{m}");
+        assert!(set_miss(9, 8, Replacement::Random) < 0.6);
     }
 }

@@ -7,7 +7,9 @@
 //! it exists.
 //!
 //! What is modelled (`model`, `curves`): cache levels with their size,
-//! ways, line and latency under LRU replacement, inclusive or as a victim
+//! ways, line and latency under LRU or random replacement (a set
+//! simulated, for a level that keeps part of what overflows it as the L2s
+//! of current cores do), inclusive or as a victim
 //! of the level above; 4 KiB pages on random frames (page colouring on
 //! the physically indexed levels past L1, which is indexed virtually) or 2 MiB pages the TLB sees; 4 KiB data TLB
 //! levels, a fully associative first level that misses gradually past its
@@ -17,7 +19,7 @@
 //! that moves between points. The cache probe's latency sweep and the TLB
 //! probe's 4 KiB and dense curves are produced.
 //!
-//! Not modelled yet: tree-PLRU, random and adaptive replacement (Zen 5's
+//! Not modelled yet: tree-PLRU and adaptive replacement as such (Zen 5's
 //! L3), the gap chase (miss latency), the line and flush tests, the
 //! colour placements, MLP chains, the clock, memory bandwidth, context
 //! switches and I/O; 16 KiB and 64 KiB base pages; a timer's resolution
@@ -32,4 +34,4 @@ pub mod model;
 pub mod score;
 
 pub use machine::Sim;
-pub use model::{Level, Model, Noise, Pages, Tlb};
+pub use model::{Level, Model, Noise, Pages, Replacement, Tlb};

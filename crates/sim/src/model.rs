@@ -17,6 +17,17 @@ pub struct Level {
     /// level evicts, so a chase is served by the two together until it
     /// outgrows both.
     pub victim: bool,
+    /// Replacement within a set: LRU (a set that overflows misses every
+    /// line of a cyclic chase) or random (it keeps part of them, as the
+    /// tree-PLRU and RRIP variants of current L2s do).
+    pub replacement: Replacement,
+}
+
+/// How a set chooses the line to evict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    Lru,
+    Random,
 }
 
 /// One data TLB level for 4 KiB pages.

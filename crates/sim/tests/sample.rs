@@ -13,7 +13,8 @@ const KNOWN: &[(usize, &str)] = &[];
 
 #[test]
 fn a_sample_of_the_corpus_is_never_confidently_wrong() {
-    let step = corpus::len() / 60;
+    // Every tenth machine: 51, across every core, pages and condition.
+    let step = corpus::len() / 50;
     let indices: Vec<usize> = (0..corpus::len()).step_by(step).collect();
     assert!(indices.len() >= 50);
     let t = std::time::Instant::now();
