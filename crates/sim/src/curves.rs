@@ -260,6 +260,12 @@ pub fn sweep_sizes(model: &Model) -> Vec<f64> {
     xs
 }
 
+/// One point of the cache sweep without noise (the quiet machine's
+/// latency at `bytes`, on one draw of pages).
+pub fn cache_point(model: &Model, bytes: f64, rng: &mut SplitMix64) -> f64 {
+    chase_ns(model, bytes, true, false, 1.0, rng)
+}
+
 /// `cache.latency`: the chase's latency against working set.
 pub fn cache_latency(model: &Model, rng: &mut SplitMix64) -> RawCurve {
     let points = sweep_sizes(model)

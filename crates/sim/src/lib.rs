@@ -20,13 +20,15 @@
 //! probe's 4 KiB and dense curves are produced.
 //!
 //! Not modelled yet: tree-PLRU and adaptive replacement as such (Zen 5's
-//! L3), the gap chase (miss latency), the line and flush tests, the
-//! colour placements, MLP chains, the clock, memory bandwidth, context
-//! switches and I/O; 16 KiB and 64 KiB base pages; a timer's resolution
-//! and drift; calibration against the recorded curves of real machines.
-//! The cores' figures are documented ones, not fitted to recordings.
+//! L3), the gap chase (miss latency), the line and flush tests, MLP
+//! chains, the clock, memory bandwidth, context switches and I/O; 16 KiB
+//! and 64 KiB base pages; a timer's resolution and drift. The corpus's
+//! cores use documented figures, not fitted to recordings; `calibration`
+//! builds a model from a recorded profile and compares its simulated sweep
+//! with the recorded one (where the edges fall, point by point).
 #![forbid(unsafe_code)]
 
+pub mod calibration;
 pub mod corpus;
 pub mod curves;
 pub mod machine;

@@ -66,3 +66,34 @@ fn a_tlb_level_that_took_a_missed_levels_number_is_not_ok() {
         "{judged:?}"
     );
 }
+
+/// The models of the recorded machines (`../shared/reference/machines`,
+/// where present) reproduce their L1 edge within one sweep step and their
+/// curves point by point within 10% at the median (the README's table,
+/// `hwcal-sim calibrate`, says where they do not: the edges past L2).
+#[test]
+fn models_of_the_recorded_machines_follow_their_sweeps() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/machines");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipped: no {}", dir.display());
+        return;
+    };
+    let mut seen = 0;
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let p = hwcal_model::parse_profile_unchecked(&std::fs::read(&path).unwrap()).unwrap();
+        let c = hwcal_sim::calibration::calibrate(&p).unwrap_or_else(|| panic!("{}", path.display()));
+        let l1 = c
+            .edges
+            .iter()
+            .find(|e| e.0 == 1)
+            .unwrap_or_else(|| panic!("{}", path.display()));
+        assert!(l1.3 <= 1.0, "{}: L1 edge {l1:?}", path.display());
+        assert!(c.median_diff < 0.10, "{}: {c:?}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 3, "{seen} recorded machines");
+}

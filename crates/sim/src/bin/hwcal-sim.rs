@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: hwcal-sim score [--sample N] [--threads N]\n       hwcal-sim profile I   (machine I of the corpus, calibrated: its JSON profile)\n\n\
+const USAGE: &str = "usage: hwcal-sim score [--sample N] [--threads N]\n       hwcal-sim profile I   (machine I of the corpus, calibrated: its JSON profile)\n       hwcal-sim calibrate PROFILE.json...   (the model of a recorded machine against its sweep)\n\n\
   Calibrates the simulated corpus (hwcal_sim::corpus) through the real analysis\n\
   and prints, per figure and condition, how often it is right, flagged, missed\n\
   or confidently wrong. --sample N: every (len/N)-th machine only.\n\
@@ -28,6 +28,9 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         };
+    }
+    if args.first().map(String::as_str) == Some("calibrate") && args.len() > 1 {
+        return calibrate(&args[1..]);
     }
     if args.first().map(String::as_str) != Some("score") {
         eprintln!("{USAGE}");
@@ -63,4 +66,48 @@ fn main() -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// `calibrate FILE...`: each recorded profile's model against its sweep.
+fn calibrate(files: &[String]) -> ExitCode {
+    println!("| profile | model | edge: recorded → simulated half-way crossing (sweep steps apart) | median / max point difference |");
+    println!("|:---|:---|:---|---:|");
+    for f in files {
+        let p = match std::fs::read(f)
+            .map_err(|e| e.to_string())
+            .and_then(|b| hwcal_model::parse_profile_unchecked(&b))
+        {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("hwcal-sim: {f}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let Some(c) = hwcal_sim::calibration::calibrate(&p) else {
+            eprintln!("hwcal-sim: {f}: no cache levels, memory and sweep to model");
+            return ExitCode::from(1);
+        };
+        let kib = |x: f64| format!("{:.0} KiB", x / 1024.0);
+        let edges: Vec<String> = c
+            .edges
+            .iter()
+            .map(|(k, a, b, st)| format!("L{k} {} → {} ({st:.1})", kib(*a), kib(*b)))
+            .collect();
+        let name = std::path::Path::new(f)
+            .file_name()
+            .map_or(f.clone(), |n| n.to_string_lossy().into_owned());
+        let pages = if c.model.pages == hwcal_sim::Pages::Huge {
+            "huge"
+        } else {
+            "4 KiB"
+        };
+        println!(
+            "| {name} | {}, {pages} pages | {} | {:.1}% / {:.0}% |",
+            c.model.core,
+            edges.join("; "),
+            100.0 * c.median_diff,
+            100.0 * c.max_diff
+        );
+    }
+    ExitCode::SUCCESS
 }
