@@ -650,7 +650,10 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             "huge-missing",
             format!(
                 "tlb: {}; no huge-page TLB figures",
-                hwcal_model::pages::statement(true, None, Some(false))
+                hwcal_model::pages::on_base(
+                    &hwcal_model::pages::statement(true, None, Some(false)),
+                    p.machine.as_ref().and_then(|m| m.page_bytes)
+                )
             ),
         ));
     } else if let (Some(h), Some(base)) = (p.raw_curve(HUGE), huge_base) {

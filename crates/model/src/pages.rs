@@ -25,6 +25,16 @@ pub fn sized(asked: bool, granted: Option<f64>, tlb_huge: Option<bool>, size: Op
     }
 }
 
+/// `s` (a statement above) with its "4 KiB pages" said in the machine's
+/// base page where that is another (16 KiB on Apple's kernels, 64 KiB on
+/// some Arm distributions'): the statements name the common case.
+pub fn on_base(s: &str, base_page: Option<u64>) -> String {
+    match base_page {
+        Some(b) if b != 4096 => s.replace("4 KiB pages", &format!("{} pages", crate::human_bytes(b))),
+        _ => s.to_string(),
+    }
+}
+
 /// The same decision in a few words, for the one-line digest: `huge pages`
 /// (seen by the TLB), `4 KiB pages to the TLB` (asked, but the TLB sees
 /// 4 KiB pages, whatever the kernel granted), `4 KiB pages` (not asked).
@@ -70,6 +80,21 @@ fn statement_of(asked: bool, granted: Option<f64>, tlb_huge: Option<bool>) -> St
 #[cfg(test)]
 mod tests {
     use super::{brief, sized, statement};
+
+    #[test]
+    fn a_kernel_of_other_base_pages_is_named_so() {
+        let s = statement(true, None, Some(false));
+        assert_eq!(super::on_base(&s, Some(4096)), s);
+        let big = super::on_base(&s, Some(64 << 10));
+        assert!(
+            big.contains("TLB sees 64 KiB pages") && !big.contains(" 4 KiB"),
+            "{big}"
+        );
+        assert_eq!(
+            super::on_base("4 KiB pages to the TLB", None),
+            "4 KiB pages to the TLB"
+        );
+    }
 
     #[test]
     fn asked_granted_and_seen_are_told_apart() {

@@ -71,6 +71,7 @@ pub fn model_of(p: &Profile) -> Option<Model> {
         memory_ns: memory.latency_ns - memory.tlb_share_ns.unwrap_or(0.0),
         tlbs,
         pages: if huge { Pages::Huge } else { Pages::Base },
+        page: m.page_bytes.unwrap_or(4096),
         vcpus: m.logical_cpus,
         noise: Noise::default(),
         seed: 1,

@@ -20,6 +20,8 @@ struct Core {
     levels: &'static [(u64, u32, u64, f64, bool, bool)],
     memory_ns: f64,
     tlbs: &'static [(u64, u32, f64)],
+    /// The kernel's base page, bytes.
+    page: u64,
 }
 
 const CORES: &[Core] = &[
@@ -35,6 +37,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 95.0,
         tlbs: &[(64, 0, 7.0), (2048, 16, 90.0)],
+        page: 4096,
     },
     Core {
         key: "zen3",
@@ -48,6 +51,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 100.0,
         tlbs: &[(64, 0, 7.0), (2048, 16, 90.0)],
+        page: 4096,
     },
     Core {
         key: "zen4",
@@ -61,6 +65,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 110.0,
         tlbs: &[(72, 0, 7.5), (3072, 12, 95.0)],
+        page: 4096,
     },
     Core {
         key: "zen4c",
@@ -74,6 +79,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 115.0,
         tlbs: &[(72, 0, 7.5), (3072, 12, 95.0)],
+        page: 4096,
     },
     Core {
         key: "zen5",
@@ -87,6 +93,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 120.0,
         tlbs: &[(96, 0, 7.0), (4096, 16, 100.0)],
+        page: 4096,
     },
     Core {
         key: "skx",
@@ -100,6 +107,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 95.0,
         tlbs: &[(64, 0, 9.0), (1536, 12, 80.0)],
+        page: 4096,
     },
     Core {
         key: "icx",
@@ -113,6 +121,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 105.0,
         tlbs: &[(64, 0, 9.0), (2048, 16, 85.0)],
+        page: 4096,
     },
     Core {
         key: "spr",
@@ -126,6 +135,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 120.0,
         tlbs: &[(64, 0, 9.0), (2048, 16, 85.0)],
+        page: 4096,
     },
     Core {
         key: "emr",
@@ -139,6 +149,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 125.0,
         tlbs: &[(64, 0, 9.0), (2048, 16, 85.0)],
+        page: 4096,
     },
     Core {
         key: "gnr",
@@ -152,6 +163,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 135.0,
         tlbs: &[(96, 0, 9.0), (2048, 16, 85.0)],
+        page: 4096,
     },
     Core {
         key: "rpl",
@@ -165,6 +177,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 85.0,
         tlbs: &[(96, 0, 9.0), (2048, 16, 90.0)],
+        page: 4096,
     },
     Core {
         key: "n1",
@@ -178,6 +191,21 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 110.0,
         tlbs: &[(48, 0, 6.0), (1280, 5, 80.0)],
+        page: 4096,
+    },
+    Core {
+        key: "n1-64k",
+        name: "Neoverse N1",
+        vendor: "ARM",
+        ghz: 3.0,
+        levels: &[
+            (64, 4, 64, 4.0, false, false),
+            (1024, 8, 64, 11.0, false, false),
+            (32 << 10, 16, 64, 90.0, true, false),
+        ],
+        memory_ns: 110.0,
+        tlbs: &[(48, 0, 6.0), (1280, 5, 80.0)],
+        page: 65536,
     },
     Core {
         key: "v2",
@@ -191,6 +219,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 120.0,
         tlbs: &[(48, 0, 6.0), (2048, 8, 80.0)],
+        page: 4096,
     },
     Core {
         key: "apple",
@@ -203,6 +232,7 @@ const CORES: &[Core] = &[
         ],
         memory_ns: 100.0,
         tlbs: &[(160, 0, 6.0), (3072, 12, 70.0)],
+        page: 16384,
     },
 ];
 
@@ -311,7 +341,11 @@ pub fn machine(i: usize) -> (Model, Condition) {
         name: format!(
             "{}/{}/{}/{}vcpu #{i}",
             core.key,
-            if pages == Pages::Huge { "huge" } else { "4k" },
+            if pages == Pages::Huge {
+                "huge".to_string()
+            } else {
+                format!("{}k", core.page / 1024)
+            },
             cond.name().replace(' ', "-"),
             vcpus
         ),
@@ -322,6 +356,7 @@ pub fn machine(i: usize) -> (Model, Condition) {
         memory_ns: core.memory_ns * spread(&mut rng, 0.15),
         tlbs,
         pages,
+        page: core.page,
         vcpus,
         noise: cond.noise(),
         seed: rng.next_u64(),

@@ -156,8 +156,8 @@ fn tlb_miss(model: &Model, pages: f64, rng: &mut SplitMix64) -> Vec<f64> {
 /// the guest's share of the shared level).
 fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, rng: &mut SplitMix64) -> f64 {
     let colour = match model.pages {
-        Pages::Base => 4096,
-        Pages::Huge => 2 << 20,
+        Pages::Base => model.page,
+        Pages::Huge => model.huge_page(),
     };
     let mut served = 0.0;
     let mut ns = 0.0;
@@ -186,7 +186,7 @@ fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, 
     ns += prev_miss * model.memory_ns;
     debug_assert!((served + prev_miss - 1.0).abs() < 1e-9);
     if tlb_pages && model.pages == Pages::Base {
-        ns += model.tlb_penalty(&random_tlb_miss(model, bytes / 4096.0));
+        ns += model.tlb_penalty(&random_tlb_miss(model, bytes / model.page as f64));
     }
     ns
 }
@@ -301,7 +301,7 @@ pub fn colour(model: &Model, rng: &mut SplitMix64) -> Option<RawCurve> {
         .iter()
         .skip(1)
         .filter(|l| !l.shared || private)
-        .filter(|l| l.ways >= 2 && l.size / (l.ways as u64 * 4096) >= 2)
+        .filter(|l| l.ways >= 2 && l.size / (l.ways as u64 * model.page) >= 2)
         .flat_map(|l| {
             (0..)
                 .map(move |k| 0.5 * l.size as f64 * 2f64.powf(k as f64 / 8.0))
@@ -331,7 +331,7 @@ pub fn colour(model: &Model, rng: &mut SplitMix64) -> Option<RawCurve> {
     })
 }
 
-/// `tlb.4k` (one load per 4 KiB page, over `pages` pages) and `tlb.dense`
+/// `tlb.4k` (one load per base page, over `pages` pages) and `tlb.dense`
 /// (as many lines side by side): the same cache latency, and on the first
 /// the TLB's misses on top.
 pub fn tlb_curves(model: &Model, rng: &mut SplitMix64) -> [RawCurve; 2] {

@@ -54,7 +54,7 @@ impl Machine for Sim {
             .enumerate()
             .map(|(i, t)| NominalTlb {
                 level: i as u32 + 1,
-                page_bytes: 4096,
+                page_bytes: m.page,
                 entries: t.entries,
                 ways: (t.ways > 0).then_some(t.ways as u64),
                 source: "model".into(),
@@ -62,7 +62,12 @@ impl Machine for Sim {
             .collect();
         MachineInfo {
             hostname: "sim".into(),
-            arch: "x86_64".into(),
+            arch: if m.vendor.starts_with("Genuine") || m.vendor.starts_with("Authentic") {
+                "x86_64"
+            } else {
+                "aarch64"
+            }
+            .into(),
             cpu_vendor: m.vendor.clone(),
             cpu_model_name: format!("simulated {}", m.core),
             logical_cpus: m.vcpus,
@@ -70,7 +75,7 @@ impl Machine for Sim {
             kernel: "simulated".into(),
             hypervisor: Some("KVM".into()),
             thp_mode: Some("madvise".into()),
-            hugepage_size_bytes: Some(2 << 20),
+            hugepage_size_bytes: Some(m.huge_page()),
             memory_total_bytes: 16 << 30,
             memory_available_bytes: 12 << 30,
             invariant_tsc: true,
@@ -83,7 +88,7 @@ impl Machine for Sim {
                 core: m.core.clone(),
                 product: None,
             }),
-            page_bytes: Some(4096),
+            page_bytes: Some(m.page),
             ..Default::default()
         }
     }

@@ -60,10 +60,12 @@ pub struct Noise {
 /// How the guest's memory is backed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pages {
-    /// 4 KiB pages on random physical frames: physically indexed levels
-    /// see page colouring, and the TLB misses past its reach.
+    /// Base pages (4, 16 or 64 KiB: [`Model::page`]) on random physical
+    /// frames: physically indexed levels see page colouring, and the TLB
+    /// misses past its reach.
     Base,
-    /// 2 MiB pages the TLB sees (transparent huge pages honoured).
+    /// Huge pages the TLB sees (transparent huge pages honoured): the
+    /// page-table level above the base page, 2 MiB over 4 KiB pages.
     Huge,
 }
 
@@ -81,6 +83,9 @@ pub struct Model {
     pub memory_ns: f64,
     pub tlbs: Vec<Tlb>,
     pub pages: Pages,
+    /// The base page, bytes: 4096 on x86 and most Arm kernels, 16 KiB on
+    /// Apple's, 64 KiB on some Arm distributions' kernels.
+    pub page: u64,
     pub vcpus: usize,
     pub noise: Noise,
     /// Seeds every random draw: the same model and seed give the same curves.
@@ -88,8 +93,15 @@ pub struct Model {
 }
 
 impl Model {
+    /// The huge page: one page-table level above the base page (its
+    /// entries are 8 bytes), 2 MiB over 4 KiB, 32 MiB over 16 KiB, 512 MiB
+    /// over 64 KiB.
+    pub fn huge_page(&self) -> u64 {
+        self.page * (self.page / 8)
+    }
+
     /// The time a load costs on top of its cache latency for missing the
-    /// TLBs when a chase walks `pages` 4 KiB pages, with `tlb_miss` the
+    /// TLBs when a chase walks `pages` base pages, with `tlb_miss` the
     /// fraction of the pages each TLB level misses.
     pub fn tlb_penalty(&self, tlb_miss: &[f64]) -> f64 {
         self.tlbs.iter().zip(tlb_miss).map(|(t, m)| t.miss_ns * m).sum()
@@ -103,7 +115,7 @@ impl Model {
             Pages::Base => {
                 // A random chase over P pages misses a level of E entries
                 // with probability 1 − E/P.
-                let pages = bytes / 4096.0;
+                let pages = bytes / self.page as f64;
                 let miss: Vec<f64> = self
                     .tlbs
                     .iter()

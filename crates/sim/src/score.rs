@@ -102,7 +102,7 @@ pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
     for (i, t) in model.tlbs.iter().enumerate() {
         let found = tlbs
             .iter()
-            .find(|l| l.page_bytes == 4096 && l.level as usize == i + 1);
+            .find(|l| l.page_bytes == model.page && l.level as usize == i + 1);
         out.push(judge_one(
             format!("TLB L{} entries", i + 1),
             t.entries as f64,
@@ -131,8 +131,8 @@ impl Scorecard {
         self.machines += 1;
         for j in judged {
             let pages = match model.pages {
-                crate::model::Pages::Base => "4k",
-                crate::model::Pages::Huge => "huge",
+                crate::model::Pages::Base => format!("{}k", model.page / 1024),
+                crate::model::Pages::Huge => "huge".into(),
             };
             let row = self
                 .rows

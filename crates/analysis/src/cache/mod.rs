@@ -318,7 +318,8 @@ fn analyze_with(
             intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge),
         );
     }
-    out.notes.extend(huge_page_note(huge_fraction));
+    out.notes
+        .extend(huge_page_note(huge_fraction, machine.page_bytes));
     if let Some(n) = whole_cycle_note(&out.levels) {
         // L1's own figures are off (its cycles, and its ns too where
         // another thread slowed the loads): not a level to report as

@@ -70,7 +70,7 @@ pub(super) fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> O
 }
 
 /// The note for a chase buffer that was not all huge pages, if so.
-pub(super) fn huge_page_note(huge_fraction: Option<f64>) -> Option<Note> {
+pub(super) fn huge_page_note(huge_fraction: Option<f64>, base_page: Option<u64>) -> Option<Note> {
     let f = huge_fraction?;
     (f < 0.9).then(|| {
         note(
@@ -80,7 +80,10 @@ pub(super) fn huge_page_note(huge_fraction: Option<f64>) -> Option<Note> {
                 "cache: the chase buffer: {} (huge for {:.0}% of it by the TLB check before and after \
                  the sweep): the misses inflate the latencies past the L1 DTLB's reach (~384 KiB) and may \
                  show up as an extra level",
-                hwcal_model::pages::statement(true, None, Some(false)),
+                hwcal_model::pages::on_base(
+                    &hwcal_model::pages::statement(true, None, Some(false)),
+                    base_page
+                ),
                 f * 100.0
             ),
         )

@@ -138,7 +138,7 @@ pub fn lines(p: &Profile) -> Vec<Line> {
         out.push(cache(c));
     }
     if let Some(m) = &p.memory {
-        out.push(memory(m));
+        out.push(memory(m, p.machine.as_ref().and_then(|i| i.page_bytes)));
     }
     for t in p.tlbs.iter().flatten() {
         let cy = t
@@ -260,7 +260,7 @@ fn cache(c: &CacheLevel) -> Line {
     )
 }
 
-fn memory(m: &MemoryLatency) -> Line {
+fn memory(m: &MemoryLatency, base_page: Option<u64>) -> Line {
     let cy = m
         .latency_cycles
         .map_or(String::new(), |c| format!(" = {c:.0} cy"));
@@ -273,7 +273,7 @@ fn memory(m: &MemoryLatency) -> Line {
         });
     // The TLB check's word, as the detail's (`pages::statement`, briefly):
     // smaps may count huge pages the TLB never sees.
-    let pages = hwcal_model::pages::brief(true, Some(m.huge_pages));
+    let pages = hwcal_model::pages::on_base(hwcal_model::pages::brief(true, Some(m.huge_pages)), base_page);
     Line::new(
         "memory",
         format!("{:.1} ns{cy} · {pages}{mlp}", m.latency_ns),
