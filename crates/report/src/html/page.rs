@@ -47,7 +47,7 @@ pub fn report(p: &Profile, title: &str) -> String {
             h += &caches_table(
                 p.caches.as_deref().unwrap_or(&[]),
                 p.memory.as_ref(),
-                crate::text::cache_smaps_huge_fraction(p),
+                crate::text::buffer_pages(p),
             );
         }
         if let Some(plot) = cache_plot(&sides) {

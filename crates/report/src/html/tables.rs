@@ -194,7 +194,7 @@ pub(super) fn clock_table(c: &ClockResult, x86: bool) -> String {
 pub(super) fn caches_table(
     levels: &[CacheLevel],
     memory: Option<&MemoryLatency>,
-    smaps_huge: Option<f64>,
+    pages: crate::text::BufferPages,
 ) -> String {
     let mut rows: Vec<Vec<String>> = levels
         .iter()
@@ -253,7 +253,7 @@ pub(super) fn caches_table(
         let _ = writeln!(
             s,
             "<p class=\"sub\">Memory latency measured on {}.</p>",
-            esc(&crate::text::memory_pages(m, smaps_huge))
+            esc(&crate::text::memory_pages(m, pages))
         );
         if !m.mlp.is_empty() {
             s += "<h3>Memory-level parallelism</h3>\n";

@@ -7,7 +7,23 @@ use hwcal_model::*;
 use std::fmt::Write;
 
 pub fn caches(levels: &[CacheLevel], memory: Option<&MemoryLatency>) -> String {
-    caches_pages(levels, memory, None)
+    caches_pages(levels, memory, BufferPages::default())
+}
+
+/// What the cache probe's buffer was backed by: the part smaps counted in
+/// huge pages ([`cache_smaps_huge_fraction`]) and the machine's base page.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BufferPages {
+    pub smaps_huge: Option<f64>,
+    pub base_page: Option<u64>,
+}
+
+/// The [`BufferPages`] of a profile.
+pub fn buffer_pages(p: &Profile) -> BufferPages {
+    BufferPages {
+        smaps_huge: cache_smaps_huge_fraction(p),
+        base_page: p.machine.as_ref().and_then(|m| m.page_bytes),
+    }
 }
 
 /// The part of the cache probe's buffer the kernel backed with huge pages
@@ -39,17 +55,14 @@ pub fn memory_source(m: &MemoryLatency) -> String {
 /// statement text and HTML print, from the TLB check (`huge_pages`) and
 /// what smaps said, so a buffer the kernel backed with huge pages that the
 /// TLB still saw as 4 KiB pages is said to be exactly that.
-pub fn memory_pages(m: &MemoryLatency, smaps_huge: Option<f64>) -> String {
+pub fn memory_pages(m: &MemoryLatency, pages: BufferPages) -> String {
     // The memory latency's buffer always asks for huge pages.
-    hwcal_model::pages::statement(true, smaps_huge, Some(m.huge_pages))
+    let s = hwcal_model::pages::statement(true, pages.smaps_huge, Some(m.huge_pages));
+    hwcal_model::pages::on_base(&s, pages.base_page)
 }
 
 /// The caches block, with the pages statement of [`memory_pages`].
-pub fn caches_pages(
-    levels: &[CacheLevel],
-    memory: Option<&MemoryLatency>,
-    smaps_huge: Option<f64>,
-) -> String {
+pub fn caches_pages(levels: &[CacheLevel], memory: Option<&MemoryLatency>, pages: BufferPages) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "caches:");
     // Units in the header and "ns (cy)" cells: the table fits 100 columns
@@ -83,7 +96,7 @@ pub fn caches_pages(
             "  memory latency {} ({}{}){}",
             ns_cy(m.latency_ns, m.latency_cycles).trim(),
             memory_source(m),
-            memory_pages(m, smaps_huge),
+            memory_pages(m, pages),
             noisy_mark(m.verdict)
         );
         s += &crate::format::wrap(&line, 100, 4);

@@ -20,7 +20,8 @@ mod tlb;
 pub use crate::format::ns_cy;
 pub use bandwidth::bandwidth;
 pub use caches::{
-    cache_smaps_huge_fraction, caches, caches_pages, level_intervals, memory_pages, memory_source,
+    buffer_pages, cache_smaps_huge_fraction, caches, caches_pages, level_intervals, memory_pages,
+    memory_source, BufferPages,
 };
 pub use clock::clock;
 pub use ctx::{context_switch, ctx_placement};
@@ -53,7 +54,7 @@ pub fn summary(p: &Profile) -> String {
         s += &caches_pages(
             p.caches.as_deref().unwrap_or(&[]),
             p.memory.as_ref(),
-            cache_smaps_huge_fraction(p),
+            buffer_pages(p),
         );
     }
     if let Some(t) = &p.tlbs {
