@@ -103,6 +103,12 @@ pub fn minima_interval(a: &[f64], b: &[f64], combine: fn(f64, f64) -> f64) -> Op
     interval_about(&copies, combine(min(&a), min(&b)))
 }
 
+/// A 95% interval of a point's fastest sample ([`minima_interval`] of one
+/// set).
+pub fn minimum_interval(v: &[f64]) -> Option<[f64; 2]> {
+    minima_interval(v, v, |a, _| a)
+}
+
 /// How far each of `ys` sits from a straight line through them in log₂ x,
 /// relative to the line: the points' scatter with the slope taken out (a
 /// plateau may climb on its own: a VM's share of a shared level, TLB

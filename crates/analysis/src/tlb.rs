@@ -218,7 +218,12 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
             entries_high: at(0.75).map(|x| x.round() as u64),
             ..Default::default()
         });
-        steps.push((k, frac));
+        steps.push(Step {
+            k,
+            frac,
+            entries: mid,
+            miss_ns: ns_of(b) - ns_of(a),
+        });
     }
     let curve = Curve { xs: &xs, ys, ns: &ns };
     for (l, iv) in out.iter_mut().zip(step_intervals(&curve, &segs, &steps)) {
@@ -227,6 +232,16 @@ pub fn levels(d: &[DiffPoint], page_bytes: u64) -> (Vec<TlbLevel>, Vec<Plateau>)
         l.miss_latency_ns_ci95 = iv.1;
     }
     (out, pl)
+}
+
+/// A level's step as [`levels`] found it: the lower segment's index, the
+/// fraction of the way up where the entries are read, and the figures.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    k: usize,
+    frac: f64,
+    entries: f64,
+    miss_ns: f64,
 }
 
 /// 95% intervals of a step's entries and its miss latency (ns).
@@ -240,15 +255,14 @@ struct Curve<'a> {
     ns: &'a [f64],
 }
 
-/// 95% intervals of each step's entries and miss latency (`steps`: the
-/// lower segment's index and the fraction of the way up where the entries
-/// are read), by a residual bootstrap ([`crate::bootstrap`]): the model is
+/// 95% intervals of each step's entries and miss latency, about the
+/// figures [`levels`] found, by a residual bootstrap ([`crate::bootstrap`]): the model is
 /// the curve's running median of three, the noise each segment's scatter
 /// about its median (absolute, as a difference curve sits near zero below
 /// the first TLB's size; points between segments draw from both sides'),
 /// and each copy finds the entries and the step's height again with the
 /// segments' extent held fixed, as [`levels`] did.
-fn step_intervals(c: &Curve, segs: &[Segment], steps: &[(usize, f64)]) -> Vec<StepIntervals> {
+fn step_intervals(c: &Curve, segs: &[Segment], steps: &[Step]) -> Vec<StepIntervals> {
     use crate::bootstrap::{interval_about, Rng, REPLICATES, SEED};
     let n = c.xs.len().min(c.ys.len()).min(c.ns.len());
     let pool = |v: &[f64], g: &Segment| -> Vec<f64> {
@@ -289,7 +303,7 @@ fn step_intervals(c: &Curve, segs: &[Segment], steps: &[(usize, f64)]) -> Vec<St
         let ns: Vec<f64> = (0..n).map(|i| mn[i] + draws[i].1).collect();
         let cl = clean(&ys);
         let med = |v: &[f64], g: &Segment| median(&v[g.first..=g.last]);
-        for (s, &(k, frac)) in steps.iter().enumerate() {
+        for (s, &Step { k, frac, .. }) in steps.iter().enumerate() {
             let (a, b) = (&segs[k], &segs[k + 1]);
             let (la, lb) = (med(&ys, a), med(&ys, b));
             let at = crossing(c.xs, &cl, a.first, b.first, la + frac * (lb - la));
@@ -300,16 +314,7 @@ fn step_intervals(c: &Curve, segs: &[Segment], steps: &[(usize, f64)]) -> Vec<St
     steps
         .iter()
         .zip(&copies)
-        .map(|(&(k, frac), (at, miss))| {
-            let (a, b) = (&segs[k], &segs[k + 1]);
-            let cl = clean(&c.ys[..n]);
-            let entries = crossing(c.xs, &cl, a.first, b.first, a.level + frac * (b.level - a.level));
-            let figure = median(&c.ns[b.first..=b.last]) - median(&c.ns[a.first..=a.last]);
-            (
-                entries.and_then(|e| interval_about(at, e)),
-                interval_about(miss, figure),
-            )
-        })
+        .map(|(st, (at, miss))| (interval_about(at, st.entries), interval_about(miss, st.miss_ns)))
         .collect()
 }
 
@@ -621,7 +626,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
                     .unwrap_or_default()
             };
             let (t, b) = (samples(small), samples(base));
-            use crate::bootstrap::minima_interval;
+            use crate::bootstrap::{minima_interval, minimum_interval};
             a.comparison.push(TlbHugePageComparison {
                 pages: q.pages as u64,
                 span_bytes: q.pages as u64 * page,
@@ -630,8 +635,8 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
                 penalty_ns: q.diff_ns,
                 penalty_cycles: q.diff_cycles,
                 verdict: Some(verdict),
-                small_pages_ns_ci95: minima_interval(&t, &t, |a, _| a),
-                huge_pages_ns_ci95: minima_interval(&b, &b, |a, _| a),
+                small_pages_ns_ci95: minimum_interval(&t),
+                huge_pages_ns_ci95: minimum_interval(&b),
                 penalty_ns_ci95: minima_interval(&t, &b, |t, b| t - b),
             });
         }

@@ -403,7 +403,10 @@ fn numeric(p: &Value) -> bool {
 }
 
 /// Every definition (and the root, as `Profile`) with its properties.
-fn objects(s: &Value) -> BTreeMap<String, serde_json::Map<String, Value>> {
+/// Every definition's properties, by name.
+type Objects = BTreeMap<String, serde_json::Map<String, Value>>;
+
+fn objects(s: &Value) -> Objects {
     let mut out = BTreeMap::new();
     if let Some(defs) = s.get("$defs").and_then(Value::as_object) {
         for (name, d) in defs {
@@ -490,7 +493,15 @@ fn every_numeric_figure_in_the_schema_has_a_verdict_and_an_interval() {
 
 /// Every figure of `v` (a profile as JSON) that is present and finite:
 /// how many (`seen`), and those without their interval, by path.
-fn missing_intervals(v: &Value, name: &str, path: &str, s: &Value, seen: &mut usize, out: &mut Vec<String>) {
+/// `objs` are the schema's [`objects`].
+fn missing_intervals(
+    v: &Value,
+    name: &str,
+    path: &str,
+    objs: &Objects,
+    seen: &mut usize,
+    out: &mut Vec<String>,
+) {
     let kinds = kinds();
     let Some(obj) = v.as_object() else {
         return;
@@ -506,19 +517,19 @@ fn missing_intervals(v: &Value, name: &str, path: &str, s: &Value, seen: &mut us
             }
         }
         // Descend into the properties that hold other definitions.
-        let Some(p) = objects(s).get(name).and_then(|p| p.get(k)).cloned() else {
+        let Some(p) = objs.get(name).and_then(|p| p.get(k)) else {
             continue;
         };
-        let Some(child) = objects(s).keys().find(|d| refers_to(&p, d)).cloned() else {
+        let Some(child) = objs.keys().find(|d| refers_to(p, d)) else {
             continue;
         };
         match x {
             Value::Array(items) => {
                 for (i, it) in items.iter().enumerate() {
-                    missing_intervals(it, &child, &format!("{here}[{i}]"), s, seen, out);
+                    missing_intervals(it, child, &format!("{here}[{i}]"), objs, seen, out);
                 }
             }
-            Value::Object(_) => missing_intervals(x, &child, &here, s, seen, out),
+            Value::Object(_) => missing_intervals(x, child, &here, objs, seen, out),
             _ => {}
         }
     }
@@ -529,7 +540,7 @@ fn the_full_synthetic_profile_has_every_interval_filled_in() {
     let s = schema();
     let p = serde_json::to_value(hwcal_model::sample::full_profile(0)).unwrap();
     let (mut seen, mut missing) = (0, Vec::new());
-    missing_intervals(&p, "Profile", "", &s, &mut seen, &mut missing);
+    missing_intervals(&p, "Profile", "", &objects(&s), &mut seen, &mut missing);
     assert!(missing.is_empty(), "figures without an interval: {missing:?}");
     // Every section's figures were walked (3 levels × 4, memory, MLP...).
     assert!(seen > 50, "{seen} figures walked");
@@ -537,7 +548,7 @@ fn the_full_synthetic_profile_has_every_interval_filled_in() {
     let mut q = p.clone();
     q["caches"][0]["latency_ns_ci95"] = Value::Null;
     let mut found = Vec::new();
-    missing_intervals(&q, "Profile", "", &s, &mut seen, &mut found);
+    missing_intervals(&q, "Profile", "", &objects(&s), &mut seen, &mut found);
     assert_eq!(found, [".caches[0].latency_ns"]);
 }
 
@@ -568,7 +579,7 @@ fn reanalysed_reference_profiles_carry_the_intervals_of_what_they_measured() {
         assert!(ok.status.success(), "{}", path.display());
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
         let (mut figures, mut missing) = (0, Vec::new());
-        missing_intervals(&v, "Profile", "", &s, &mut figures, &mut missing);
+        missing_intervals(&v, "Profile", "", &objects(&s), &mut figures, &mut missing);
         println!(
             "{}: {figures} figures, {} without an interval",
             path.display(),

@@ -24,6 +24,21 @@ struct Core {
     page: u64,
 }
 
+const N1: Core = Core {
+    key: "n1",
+    name: "Neoverse N1",
+    vendor: "ARM",
+    ghz: 3.0,
+    levels: &[
+        (64, 4, 64, 4.0, false, false),
+        (1024, 8, 64, 11.0, false, false),
+        (32 << 10, 16, 64, 90.0, true, false),
+    ],
+    memory_ns: 110.0,
+    tlbs: &[(48, 0, 6.0), (1280, 5, 80.0)],
+    page: 4096,
+};
+
 const CORES: &[Core] = &[
     Core {
         key: "zen2",
@@ -179,33 +194,13 @@ const CORES: &[Core] = &[
         tlbs: &[(96, 0, 9.0), (2048, 16, 90.0)],
         page: 4096,
     },
-    Core {
-        key: "n1",
-        name: "Neoverse N1",
-        vendor: "ARM",
-        ghz: 3.0,
-        levels: &[
-            (64, 4, 64, 4.0, false, false),
-            (1024, 8, 64, 11.0, false, false),
-            (32 << 10, 16, 64, 90.0, true, false),
-        ],
-        memory_ns: 110.0,
-        tlbs: &[(48, 0, 6.0), (1280, 5, 80.0)],
-        page: 4096,
-    },
+    N1,
+    // The same core under a kernel of 64 KiB base pages (some Arm
+    // distributions'): its TLBs map 64 KiB pages, its huge page is 512 MiB.
     Core {
         key: "n1-64k",
-        name: "Neoverse N1",
-        vendor: "ARM",
-        ghz: 3.0,
-        levels: &[
-            (64, 4, 64, 4.0, false, false),
-            (1024, 8, 64, 11.0, false, false),
-            (32 << 10, 16, 64, 90.0, true, false),
-        ],
-        memory_ns: 110.0,
-        tlbs: &[(48, 0, 6.0), (1280, 5, 80.0)],
         page: 65536,
+        ..N1
     },
     Core {
         key: "v2",

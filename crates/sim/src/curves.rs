@@ -186,22 +186,9 @@ fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, 
     ns += prev_miss * model.memory_ns;
     debug_assert!((served + prev_miss - 1.0).abs() < 1e-9);
     if tlb_pages && model.pages == Pages::Base {
-        ns += model.tlb_penalty(&random_tlb_miss(model, bytes / model.page as f64));
+        ns += model.tlb_penalty(&model.chase_tlb_miss(bytes / model.page as f64));
     }
     ns
-}
-
-/// The fraction of loads each TLB level misses in a chase over the lines
-/// of `pages` pages: consecutive loads fall on pages picked at random (the
-/// lines, not the pages, are what the chase cycles through), so a level of
-/// E entries holds E of the P pages and misses with probability 1 − E/P.
-fn random_tlb_miss(model: &Model, pages: f64) -> Vec<f64> {
-    let mut out: Vec<f64> = Vec::new();
-    for t in &model.tlbs {
-        let m = (1.0 - t.entries as f64 / pages).max(0.0);
-        out.push(out.last().map_or(m, |&prev: &f64| m.min(prev)));
-    }
-    out
 }
 
 /// Samples of one point: the chase's latency under each sample's noise.

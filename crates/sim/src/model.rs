@@ -112,18 +112,23 @@ impl Model {
     pub fn memory_truth(&self, bytes: f64) -> f64 {
         match self.pages {
             Pages::Huge => self.memory_ns,
-            Pages::Base => {
-                // A random chase over P pages misses a level of E entries
-                // with probability 1 − E/P.
-                let pages = bytes / self.page as f64;
-                let miss: Vec<f64> = self
-                    .tlbs
-                    .iter()
-                    .map(|t| (1.0 - t.entries as f64 / pages).max(0.0))
-                    .collect();
-                self.memory_ns + self.tlb_penalty(&miss)
-            }
+            Pages::Base => self.memory_ns + self.tlb_penalty(&self.chase_tlb_miss(bytes / self.page as f64)),
         }
+    }
+
+    /// The fraction of loads each TLB level misses in a chase over the
+    /// lines of `pages` pages: consecutive loads fall on pages picked at
+    /// random (the lines, not the pages, are what the chase cycles
+    /// through), so a level of E entries holds E of the P pages and misses
+    /// with probability 1 − E/P; a page a lower level holds, no higher
+    /// level misses.
+    pub fn chase_tlb_miss(&self, pages: f64) -> Vec<f64> {
+        let mut out: Vec<f64> = Vec::new();
+        for t in &self.tlbs {
+            let m = (1.0 - t.entries as f64 / pages).max(0.0);
+            out.push(out.last().map_or(m, |&prev: &f64| m.min(prev)));
+        }
+        out
     }
 
     /// The levels private to a core (L1 and L2 on every core modelled).

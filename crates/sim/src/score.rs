@@ -207,6 +207,14 @@ pub fn score(indices: &[usize], threads: usize) -> Scorecard {
             .collect()
     });
     let mut card = Scorecard::default();
+    // A machine whose scoring thread panicked is a failure, not a machine
+    // that was never in the sample.
+    for &i in indices {
+        let (m, _) = machine(i);
+        if !results.iter().any(|(r, _, _)| r.name == m.name) {
+            card.failed.push((m.name, "its scoring thread panicked".into()));
+        }
+    }
     for (m, c, r) in results {
         match r {
             Ok(j) => card.add(&m, c, &j),

@@ -110,7 +110,8 @@ pub(super) enum ColourOutcome {
     /// sweep's one placement was there and the model did not explain it.
     NotFitted,
     /// Measured over several page placements, and still the model could
-    /// not explain it: the edge was disturbed.
+    /// not explain it (or too little of the transition for a fit): the edge
+    /// was disturbed, or its capacity is not confirmed.
     Rejected,
     /// The capacity that explains the edge.
     Fitted(crate::colour::ColourFit),
@@ -162,7 +163,10 @@ fn colour_size(
     let page = machine.page_bytes.unwrap_or(4096) as f64;
     match memo.best(&pts, ways, page, xs[from], 2.0 * xs[to]) {
         Some(f) if f.rms <= crate::colour::MAX_RMS => ColourOutcome::Fitted(f),
-        Some(_) if placed => ColourOutcome::Rejected,
+        // Measured over placements and still not explained — a fit too
+        // poor, or too little of a transition for any fit (the edge ran
+        // into the next level's): the held capacity is not confirmed.
+        _ if placed => ColourOutcome::Rejected,
         _ => ColourOutcome::NotFitted,
     }
 }

@@ -65,7 +65,7 @@ pub fn mlp_points(mlp: Option<&RawCurve>) -> Vec<MlpPoint> {
                 chains: q.x as u32,
                 ns_per_load: q.y,
                 speedup: one.map_or(f64::NAN, |o| o.y / q.y),
-                ns_per_load_ci95: crate::bootstrap::minima_interval(&q.samples, &q.samples, |a, _| a),
+                ns_per_load_ci95: crate::bootstrap::minimum_interval(&q.samples),
                 speedup_ci95: one.and_then(|o| {
                     crate::bootstrap::minima_interval(&o.samples, &q.samples, |one, k| one / k)
                 }),
