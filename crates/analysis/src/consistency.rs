@@ -56,7 +56,9 @@ pub const RELATIONS: [Relation; 6] = [
         id: "memory-mlp",
         rule: "the memory-level-parallelism table's single chase against the headline: more than 10% \
                below it, its footprint had not converged to memory (said so); more than 10% above, \
-               a contradiction (headline noisy)",
+               a contradiction (headline noisy); and k chains at most k times faster than one: a \
+               speed-up more than 10% above k (and its interval above k) is impossible, the table \
+               measured a machine that changed between its points (headline noisy)",
         check: memory_mlp,
     },
     Relation {
@@ -434,6 +436,22 @@ fn memory_mlp(p: &mut Profile) -> Vec<Note> {
     let Some(head) = p.memory.as_mut() else {
         return Vec::new();
     };
+    // k independent chains overlap at most k misses: a larger speed-up is
+    // not parallelism but a footprint served from elsewhere at one point
+    // than at another (a last level's share that moved between them).
+    if let Some(q) = head.mlp.iter().find(|q| {
+        let k = q.chains as f64;
+        q.speedup > 1.1 * k && q.speedup_ci95.is_none_or(|[lo, _]| lo > k)
+    }) {
+        head.verdict = Verdict::Noisy;
+        let text = format!(
+            "consistency: the memory-level-parallelism table has {} chains {:.1}x faster than one, more than \
+             {} chains can overlap: the footprint was served from elsewhere at one point than at another \
+             (a shared level's share that moved); the table and memory latency marked noisy",
+            q.chains, q.speedup, q.chains
+        );
+        return vec![note("consistency", "memory-mlp", text)];
+    }
     let Some(one) = head.mlp.iter().find(|q| q.chains == 1).map(|q| q.ns_per_load) else {
         return Vec::new();
     };

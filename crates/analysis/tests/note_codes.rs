@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 19] = [
+const CACHE: [&str; 20] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -18,6 +18,7 @@ const CACHE: [&str; 19] = [
     "cache.l{N}-line-nominal-disagree",
     "cache.l{N}-line-prefetched",
     "cache.l{N}-line-unmeasured",
+    "cache.l{N}-step-unmeasured",
     "cache.l{N}-line-unconfirmed",
     "cache.l{N}-no-plateau",
     "cache.tlb-share",

@@ -118,6 +118,20 @@ pub fn latency_policy() -> Policy {
     }
 }
 
+/// The timing policy for a point of the idle-gap chase: the latency
+/// policy with the best three held to 0.1% and up to 49 samples. A miss
+/// latency is the difference of two such points, each carrying the gap's
+/// own ~100 cycles (25–40 ns) on a step of a few ns (L1 to L2): 0.5% of
+/// the point is 5% of the step, so the points must be resolved five times
+/// finer than the sweep's. Cheap: five points of 100 µs blocks.
+pub fn gap_policy() -> Policy {
+    Policy {
+        max_samples: 49,
+        tolerance: 0.001,
+        ..latency_policy()
+    }
+}
+
 /// Turn an estimate of `loads` loads per iteration into a raw point (ns per
 /// load per sample, with the clock measured alongside each sample).
 pub fn to_point(x: f64, est: &Estimate, loads: u64) -> RawPoint {

@@ -6,7 +6,7 @@
 //! machine at index `i` is a pure function of `i`: any machine of a
 //! scorecard can be built again alone.
 
-use crate::model::{Level, Model, Noise, Pages, Replacement, Tlb};
+use crate::model::{Level, Model, Noise, Pages, Prefetch, Replacement, Tlb};
 use hwcal_stats::SplitMix64;
 
 /// A documented core: (KiB, ways, line, cycles, shared, victim) per level,
@@ -22,7 +22,24 @@ struct Core {
     tlbs: &'static [(u64, u32, f64)],
     /// The kernel's base page, bytes.
     page: u64,
+    /// Misses to memory one core keeps in flight (fill buffers, MABs).
+    mlp: f64,
+    /// Which prefetchers the core has (each machine draws whether its
+    /// firmware leaves them on).
+    prefetch: Prefetch,
 }
+
+/// L1 next-line and an L2 neighbour-line prefetcher: AMD's cores (the L2
+/// up/down prefetcher) and Intel's (the DCU and the spatial pair).
+const BOTH: Prefetch = Prefetch {
+    next_line: true,
+    neighbour: true,
+};
+/// L1 next-line only (the Arm cores modelled).
+const NEXT: Prefetch = Prefetch {
+    next_line: true,
+    neighbour: false,
+};
 
 const N1: Core = Core {
     key: "n1",
@@ -37,6 +54,8 @@ const N1: Core = Core {
     memory_ns: 110.0,
     tlbs: &[(48, 0, 6.0), (1280, 5, 80.0)],
     page: 4096,
+    mlp: 12.0,
+    prefetch: NEXT,
 };
 
 const CORES: &[Core] = &[
@@ -53,6 +72,8 @@ const CORES: &[Core] = &[
         memory_ns: 95.0,
         tlbs: &[(64, 0, 7.0), (2048, 16, 90.0)],
         page: 4096,
+        mlp: 22.0,
+        prefetch: BOTH,
     },
     Core {
         key: "zen3",
@@ -67,6 +88,8 @@ const CORES: &[Core] = &[
         memory_ns: 100.0,
         tlbs: &[(64, 0, 7.0), (2048, 16, 90.0)],
         page: 4096,
+        mlp: 24.0,
+        prefetch: BOTH,
     },
     Core {
         key: "zen4",
@@ -81,6 +104,8 @@ const CORES: &[Core] = &[
         memory_ns: 110.0,
         tlbs: &[(72, 0, 7.5), (3072, 12, 95.0)],
         page: 4096,
+        mlp: 24.0,
+        prefetch: BOTH,
     },
     Core {
         key: "zen4c",
@@ -95,6 +120,8 @@ const CORES: &[Core] = &[
         memory_ns: 115.0,
         tlbs: &[(72, 0, 7.5), (3072, 12, 95.0)],
         page: 4096,
+        mlp: 24.0,
+        prefetch: BOTH,
     },
     Core {
         key: "zen5",
@@ -109,6 +136,8 @@ const CORES: &[Core] = &[
         memory_ns: 120.0,
         tlbs: &[(96, 0, 7.0), (4096, 16, 100.0)],
         page: 4096,
+        mlp: 24.0,
+        prefetch: BOTH,
     },
     Core {
         key: "skx",
@@ -123,6 +152,8 @@ const CORES: &[Core] = &[
         memory_ns: 95.0,
         tlbs: &[(64, 0, 9.0), (1536, 12, 80.0)],
         page: 4096,
+        mlp: 10.0,
+        prefetch: BOTH,
     },
     Core {
         key: "icx",
@@ -137,6 +168,8 @@ const CORES: &[Core] = &[
         memory_ns: 105.0,
         tlbs: &[(64, 0, 9.0), (2048, 16, 85.0)],
         page: 4096,
+        mlp: 12.0,
+        prefetch: BOTH,
     },
     Core {
         key: "spr",
@@ -151,6 +184,8 @@ const CORES: &[Core] = &[
         memory_ns: 120.0,
         tlbs: &[(64, 0, 9.0), (2048, 16, 85.0)],
         page: 4096,
+        mlp: 16.0,
+        prefetch: BOTH,
     },
     Core {
         key: "emr",
@@ -165,6 +200,8 @@ const CORES: &[Core] = &[
         memory_ns: 125.0,
         tlbs: &[(64, 0, 9.0), (2048, 16, 85.0)],
         page: 4096,
+        mlp: 16.0,
+        prefetch: BOTH,
     },
     Core {
         key: "gnr",
@@ -179,6 +216,8 @@ const CORES: &[Core] = &[
         memory_ns: 135.0,
         tlbs: &[(96, 0, 9.0), (2048, 16, 85.0)],
         page: 4096,
+        mlp: 16.0,
+        prefetch: BOTH,
     },
     Core {
         key: "rpl",
@@ -193,6 +232,8 @@ const CORES: &[Core] = &[
         memory_ns: 85.0,
         tlbs: &[(96, 0, 9.0), (2048, 16, 90.0)],
         page: 4096,
+        mlp: 16.0,
+        prefetch: BOTH,
     },
     N1,
     // The same core under a kernel of 64 KiB base pages (some Arm
@@ -215,6 +256,8 @@ const CORES: &[Core] = &[
         memory_ns: 120.0,
         tlbs: &[(48, 0, 6.0), (2048, 8, 80.0)],
         page: 4096,
+        mlp: 20.0,
+        prefetch: NEXT,
     },
     Core {
         key: "apple",
@@ -228,6 +271,8 @@ const CORES: &[Core] = &[
         memory_ns: 100.0,
         tlbs: &[(160, 0, 6.0), (3072, 12, 70.0)],
         page: 16384,
+        mlp: 32.0,
+        prefetch: NEXT,
     },
 ];
 
@@ -353,6 +398,12 @@ pub fn machine(i: usize) -> (Model, Condition) {
         pages,
         page: core.page,
         vcpus,
+        mlp: core.mlp,
+        // Firmware leaves each prefetcher on three times in four.
+        prefetch: Prefetch {
+            next_line: core.prefetch.next_line && rng.index(4) != 0,
+            neighbour: core.prefetch.neighbour && rng.index(4) != 0,
+        },
         noise: cond.noise(),
         seed: rng.next_u64(),
     };

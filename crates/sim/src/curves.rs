@@ -20,7 +20,7 @@ use hwcal_model::{RawCurve, RawPoint};
 use hwcal_stats::SplitMix64;
 
 /// A uniform draw in [0, 1).
-fn unit(rng: &mut SplitMix64) -> f64 {
+pub(crate) fn unit(rng: &mut SplitMix64) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
@@ -36,9 +36,12 @@ fn normal(rng: &mut SplitMix64) -> f64 {
 /// (each line was evicted just before its turn); under random replacement
 /// what a simulation of the set finds — a line survives the misses
 /// between two of its visits with probability (1 − 1/W) each, so part of
-/// an overflowing set keeps hitting. Simulated, not taken from a formula,
-/// so the analysis's closed form for it (`hwcal_analysis::colour`) is
-/// checked rather than assumed.
+/// an overflowing set keeps hitting. Simulated up to four times the ways,
+/// not taken from a formula, so the analysis's closed form for it
+/// (`hwcal_analysis::colour`) is checked rather than assumed where the
+/// edge is; past that, where almost everything misses, the fixed point of
+/// that survival (h = (1 − 1/W)^((1 − h)(n − 1))), which the simulation
+/// meets there to within a few thousandths and which costs nothing.
 fn set_miss(n: u32, ways: u32, replacement: Replacement) -> f64 {
     if n <= ways {
         return 0.0;
@@ -46,36 +49,47 @@ fn set_miss(n: u32, ways: u32, replacement: Replacement) -> f64 {
     if replacement == Replacement::Lru {
         return 1.0;
     }
-    thread_local! {
-        static MEMO: std::cell::RefCell<std::collections::HashMap<(u32, u32), f64>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+    if n > 4 * ways {
+        let survive = 1.0 - 1.0 / ways as f64;
+        let mut h = 0.0f64;
+        for _ in 0..100 {
+            h = survive.powf((1.0 - h) * (n as f64 - 1.0));
+        }
+        return 1.0 - h;
     }
-    MEMO.with(|m| {
-        *m.borrow_mut().entry((n, ways)).or_insert_with(|| {
-            let mut rng = SplitMix64::new(((n as u64) << 32) | ways as u64);
-            let mut set: Vec<u32> = Vec::with_capacity(ways as usize);
-            let (mut hits, mut loads) = (0u64, 0u64);
-            for lap in 0..200 {
-                for line in 0..n {
-                    let hit = set.contains(&line);
-                    if !hit {
-                        if set.len() < ways as usize {
-                            set.push(line);
-                        } else {
-                            let victim = rng.index(set.len());
-                            set[victim] = line;
-                        }
-                    }
-                    // The first laps fill the set; count the steady state.
-                    if lap >= 20 {
-                        loads += 1;
-                        hits += u64::from(hit);
-                    }
+    // One memo for every thread: each (n, W) is simulated once per process.
+    static MEMO: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<(u32, u32), f64>>> =
+        std::sync::OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(&m) = memo.lock().ok().and_then(|g| g.get(&(n, ways)).copied()).as_ref() {
+        return m;
+    }
+    let mut rng = SplitMix64::new(((n as u64) << 32) | ways as u64);
+    let mut set: Vec<u32> = Vec::with_capacity(ways as usize);
+    let (mut hits, mut loads) = (0u64, 0u64);
+    for lap in 0..200 {
+        for line in 0..n {
+            let hit = set.contains(&line);
+            if !hit {
+                if set.len() < ways as usize {
+                    set.push(line);
+                } else {
+                    let victim = rng.index(set.len());
+                    set[victim] = line;
                 }
             }
-            1.0 - hits as f64 / loads as f64
-        })
-    })
+            // The first laps fill the set; count the steady state.
+            if lap >= 20 {
+                loads += 1;
+                hits += u64::from(hit);
+            }
+        }
+    }
+    let m = 1.0 - hits as f64 / loads as f64;
+    if let Ok(mut g) = memo.lock() {
+        g.insert((n, ways), m);
+    }
+    m
 }
 
 /// The fraction of a lap's lines that miss a level of `size` bytes with
@@ -154,7 +168,7 @@ fn tlb_miss(model: &Model, pages: f64, rng: &mut SplitMix64) -> Vec<f64> {
 /// line served by the first level that keeps it, or memory. `small` and
 /// `share`: one sample's conditions (L1 and L2 halved by a busy sibling;
 /// the guest's share of the shared level).
-fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, rng: &mut SplitMix64) -> f64 {
+pub(crate) fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, rng: &mut SplitMix64) -> f64 {
     let colour = match model.pages {
         Pages::Base => model.page,
         Pages::Huge => model.huge_page(),
@@ -191,13 +205,71 @@ fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, 
     ns
 }
 
-/// Samples of one point: the chase's latency under each sample's noise.
-/// `fixed`: every sample on the same physical pages (a point of a sweep,
-/// timed again on its buffer), else each on another draw of pages (the
-/// colour placements).
-fn samples(
+/// How many samples a point takes: the harness's stopping rule (at least
+/// `min`, then until the `best_k` fastest agree within `tolerance`, at
+/// most `max`), so a simulated point's minimum is as precise as a real
+/// one's under the same noise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    pub min: usize,
+    pub max: usize,
+    pub best_k: usize,
+    pub tolerance: f64,
+}
+
+impl Sampling {
+    /// Exactly `n` samples (one per page placement, or a probe's rounds).
+    pub fn fixed(n: usize) -> Self {
+        Sampling {
+            min: n,
+            max: n,
+            best_k: 1,
+            tolerance: 0.0,
+        }
+    }
+
+    /// The cache probe's latency policy (sweep points, line pairs, chains).
+    pub fn sweep() -> Self {
+        Self::of(&hwcal_probes::cache::latency_policy())
+    }
+
+    /// The idle-gap chase's finer policy.
+    pub fn gap() -> Self {
+        Self::of(&hwcal_probes::cache::gap_policy())
+    }
+
+    fn of(p: &hwcal_harness::Policy) -> Self {
+        Sampling {
+            min: p.min_samples,
+            max: p.max_samples,
+            best_k: p.best_k,
+            tolerance: p.tolerance,
+        }
+    }
+
+    fn done(&self, s: &[f64]) -> bool {
+        if s.len() >= self.max {
+            return true;
+        }
+        if s.len() < self.min.max(self.best_k) {
+            return false;
+        }
+        let mut sorted = s.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[self.best_k - 1] <= sorted[0] * (1.0 + self.tolerance)
+    }
+}
+
+/// Samples of one point: the chase's latency under each sample's noise,
+/// as many as `sampling` takes. `fixed`: every sample on the same physical
+/// pages (a point of a sweep, timed again on its buffer), else each on
+/// another draw of pages (the colour placements). `core_ns`: time spent in
+/// the core alone (the idle gap's dependent adds): a fixed number of
+/// cycles, which the memory system's jitter does not stretch; a spike (an
+/// interrupt) lands anywhere in the sample.
+pub(crate) fn samples(
     model: &Model,
-    n: usize,
+    (sampling, core_ns): (Sampling, f64),
     fixed: bool,
     rng: &mut SplitMix64,
     mut at: impl FnMut(bool, f64, &mut SplitMix64) -> f64,
@@ -206,15 +278,15 @@ fn samples(
     // One guest share per point: the share moves between points of a sweep.
     let share = 1.0 - nz.share_moves * unit(rng);
     let placement = SplitMix64::new(rng.next_u64());
-    let mut s = Vec::with_capacity(n);
-    for _ in 0..n {
+    let mut s = Vec::with_capacity(sampling.min);
+    while !sampling.done(&s) {
         let busy = unit(rng) < nz.busy;
         let mut pages = if fixed {
             placement.clone()
         } else {
             SplitMix64::new(rng.next_u64())
         };
-        let mut v = at(busy, share, &mut pages) * (1.0 + (nz.jitter * normal(rng)).abs());
+        let mut v = at(busy, share, &mut pages) * (1.0 + (nz.jitter * normal(rng)).abs()) + core_ns;
         if unit(rng) < nz.spikes {
             v *= 1.2 + 1.8 * unit(rng);
         }
@@ -258,7 +330,7 @@ pub fn cache_latency(model: &Model, rng: &mut SplitMix64) -> RawCurve {
     let points = sweep_sizes(model)
         .into_iter()
         .map(|x| {
-            let mut p = samples(model, 5, true, rng, |busy, share, r| {
+            let mut p = samples(model, (Sampling::sweep(), 0.0), true, rng, |busy, share, r| {
                 chase_ns(model, x, true, busy, share, r)
             });
             p.x = x;
@@ -302,7 +374,7 @@ pub fn colour(model: &Model, rng: &mut SplitMix64) -> Option<RawCurve> {
     let points = sizes
         .into_iter()
         .map(|x| {
-            let mut p = samples(model, 6, false, rng, |busy, share, r| {
+            let mut p = samples(model, (Sampling::fixed(6), 0.0), false, rng, |busy, share, r| {
                 chase_ns(model, x, true, busy, share, r)
             });
             p.x = x;
@@ -342,7 +414,7 @@ pub fn tlb_curves(model: &Model, rng: &mut SplitMix64) -> [RawCurve; 2] {
         points: xs
             .iter()
             .map(|&pages| {
-                let mut p = samples(model, 15, true, rng, |busy, share, r| {
+                let mut p = samples(model, (Sampling::fixed(15), 0.0), true, rng, |busy, share, r| {
                     // The lines alone: a dense buffer of `pages` lines.
                     let mut ns = chase_ns(model, pages * 64.0, false, busy, share, r);
                     // The probe maps its test buffer with 4 KiB pages
@@ -421,5 +493,8 @@ mod tests {
         let m = set_miss(16, 8, Replacement::Random);
         assert!((0.74..0.86).contains(&m), "{m}");
         assert!(set_miss(9, 8, Replacement::Random) < 0.6);
+        // The fixed point past four times the ways continues the simulation.
+        let (sim, fixed) = (set_miss(32, 8, Replacement::Random), set_miss(33, 8, Replacement::Random));
+        assert!(fixed >= sim && fixed - sim < 0.02, "{sim} {fixed}");
     }
 }

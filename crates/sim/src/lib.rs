@@ -35,6 +35,7 @@ pub mod curves;
 pub mod machine;
 pub mod model;
 pub mod score;
+pub mod steps;
 
 pub use machine::Sim;
-pub use model::{Level, Model, Noise, Pages, Replacement, Tlb};
+pub use model::{Level, Model, Noise, Pages, Prefetch, Replacement, Tlb};

@@ -41,6 +41,20 @@ pub struct Tlb {
     pub miss_ns: f64,
 }
 
+/// The prefetchers a line-size test can meet (what fools a stride walk,
+/// and can make a dependent pair's second load look like a hit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Prefetch {
+    /// L1's next-line prefetcher (Intel's DCU, Arm's): a miss also asks
+    /// for the line after it, so a second load one line ahead finds it on
+    /// its way. Forward only.
+    pub next_line: bool,
+    /// An L2 prefetcher that brings a memory miss's neighbouring line, up
+    /// or down (AMD's up/down prefetcher, Intel's 128-byte spatial pair):
+    /// a second load one line away, either side, is served by L2.
+    pub neighbour: bool,
+}
+
 /// How noisy the machine is while it is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Noise {
@@ -87,6 +101,10 @@ pub struct Model {
     /// Apple's, 64 KiB on some Arm distributions' kernels.
     pub page: u64,
     pub vcpus: usize,
+    /// Memory-level parallelism: the misses to memory one core keeps in
+    /// flight (its L1 fill buffers or miss address buffers).
+    pub mlp: f64,
+    pub prefetch: Prefetch,
     pub noise: Noise,
     /// Seeds every random draw: the same model and seed give the same curves.
     pub seed: u64,

@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 pub const SIZE_TOLERANCE: f64 = 0.125;
 pub const LATENCY_TOLERANCE: f64 = 0.05;
 pub const MEMORY_TOLERANCE: f64 = 0.10;
+/// Memory-level parallelism (the speedup of 16 chains) within ±12.5%.
+pub const MLP_TOLERANCE: f64 = 0.125;
 
 /// What became of one figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,6 +89,32 @@ pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
             found.map(|c| (c.latency_ns, c.verdict)),
             LATENCY_TOLERANCE,
         ));
+        // The line exactly: 64 or 128 bytes, never near.
+        out.push(judge_one(
+            format!("L{n} line"),
+            l.line as f64,
+            found.and_then(|c| Some((c.line_bytes? as f64, c.verdict))),
+            0.0,
+        ));
+        // Miss latency and replace time step from this level to the next
+        // (or memory): each is a difference of two latencies, each held to
+        // ±5%, so the step is held to 5% of the latency it steps to.
+        let next = model
+            .levels
+            .get(i + 1)
+            .map_or_else(|| model.memory_truth(l.size as f64 * 8.0), |n| n.ns);
+        let tolerance = LATENCY_TOLERANCE * next / (next - l.ns);
+        for (name, got) in [
+            ("miss latency", found.and_then(|c| c.miss_latency_ns)),
+            ("replace time", found.and_then(|c| c.replace_time_ns)),
+        ] {
+            out.push(judge_one(
+                format!("L{n} {name}"),
+                next - l.ns,
+                got.zip(found.map(|c| c.verdict)),
+                tolerance,
+            ));
+        }
     }
     let at = p.memory.as_ref().and_then(|m| m.size_bytes).map_or_else(
         || crate::curves::sweep_sizes(model).last().copied().unwrap_or(0.0),
@@ -98,6 +126,11 @@ pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
         p.memory.as_ref().map(|m| (m.latency_ns, m.verdict)),
         MEMORY_TOLERANCE,
     ));
+    let sixteen = p.memory.as_ref().and_then(|m| {
+        let q = m.mlp.iter().find(|q| q.chains == 16)?;
+        Some((q.speedup, m.verdict))
+    });
+    out.push(judge_one("MLP (16 chains)".into(), model.mlp.min(16.0), sixteen, MLP_TOLERANCE));
     let tlbs = p.tlbs.as_deref().unwrap_or(&[]);
     for (i, t) in model.tlbs.iter().enumerate() {
         let found = tlbs

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 19] = [
+pub const NOTE_CODES: [(&str, &str); 20] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -36,6 +36,10 @@ pub const NOTE_CODES: [(&str, &str); 19] = [
         "the dependent-pair test read a larger line than the flush granule",
     ),
     ("cache.l{N}-line-unmeasured", "no line size for the level"),
+    (
+        "cache.l{N}-step-unmeasured",
+        "no miss latency or replace time: a stated level past it was not found, the step goes to memory",
+    ),
     (
         "cache.l{N}-line-unconfirmed",
         "only the pair test measured the line, and it over-read elsewhere in the run or contradicts the stated line",

@@ -59,7 +59,7 @@ use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, Note, Profile, RawCurv
 use intervals::{intervals, Intervals};
 use levels::{
     cache_level, cache_reach, idle_points, level_notes, line_nominal_note, missing_level_notes,
-    no_memory_note, private_shortfall, unfound_level_notes, whole_lines,
+    no_memory_note, private_shortfall, step_to_memory, unfound_level_notes, whole_lines,
 };
 use memory::{ends_in_memory, memory_latency};
 use plateaus::plateaus;
@@ -289,7 +289,7 @@ fn analyze_with(
     }
     let last_is_memory = ends_in_memory(&pl, &sw.xs, machine);
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
-    let idle = gap.map(|g| idle_points(g, &sw.pts)).unwrap_or_default();
+    let idle = gap.map(|g| idle_points(g, &sw.pts, tlb)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
@@ -301,8 +301,13 @@ fn analyze_with(
     }
     if last_is_memory {
         let (prev_end, reach) = cache_reach(&sw, &pl, n_cache);
-        out.notes
-            .extend(missing_level_notes(machine, n_cache, prev_end, reach));
+        let missing = missing_level_notes(machine, n_cache, prev_end, reach);
+        if !missing.is_empty() {
+            if let Some(l) = out.levels.last_mut() {
+                out.notes.push(step_to_memory(l));
+            }
+        }
+        out.notes.extend(missing);
         out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
         out.notes.extend(tlb_note(tlb, out.memory.as_ref()));
     } else {
@@ -313,10 +318,14 @@ fn analyze_with(
         mark_noisy(&mut out, n);
     }
     if with_intervals {
+        let stepless: Vec<bool> = out.levels.iter().map(|l| l.replace_time_ns.is_none()).collect();
         attach_intervals(
             &mut out,
             intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge),
         );
+        for (l, _) in out.levels.iter_mut().zip(stepless).filter(|(_, s)| *s) {
+            l.replace_time_ns_ci95 = None;
+        }
     }
     out.notes
         .extend(huge_page_note(huge_fraction, machine.page_bytes));

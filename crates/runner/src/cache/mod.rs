@@ -171,7 +171,11 @@ pub fn measure(
         "cache: line sizes done, {:.1} s",
         t0.elapsed().as_secs_f64()
     ));
-    let mlp = mlp_points(&mut bench, last, cap)?;
+    // The footprint past the last level the machine states too: a sweep
+    // that missed the L3 would otherwise run the chains inside it.
+    let stated = machine.nominal_caches.iter().filter(|c| c.cache_type != "Instruction");
+    let last_stated = stated.map(|c| c.size_bytes as f64).fold(last, f64::max);
+    let mlp = mlp_points(&mut bench, last_stated, cap)?;
     progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
 
     let mut out = vec![
@@ -610,14 +614,21 @@ fn gap_points(
     a: &cache_analysis::CacheAnalysis,
     lat: &RawCurve,
 ) -> Result<Vec<RawPoint>> {
-    let mut gap = vec![bench.point(4096, GAP_ADDS)?];
-    for x in cache_analysis::representative_sizes(a, lat) {
-        let x = (x / 64.0).round() * 64.0;
-        if x > 4096.0 * 1.01 {
-            gap.push(bench.point(x as usize, GAP_ADDS)?);
+    // A miss latency is a small step between two gap points: resolve them finer.
+    let sweep_policy = std::mem::replace(&mut bench.policy, hwcal_probes::cache::gap_policy());
+    let mut points = || -> Result<Vec<RawPoint>> {
+        let mut gap = vec![bench.point(4096, GAP_ADDS)?];
+        for x in cache_analysis::representative_sizes(a, lat) {
+            let x = (x / 64.0).round() * 64.0;
+            if x > 4096.0 * 1.01 {
+                gap.push(bench.point(x as usize, GAP_ADDS)?);
+            }
         }
-    }
-    Ok(gap)
+        Ok(gap)
+    };
+    let gap = points();
+    bench.policy = sweep_policy;
+    gap
 }
 
 /// Step 5, line size. The pair layout uses 3/8 of the cache sets (see
@@ -686,7 +697,8 @@ fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
 }
 
 /// Step 6, memory-level parallelism over a memory-sized footprint (8× the
-/// last cache level, at least 64 MiB, at most the bench's `cap`).
+/// last cache level, found or stated, at least 64 MiB, at most the
+/// bench's `cap`).
 fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
     let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
     let mut mlp = Vec::new();
