@@ -436,22 +436,6 @@ fn memory_mlp(p: &mut Profile) -> Vec<Note> {
     let Some(head) = p.memory.as_mut() else {
         return Vec::new();
     };
-    // k independent chains overlap at most k misses: a larger speed-up is
-    // not parallelism but a footprint served from elsewhere at one point
-    // than at another (a last level's share that moved between them).
-    if let Some(q) = head.mlp.iter().find(|q| {
-        let k = q.chains as f64;
-        q.speedup > 1.1 * k && q.speedup_ci95.is_none_or(|[lo, _]| lo > k)
-    }) {
-        head.verdict = Verdict::Noisy;
-        let text = format!(
-            "consistency: the memory-level-parallelism table has {} chains {:.1}x faster than one, more than \
-             {} chains can overlap: the footprint was served from elsewhere at one point than at another \
-             (a shared level's share that moved); the table and memory latency marked noisy",
-            q.chains, q.speedup, q.chains
-        );
-        return vec![note("consistency", "memory-mlp", text)];
-    }
     let Some(one) = head.mlp.iter().find(|q| q.chains == 1).map(|q| q.ns_per_load) else {
         return Vec::new();
     };

@@ -95,9 +95,9 @@ fn the_usage_block_names_every_subcommand_with_real_flags() {
         if !top.iter().any(|t| t == sub) {
             continue;
         }
-        let text = if sub == "validate" {
+        let text = if ["validate", "sim"].contains(&sub) {
             let which = line.split_whitespace().nth(2).unwrap();
-            help(&["validate", which])
+            help(&[sub, which])
         } else {
             help(&[sub])
         };

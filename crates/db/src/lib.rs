@@ -150,6 +150,27 @@ impl Db {
         })
     }
 
+    /// `db show`'s header for run `id`, whose profile is `p`: how it came
+    /// here, its command, when (`when` formats a Unix time), hwcal's
+    /// version, its batch and [`Db::current_line`], then a blank line.
+    pub fn show_header(&self, id: i64, p: &Profile, when: &dyn Fn(u64) -> String) -> Result<String, DbError> {
+        let how = match self.summary(id)?.origin.as_str() {
+            "import" => "imported",
+            _ => "measured here",
+        };
+        let (cmd, when, version) = (&p.command, when(p.created_unix), &p.tool_version);
+        let batch = p.batch.as_ref().map_or(String::new(), |b| {
+            format!(
+                "\nrun {} of {} of batch {} (compare the batch: db compare batch:{} ...)",
+                b.index, b.runs, b.id, b.id
+            )
+        });
+        let current = self.current_line(id)?;
+        Ok(format!(
+            "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}{batch}{current}\n\n"
+        ))
+    }
+
     /// The stored profile with this id.
     pub fn get(&self, id: i64) -> Result<Profile, DbError> {
         let json = self.0.json(id)?.ok_or(DbError::NotFound(id))?;

@@ -21,7 +21,7 @@ Measure: run, clock, cache, tlb, mem, ctx, c2c, os, io, validate.
 
 Results: db, report, analyze.
 
-Tools: info, completions, man, schema.";
+Tools: info, completions, man, schema, sim.";
 
 /// Every page's EXAMPLES: `## hwcal run`, then its lines as written.
 pub const EXAMPLES: &str = include_str!("../man/examples");

@@ -8,7 +8,7 @@
 //! so agreeing on them proves nothing; the edges and the climbs do.
 
 use crate::curves::cache_point;
-use crate::model::{Level, Model, Noise, Prefetch, Pages, Replacement, Tlb};
+use crate::model::{Level, Model, Noise, Pages, Prefetch, Replacement, Tlb};
 use hwcal_model::{Profile, RawCurve};
 use hwcal_stats::SplitMix64;
 
@@ -74,7 +74,12 @@ pub fn model_of(p: &Profile) -> Option<Model> {
         page: m.page_bytes.unwrap_or(4096),
         vcpus: m.logical_cpus,
         // The recorded speedup at the most chains: the misses it kept in flight.
-        mlp: memory.mlp.iter().map(|q| q.speedup).filter(|s| s.is_finite()).fold(1.0, f64::max),
+        mlp: memory
+            .mlp
+            .iter()
+            .map(|q| q.speedup)
+            .filter(|s| s.is_finite())
+            .fold(1.0, f64::max),
         prefetch: Prefetch::default(),
         noise: Noise::default(),
         seed: 1,

@@ -168,7 +168,14 @@ fn tlb_miss(model: &Model, pages: f64, rng: &mut SplitMix64) -> Vec<f64> {
 /// line served by the first level that keeps it, or memory. `small` and
 /// `share`: one sample's conditions (L1 and L2 halved by a busy sibling;
 /// the guest's share of the shared level).
-pub(crate) fn chase_ns(model: &Model, bytes: f64, tlb_pages: bool, busy: bool, share: f64, rng: &mut SplitMix64) -> f64 {
+pub(crate) fn chase_ns(
+    model: &Model,
+    bytes: f64,
+    tlb_pages: bool,
+    busy: bool,
+    share: f64,
+    rng: &mut SplitMix64,
+) -> f64 {
     let colour = match model.pages {
         Pages::Base => model.page,
         Pages::Huge => model.huge_page(),
@@ -494,7 +501,10 @@ mod tests {
         assert!((0.74..0.86).contains(&m), "{m}");
         assert!(set_miss(9, 8, Replacement::Random) < 0.6);
         // The fixed point past four times the ways continues the simulation.
-        let (sim, fixed) = (set_miss(32, 8, Replacement::Random), set_miss(33, 8, Replacement::Random));
+        let (sim, fixed) = (
+            set_miss(32, 8, Replacement::Random),
+            set_miss(33, 8, Replacement::Random),
+        );
         assert!(fixed >= sim && fixed - sim < 0.02, "{sim} {fixed}");
     }
 }

@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 
 pub mod calibration;
+pub mod cli;
 pub mod corpus;
 pub mod curves;
 pub mod machine;

@@ -129,7 +129,8 @@ impl Machine for Sim {
                 let mut rng = self.rng("cache");
                 let c = cache_latency(m, &mut rng);
                 let top = c.points.last().map_or(0.0, |q| q.x);
-                p.raw.extend(crate::steps::after_sweep(m, &c, &self.info(), &mut rng));
+                p.raw
+                    .extend(crate::steps::after_sweep(m, &c, &self.info(), &mut rng));
                 p.raw.push(c);
                 p.raw.extend(colour(m, &mut rng));
                 p.raw.push(fact(

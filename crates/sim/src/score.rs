@@ -130,7 +130,12 @@ pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
         let q = m.mlp.iter().find(|q| q.chains == 16)?;
         Some((q.speedup, m.verdict))
     });
-    out.push(judge_one("MLP (16 chains)".into(), model.mlp.min(16.0), sixteen, MLP_TOLERANCE));
+    out.push(judge_one(
+        "MLP (16 chains)".into(),
+        model.mlp.min(16.0),
+        sixteen,
+        MLP_TOLERANCE,
+    ));
     let tlbs = p.tlbs.as_deref().unwrap_or(&[]);
     for (i, t) in model.tlbs.iter().enumerate() {
         let found = tlbs
@@ -214,9 +219,12 @@ impl Scorecard {
     }
 }
 
-/// Score the corpus's machines `indices`, on `threads` threads.
-pub fn score(indices: &[usize], threads: usize) -> Scorecard {
+/// Score the corpus's machines `indices`, on `threads` threads; `done` is
+/// told how many machines are scored after each one.
+pub fn score(indices: &[usize], threads: usize, done: &(dyn Fn(usize) + Sync)) -> Scorecard {
     let threads = threads.max(1);
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    let count = &count;
     let results: Vec<(Model, Condition, Result<Vec<Judged>, String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -228,6 +236,7 @@ pub fn score(indices: &[usize], threads: usize) -> Scorecard {
                         .map(|&i| {
                             let (m, c) = machine(i);
                             let r = calibrate(&m).map(|p| judge(&m, &p));
+                            done(count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
                             (m, c, r)
                         })
                         .collect::<Vec<_>>()

@@ -49,7 +49,12 @@ fn point(
 
 /// Every curve of the steps after the sweep `lat`, planned from the
 /// analysis of it as the runner plans them.
-pub fn after_sweep(model: &Model, lat: &RawCurve, machine: &MachineInfo, rng: &mut SplitMix64) -> Vec<RawCurve> {
+pub fn after_sweep(
+    model: &Model,
+    lat: &RawCurve,
+    machine: &MachineInfo,
+    rng: &mut SplitMix64,
+) -> Vec<RawCurve> {
     let huge = model.pages == Pages::Huge;
     let a = cache_analysis::analyze_sweep(lat, Some(if huge { 1.0 } else { 0.0 }), machine);
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
@@ -57,7 +62,7 @@ pub fn after_sweep(model: &Model, lat: &RawCurve, machine: &MachineInfo, rng: &m
     let last = sizes.last().copied().unwrap_or(l1);
     // The chase buffer: the sweep's largest working set and a quarter more.
     let cap = 1.25 * sweep_sizes(model).last().copied().unwrap_or(64.0 * 1048576.0);
-    let mut out = vec![gap(model, &a, lat, rng)];
+    let mut out = vec![gap(model, (&a, lat, machine), rng)];
     out.extend(lines(model, l1, last, cap, rng));
     if machine.arch == "x86_64" {
         out.extend(flush(model, &sizes, rng));
@@ -72,13 +77,18 @@ pub fn after_sweep(model: &Model, lat: &RawCurve, machine: &MachineInfo, rng: &m
 }
 
 /// `cache.gap`: an L1-resident point (it calibrates the gap's own cost),
-/// then the middle of each plateau the analysis found. The adds depend on
+/// then the middle of each plateau the analysis found and between each
+/// pair of stated levels. The adds depend on
 /// the loaded value, so the gap adds its cycles to every load and hides
 /// nothing.
-fn gap(model: &Model, a: &cache_analysis::CacheAnalysis, lat: &RawCurve, rng: &mut SplitMix64) -> RawCurve {
+fn gap(
+    model: &Model,
+    (a, lat, machine): (&cache_analysis::CacheAnalysis, &RawCurve, &MachineInfo),
+    rng: &mut SplitMix64,
+) -> RawCurve {
     let gap_ns = IDLE_ADDS * 1000.0 / model.mhz;
     let mut xs = vec![4096.0];
-    for x in cache_analysis::representative_sizes(a, lat) {
+    for x in cache_analysis::gap_sizes(a, lat, machine) {
         let x = (x / 64.0).round() * 64.0;
         if x > 4096.0 * 1.01 {
             xs.push(x);

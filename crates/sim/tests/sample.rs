@@ -18,7 +18,7 @@ fn a_sample_of_the_corpus_is_never_confidently_wrong() {
     let indices: Vec<usize> = (0..corpus::len()).step_by(step).collect();
     assert!(indices.len() >= 50);
     let t = std::time::Instant::now();
-    let card = score(&indices, 2);
+    let card = score(&indices, 2, &|_| {});
     println!("{}", card.markdown());
     assert_eq!(card.machines, indices.len(), "{:?}", card.failed);
     let new: Vec<&(String, String, f64, f64)> = card

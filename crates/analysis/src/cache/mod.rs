@@ -370,9 +370,63 @@ fn attach_intervals(out: &mut CacheAnalysis, iv: Intervals) {
     }
 }
 
-/// Sizes in the middle of each plateau (where the idle-gap chase is run).
+/// Sizes in the middle of each plateau.
 pub fn representative_sizes(a: &CacheAnalysis, curve: &RawCurve) -> Vec<f64> {
     let mut xs: Vec<f64> = curve.points.iter().map(|q| q.x).collect();
     xs.sort_by(f64::total_cmp);
     a.plateaus.iter().map(|p| p.middle_x(&xs)).collect()
+}
+
+/// Where the idle-gap chase is run: the middle of each plateau of the bare
+/// sweep, and a point on each stated level past the one below it. The
+/// runner reads the sweep before the TLB's share is known, and on 4 KiB
+/// pages a level that spans many pages (an L3 past the TLB's reach) climbs
+/// with the page walks instead of forming a plateau; the final analysis,
+/// with the share removed, finds it — and needs a gap point on it (a
+/// simulated Neoverse N1 and Raptor Lake on 4 KiB pages had none, so no L2
+/// miss latency). That point is four times the level below (which then
+/// keeps almost none of it, even with random replacement), at most the
+/// geometric middle of the two: the smallest size the upper level serves
+/// alone, so the fewest page walks to take out. Their share is modelled
+/// from the TLB probe's levels, and it is least certain near a level's
+/// reach, where it turns on and a few percent in the entries measured
+/// move it by ns (points at the middle of N1's L3 and at 8 MiB on Raptor
+/// Lake and Neoverse V2, whose second TLB level reaches 8 MiB, read L2
+/// miss latencies 6–8% short): so the point stays under 85% of the
+/// largest stated base-page TLB level's reach where that leaves the level
+/// below at least 2.5 times over. Sizes within a quarter of one another
+/// are measured once, the smaller kept.
+pub fn gap_sizes(a: &CacheAnalysis, curve: &RawCurve, machine: &MachineInfo) -> Vec<f64> {
+    let mut stated: Vec<f64> = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction")
+        .map(|c| c.size_bytes as f64)
+        .collect();
+    stated.sort_by(f64::total_cmp);
+    stated.dedup();
+    let page = machine.page_bytes.unwrap_or(4096);
+    let reach = machine
+        .nominal_tlbs
+        .iter()
+        .filter(|t| t.page_bytes == page)
+        .map(|t| (t.entries * page) as f64)
+        .reduce(f64::max)
+        .unwrap_or(f64::INFINITY);
+    let between = stated.windows(2).map(|w| {
+        let x = (4.0 * w[0]).min((w[0] * w[1]).sqrt());
+        x.min(0.85 * reach).max((2.5 * w[0]).min(x))
+    });
+    let mut xs: Vec<f64> = representative_sizes(a, curve)
+        .into_iter()
+        .chain(between)
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    let mut out: Vec<f64> = Vec::new();
+    for x in xs {
+        if out.last().is_none_or(|&l| x > 1.25 * l) {
+            out.push(x);
+        }
+    }
+    out
 }

@@ -131,7 +131,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             let digest =
                 hwcal_report::DigestExporter::stdout(detail, format!("detail: hwcal db show {id} --detail"));
             let text = digest.export(&p)?;
-            crate::out!("{}", header(&db, id, &p)?);
+            crate::out!("{}", db.show_header(id, &p, &format_utc).map_err(not_found)?);
             write_output("-", &text)
         }
         DbCommand::Site { dir } => crate::cmd::site::run(&dir),
@@ -275,23 +275,6 @@ fn push(to: &Path) -> Result<()> {
         0 => Ok(()),
         n => anyhow::bail!("{n} stored run(s) are not readable profiles and were not pushed"),
     }
-}
-fn header(db: &Db, id: i64, p: &Profile) -> Result<String> {
-    let how = match db.summary(id).map_err(not_found)?.origin.as_str() {
-        "import" => "imported",
-        _ => "measured here",
-    };
-    let (cmd, when, version) = (&p.command, format_utc(p.created_unix), &p.tool_version);
-    let batch = p.batch.as_ref().map_or(String::new(), |b| {
-        format!(
-            "\nrun {} of {} of batch {} (compare the batch: db compare batch:{} ...)",
-            b.index, b.runs, b.id, b.id
-        )
-    });
-    let current = db.current_line(id)?;
-    Ok(format!(
-        "run {id} ({how}): `{cmd}`, measured {when}, hwcal {version}{batch}{current}\n\n"
-    ))
 }
 /// Open the database and resolve an id in it.
 fn open_with(id: &str) -> Result<(Db, i64)> {

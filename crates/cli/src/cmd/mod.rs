@@ -16,6 +16,7 @@ pub mod os;
 pub mod report;
 pub mod run;
 pub mod schema;
+pub mod sim;
 pub mod site;
 pub mod stored;
 pub mod tlb;
@@ -45,6 +46,7 @@ pub const COMMANDS: &[CommandEntry] = &[
     completions::COMMAND,
     completions::MAN_COMMAND,
     schema::COMMAND,
+    sim::COMMAND,
 ];
 
 /// hwcal: measure what this machine really does.

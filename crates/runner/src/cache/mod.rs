@@ -161,7 +161,7 @@ pub fn measure(
         colour_edges(&mut bench, machine, cap, progress)?
     };
 
-    let gap = gap_points(&mut bench, &a, &lat)?;
+    let gap = gap_points(&mut bench, &a, &lat, machine)?;
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
     let l1 = sizes.first().copied().unwrap_or(32768.0);
     let last = sizes.last().copied().unwrap_or(l1);
@@ -173,7 +173,10 @@ pub fn measure(
     ));
     // The footprint past the last level the machine states too: a sweep
     // that missed the L3 would otherwise run the chains inside it.
-    let stated = machine.nominal_caches.iter().filter(|c| c.cache_type != "Instruction");
+    let stated = machine
+        .nominal_caches
+        .iter()
+        .filter(|c| c.cache_type != "Instruction");
     let last_stated = stated.map(|c| c.size_bytes as f64).fold(last, f64::max);
     let mlp = mlp_points(&mut bench, last_stated, cap)?;
     progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
@@ -608,17 +611,19 @@ fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instan
 }
 
 /// Step 4, the idle-gap chase: an L1-resident calibration point, then the
-/// middle of each plateau.
+/// middle of each plateau and between each pair of stated levels
+/// (`cache_analysis::gap_sizes`).
 fn gap_points(
     bench: &mut ChaseBench,
     a: &cache_analysis::CacheAnalysis,
     lat: &RawCurve,
+    machine: &MachineInfo,
 ) -> Result<Vec<RawPoint>> {
     // A miss latency is a small step between two gap points: resolve them finer.
     let sweep_policy = std::mem::replace(&mut bench.policy, hwcal_probes::cache::gap_policy());
     let mut points = || -> Result<Vec<RawPoint>> {
         let mut gap = vec![bench.point(4096, GAP_ADDS)?];
-        for x in cache_analysis::representative_sizes(a, lat) {
+        for x in cache_analysis::gap_sizes(a, lat, machine) {
             let x = (x / 64.0).round() * 64.0;
             if x > 4096.0 * 1.01 {
                 gap.push(bench.point(x as usize, GAP_ADDS)?);

@@ -1,0 +1,153 @@
+//! `hwcal sim`: the simulator's commands for the `hwcal` binary, which
+//! stays a thin shell (it parses with [`SimArgs`] and prints what [`run`]
+//! returns): the scorecard, one machine's calibrated profile, and the
+//! models of recorded machines against their sweeps.
+
+use crate::{calibration, corpus, score};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+
+/// `hwcal sim`'s arguments.
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    #[command(subcommand)]
+    pub what: SimWhat,
+}
+
+/// What `hwcal sim` does.
+#[derive(Debug, Subcommand)]
+pub enum SimWhat {
+    /// The scorecard: the corpus's simulated machines calibrated through the real analysis,
+    /// each figure held to the model's truth; a Markdown table on stdout, and exit 1 if any
+    /// figure is confidently wrong (off by more than its tolerance and marked ok)
+    Score {
+        /// Every (corpus size / N)-th machine only (N = 60: a few seconds)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        sample: Option<u32>,
+        /// Threads to score on (default: the CPUs this process may use)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Option<u32>,
+    },
+    /// Machine I of the corpus (any I: the corpus wraps), calibrated: its JSON profile on
+    /// stdout, for `hwcal analyze`
+    Profile {
+        #[arg(value_name = "I")]
+        index: usize,
+    },
+    /// Models of recorded profiles against their cache sweeps: where each edge falls,
+    /// recorded and simulated, and how far the curves are apart (a Markdown table)
+    Calibrate {
+        #[arg(value_name = "PROFILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+/// What a command printed, and the failure to report after it (a
+/// scorecard with a confidently wrong figure is printed, then fails).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub text: String,
+    pub failure: Option<String>,
+}
+
+/// Why a command printed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("{path}: {reason}")]
+    File { path: String, reason: String },
+    #[error("simulated machine {0}: {1}")]
+    Machine(String, String),
+}
+
+/// Run `a`; `say` gets the progress lines (for stderr).
+pub fn run(a: &SimArgs, say: &(dyn Fn(&str) + Sync)) -> Result<Output, SimError> {
+    match &a.what {
+        SimWhat::Score { sample, threads } => Ok(scorecard(*sample, *threads, say)),
+        SimWhat::Profile { index } => {
+            let (model, _) = corpus::machine(*index);
+            say(&format!("sim: {}", model.name));
+            let p = score::calibrate(&model).map_err(|e| SimError::Machine(model.name.clone(), e))?;
+            let text = serde_json::to_string(&p).map_err(|e| SimError::Machine(model.name, e.to_string()))?;
+            Ok(Output {
+                text: text + "\n",
+                failure: None,
+            })
+        }
+        SimWhat::Calibrate { files } => calibrate(files),
+    }
+}
+
+fn scorecard(sample: Option<u32>, threads: Option<u32>, say: &(dyn Fn(&str) + Sync)) -> Output {
+    let len = corpus::len();
+    let step = sample.map_or(1, |n| (len / (n as usize).min(len)).max(1));
+    let indices: Vec<usize> = (0..len).step_by(step).collect();
+    let threads = threads.map_or_else(
+        || std::thread::available_parallelism().map_or(2, |n| n.get()),
+        |n| n as usize,
+    );
+    let n = indices.len();
+    say(&format!(
+        "sim: scoring {n} of {len} simulated machines on {threads} threads"
+    ));
+    let t0 = std::time::Instant::now();
+    // A line at each tenth of the corpus: the whole takes a minute.
+    let tenth = n.div_ceil(10).max(1);
+    let card = score::score(&indices, threads, &|k| {
+        if k.is_multiple_of(tenth) && k < n {
+            say(&format!(
+                "sim: {k} of {n} scored, {:.0} s",
+                t0.elapsed().as_secs_f64()
+            ));
+        }
+    });
+    say(&format!("sim: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    let failure = match (card.wrong.len(), card.failed.len()) {
+        (0, 0) => None,
+        (w, f) => Some(format!(
+            "{w} figure(s) confidently wrong, {f} machine(s) failed to calibrate (listed under the table)"
+        )),
+    };
+    Output {
+        text: card.markdown(),
+        failure,
+    }
+}
+
+/// `calibrate FILE...`: each recorded profile's model against its sweep.
+fn calibrate(files: &[PathBuf]) -> Result<Output, SimError> {
+    let mut text = String::from(
+        "| profile | model | edge: recorded → simulated half-way crossing (sweep steps apart) \
+         | median / max point difference |\n|:---|:---|:---|---:|\n",
+    );
+    for f in files {
+        let bad = |reason: String| SimError::File {
+            path: f.display().to_string(),
+            reason,
+        };
+        let bytes = std::fs::read(f).map_err(|e| bad(e.to_string()))?;
+        let p = hwcal_model::parse_profile_unchecked(&bytes).map_err(bad)?;
+        let c = calibration::calibrate(&p)
+            .ok_or_else(|| bad("no cache levels, memory and sweep to model".into()))?;
+        let kib = |x: f64| format!("{:.0} KiB", x / 1024.0);
+        let edges: Vec<String> = c
+            .edges
+            .iter()
+            .map(|(k, a, b, st)| format!("L{k} {} → {} ({st:.1})", kib(*a), kib(*b)))
+            .collect();
+        let name = Path::new(f)
+            .file_name()
+            .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into_owned());
+        let pages = match c.model.pages {
+            crate::Pages::Huge => "huge".to_string(),
+            crate::Pages::Base => format!("{} KiB", c.model.page / 1024),
+        };
+        text += &format!(
+            "| {name} | {}, {pages} pages | {} | {:.1}% / {:.0}% |\n",
+            c.model.core,
+            edges.join("; "),
+            100.0 * c.median_diff,
+            100.0 * c.max_diff
+        );
+    }
+    Ok(Output { text, failure: None })
+}
