@@ -177,8 +177,36 @@ impl Memo {
         let per_colour = ways as f64 * page;
         let first = ((lo / per_colour).ceil() as usize).max(2);
         let last = (hi / per_colour).floor() as usize;
+        // A large shared level has thousands of colours (a 320 MiB L3 on
+        // 4 KiB pages: 4096) and the range several times that: every count
+        // at every point, again in each bootstrap resample, took half a
+        // minute. The misfit is smooth in the count, so a coarse pass of
+        // at most COARSE counts finds the valley and every count within
+        // two of its steps around the best is tried; ranges of up to
+        // COARSE counts are searched whole, as before.
+        const COARSE: usize = 256;
+        let step = ((last.saturating_sub(first)) / COARSE).max(1);
+        let mut best = self.scan(points, (ways, page, inside), (first..=last).step_by(step));
+        if step > 1 {
+            if let Some(b) = best {
+                let at = (b.capacity / per_colour).round() as usize;
+                let around = at.saturating_sub(2 * step).max(first)..=(at + 2 * step).min(last);
+                best = self.scan(points, (ways, page, inside), around);
+            }
+        }
+        best
+    }
+
+    /// The best fit over the colour counts `counts`.
+    fn scan(
+        &mut self,
+        points: &[(f64, f64)],
+        (ways, page, inside): (usize, f64, usize),
+        counts: impl Iterator<Item = usize>,
+    ) -> Option<ColourFit> {
+        let per_colour = ways as f64 * page;
         let mut best: Option<ColourFit> = None;
-        for colours in first..=last {
+        for colours in counts {
             let c = colours as f64 * per_colour;
             let sse: Option<f64> = points
                 .iter()

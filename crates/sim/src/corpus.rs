@@ -27,6 +27,11 @@ struct Core {
     /// Which prefetchers the core has (each machine draws whether its
     /// firmware leaves them on).
     prefetch: Prefetch,
+    /// The shared level's replacement: adaptive insertion on Intel's L3s
+    /// (since Ivy Bridge) and Zen 4 and 5's; what the others use is not
+    /// documented, so they take LRU (Zen 2, 3, Neoverse N1), random
+    /// (Neoverse V2) and adaptive (the Apple-like core), to cover all three.
+    llc: Replacement,
 }
 
 /// L1 next-line and an L2 neighbour-line prefetcher: AMD's cores (the L2
@@ -56,6 +61,7 @@ const N1: Core = Core {
     page: 4096,
     mlp: 12.0,
     prefetch: NEXT,
+    llc: Replacement::Lru,
 };
 
 const CORES: &[Core] = &[
@@ -74,6 +80,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 22.0,
         prefetch: BOTH,
+        llc: Replacement::Lru,
     },
     Core {
         key: "zen3",
@@ -90,6 +97,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 24.0,
         prefetch: BOTH,
+        llc: Replacement::Lru,
     },
     Core {
         key: "zen4",
@@ -106,6 +114,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 24.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "zen4c",
@@ -122,6 +131,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 24.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "zen5",
@@ -138,6 +148,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 24.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "skx",
@@ -154,6 +165,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 10.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "icx",
@@ -170,6 +182,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 12.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "spr",
@@ -186,6 +199,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 16.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "emr",
@@ -202,6 +216,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 16.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "gnr",
@@ -218,6 +233,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 16.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     Core {
         key: "rpl",
@@ -234,6 +250,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 16.0,
         prefetch: BOTH,
+        llc: Replacement::Adaptive,
     },
     N1,
     // The same core under a kernel of 64 KiB base pages (some Arm
@@ -258,6 +275,7 @@ const CORES: &[Core] = &[
         page: 4096,
         mlp: 20.0,
         prefetch: NEXT,
+        llc: Replacement::Random,
     },
     Core {
         key: "apple",
@@ -273,6 +291,7 @@ const CORES: &[Core] = &[
         page: 16384,
         mlp: 32.0,
         prefetch: NEXT,
+        llc: Replacement::Adaptive,
     },
 ];
 
@@ -358,13 +377,13 @@ pub fn machine(i: usize) -> (Model, Condition) {
             ns: cycles / ghz,
             shared,
             victim,
-            // L2s (tree-PLRU, RRIP) keep part of a working set that
-            // overflows them, as random replacement does; L1 and the
-            // shared levels as LRU.
-            replacement: if k == 1 && !shared {
-                Replacement::Random
-            } else {
-                Replacement::Lru
+            // L1s are pseudo-LRU; L2s (tree-PLRU, RRIP) keep part of a
+            // working set that overflows them, as random replacement does;
+            // the shared level as the core's.
+            replacement: match (k, shared) {
+                (_, true) => core.llc,
+                (0, false) => Replacement::Plru,
+                _ => Replacement::Random,
             },
         })
         .collect();

@@ -17,17 +17,33 @@ pub struct Level {
     /// level evicts, so a chase is served by the two together until it
     /// outgrows both.
     pub victim: bool,
-    /// Replacement within a set: LRU (a set that overflows misses every
-    /// line of a cyclic chase) or random (it keeps part of them, as the
-    /// tree-PLRU and RRIP variants of current L2s do).
+    /// Replacement within a set (see [`Replacement`]).
     pub replacement: Replacement,
 }
 
-/// How a set chooses the line to evict.
+/// How a set chooses the line to evict, and so what a cyclic chase that
+/// overflows it keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Replacement {
+    /// True LRU: an overflowing set misses every line of a cyclic chase
+    /// (each is evicted just before its turn).
     Lru,
+    /// Pseudo-LRU by MRU bits (the approximation L1s use, for any number
+    /// of ways): a hit or fill sets its way's bit, the last bit clears the
+    /// others, the victim is the first way without one — close to LRU,
+    /// but an overflowing set keeps a line now and then.
+    Plru,
+    /// Random: an overflowing set keeps part of the chase (what the L2s
+    /// of current cores, with their RRIP variants, look like).
     Random,
+    /// Adaptive insertion (dueling LRU and bimodal insertion, as Intel's
+    /// L3s since Ivy Bridge and the Zen 5 L3 behave): once a set thrashes,
+    /// new lines go in at the LRU end and only one in 8 at the MRU end, so
+    /// the set keeps a part of the chase — the slow climb past the L3
+    /// recorded on Zen 5, whose chase still hit its L3 44% of the time at
+    /// twice its size and 10% at four times (one in 8 gives 41% and 14%;
+    /// the textbook one in 32 keeps twice that at four times).
+    Adaptive,
 }
 
 /// One data TLB level for 4 KiB pages.

@@ -17,7 +17,7 @@ use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
 use hwcal_probes::pages::huge_page;
 
 mod limits;
-pub use limits::{check_max_size, default_max_size, parse_max_size};
+pub use limits::{check_max_size, default_max_size, parse_max_size, sweep_top};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "cache",
