@@ -56,9 +56,8 @@ pub const RELATIONS: [Relation; 6] = [
         id: "memory-mlp",
         rule: "the memory-level-parallelism table's single chase against the headline: more than 10% \
                below it, its footprint had not converged to memory (said so); more than 10% above, \
-               a contradiction (headline noisy); and k chains at most k times faster than one: a \
-               speed-up more than 10% above k (and its interval above k) is impossible, the table \
-               measured a machine that changed between its points (headline noisy)",
+               a contradiction (headline noisy); more than 5% above and above the headline's interval, \
+               the sweep stopped on a climb (headline noisy)",
         check: memory_mlp,
     },
     Relation {
@@ -360,6 +359,10 @@ pub const LOCAL_WINDOW_PAGES: usize = 256;
 
 /// Whether `a` and `b` disagree: apart by more than [`AGREE`] of `b` and
 /// their intervals (where known) do not overlap.
+/// How far above the headline the single chase over its larger footprint
+/// may read before the sweep is taken to have stopped on a climb.
+const RISING: f64 = 0.05;
+
 fn disagree(a: f64, a_ci: Option<[f64; 2]>, b: f64, b_ci: Option<[f64; 2]>) -> bool {
     if (a - b).abs() <= AGREE * b {
         return false;
@@ -439,10 +442,27 @@ fn memory_mlp(p: &mut Profile) -> Vec<Note> {
     let Some(one) = head.mlp.iter().find(|q| q.chains == 1).map(|q| q.ns_per_load) else {
         return Vec::new();
     };
-    if !one.is_finite() || !disagree(one, None, head.latency_ns, head.latency_ns_ci95) {
+    // The single chase runs over a larger footprint than the sweep's top:
+    // reading more than 5% above the plateau and its interval, the curve
+    // was still rising where the sweep stopped — a last level with
+    // adaptive insertion keeps part of any chase, and a guest share that
+    // moves between points hides the climb (a simulated Granite Rapids
+    // guest: 157 ns reported `ok` for 180).
+    let rising =
+        one > (1.0 + RISING) * head.latency_ns && head.latency_ns_ci95.is_none_or(|[_, hi]| one > hi);
+    if !one.is_finite() || !(rising || disagree(one, None, head.latency_ns, head.latency_ns_ci95)) {
         return Vec::new();
     }
-    let text = if one < head.latency_ns {
+    let text = if rising && !disagree(one, None, head.latency_ns, head.latency_ns_ci95) {
+        head.verdict = Verdict::Noisy;
+        format!(
+            "consistency: the memory-level-parallelism table's single chase, over a larger working set, reads \
+             {one:.1} ns per load, above the memory plateau's {:.1} ns and its interval: latency was still \
+             rising where the sweep stopped (a last level that keeps part of any chase), so memory is at least \
+             that: memory latency marked noisy",
+            head.latency_ns
+        )
+    } else if one < head.latency_ns {
         format!(
             "consistency: the memory-level-parallelism table's single chase reads {one:.1} ns per load against \
              the memory latency of {:.1} ns: its footprint was not large enough for the last level's hits to \

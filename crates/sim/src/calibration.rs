@@ -19,6 +19,13 @@ pub fn model_of(p: &Profile) -> Option<Model> {
     let caches = p.caches.as_ref()?;
     let memory = p.memory.as_ref()?;
     let amd = m.cpu_vendor.contains("AMD");
+    // The corpus's policies (see `corpus`): L1 LRU, L2 random, the shared
+    // level adaptive on Intel and on Zen 3, 4 and 5, LRU otherwise.
+    let core = m.core_name().unwrap_or("");
+    let adaptive = m.cpu_vendor.contains("Intel")
+        || core.starts_with("Zen 3")
+        || core.starts_with("Zen 4")
+        || core.starts_with("Zen 5");
     let levels: Vec<Level> = caches
         .iter()
         .map(|c| {
@@ -37,10 +44,11 @@ pub fn model_of(p: &Profile) -> Option<Model> {
                 ns: c.latency_ns,
                 shared,
                 victim: amd && c.level >= 3,
-                replacement: if c.level == 2 {
-                    Replacement::Random
-                } else {
-                    Replacement::Lru
+                replacement: match c.level {
+                    1 => Replacement::Lru,
+                    2 => Replacement::Random,
+                    _ if adaptive => Replacement::Adaptive,
+                    _ => Replacement::Lru,
                 },
             }
         })
@@ -108,8 +116,14 @@ fn crossing(xs: &[f64], ys: &[f64], from: f64, level: f64) -> Option<f64> {
         .map(|(x, _)| *x)
 }
 
-/// Simulate the recorded sweep's working sets on the model of `p`.
+/// Simulate the recorded sweep's working sets on the model of `p`, its
+/// figures derived again from its raw curves by this analysis first (a
+/// recording keeps the figures of the version that wrote it: Zen 5's
+/// run-b its L3 as memory).
 pub fn calibrate(p: &Profile) -> Option<Calibration> {
+    let mut p = p.clone();
+    hwcal_runner::reanalyse_stored(&mut p).ok()?;
+    let p = &p;
     let model = model_of(p)?;
     let rec: &RawCurve = p.raw_curve("cache.latency")?;
     let xs: Vec<f64> = rec.points.iter().map(|q| q.x).collect();

@@ -162,11 +162,37 @@ pub struct Scorecard {
     pub wrong: Vec<(String, String, f64, f64)>,
     /// Machines whose calibration failed, and why.
     pub failed: Vec<(String, String)>,
+    /// Quiet machines, and those of them with every private level's size
+    /// and latency and memory latency right (the issue's bar: 95%).
+    pub quiet: [usize; 2],
+    /// The quiet machines not all right: machine, and its figures that
+    /// were not (with their outcome).
+    pub quiet_short: Vec<(String, Vec<String>)>,
+}
+
+/// The figures of a quiet machine that must all be right.
+fn headline(figure: &str) -> bool {
+    figure == "memory latency"
+        || (figure.starts_with('L')
+            && (figure.ends_with(" size") || figure.ends_with(" latency"))
+            && !figure.contains("miss"))
 }
 
 impl Scorecard {
     fn add(&mut self, model: &Model, cond: Condition, judged: &[Judged]) {
         self.machines += 1;
+        if cond == Condition::Quiet {
+            self.quiet[0] += 1;
+            let short: Vec<String> = judged
+                .iter()
+                .filter(|j| headline(&j.figure) && j.outcome != Outcome::Right)
+                .map(|j| format!("{} {:?}", j.figure, j.outcome).to_lowercase())
+                .collect();
+            self.quiet[1] += usize::from(short.is_empty());
+            if !short.is_empty() {
+                self.quiet_short.push((model.name.clone(), short));
+            }
+        }
         for j in judged {
             let pages = match model.pages {
                 crate::model::Pages::Base => format!("{}k", model.page / 1024),
@@ -206,6 +232,17 @@ impl Scorecard {
             "| **all** | | {} | {} | {} | {} |\n",
             total[0], total[1], total[2], total[3]
         );
+        let [q, r] = self.quiet;
+        s += &format!(
+            "\nQuiet machines with every private level's size and latency and memory latency right: \
+             {r} of {q} ({:.0}%)\n",
+            100.0 * r as f64 / q.max(1) as f64
+        );
+        let mut short = self.quiet_short.clone();
+        short.sort();
+        for (m, f) in &short {
+            s += &format!("- {m}: {}\n", f.join(", "));
+        }
         if !self.wrong.is_empty() {
             s += "\nConfidently wrong (machine: figure, truth → reported):\n\n";
             for (m, f, t, g) in &self.wrong {

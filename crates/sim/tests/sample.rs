@@ -68,9 +68,11 @@ fn a_tlb_level_that_took_a_missed_levels_number_is_not_ok() {
 }
 
 /// The models of the recorded machines (`../shared/reference/machines`,
-/// where present) reproduce their L1 edge within one sweep step and their
-/// curves point by point within 10% at the median (the README's table,
-/// `hwcal-sim calibrate`, says where they do not: the edges past L2).
+/// where present) reproduce their L1 edge within one sweep step, the
+/// curves of quiet recordings point by point within 10% at the median,
+/// and the Zen 5 L3's slow climb within a step and a half (the README's table,
+/// `hwcal sim calibrate`, says where they do not). A busy recording (its
+/// levels noisy: Emerald Rapids' run-b) is held to its L1 edge only.
 #[test]
 fn models_of_the_recorded_machines_follow_their_sweeps() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/machines");
@@ -92,7 +94,20 @@ fn models_of_the_recorded_machines_follow_their_sweeps() {
             .find(|e| e.0 == 1)
             .unwrap_or_else(|| panic!("{}", path.display()));
         assert!(l1.3 <= 1.0, "{}: L1 edge {l1:?}", path.display());
-        assert!(c.median_diff < 0.10, "{}: {c:?}", path.display());
+        let busy = p
+            .caches
+            .iter()
+            .flatten()
+            .any(|l| l.verdict == hwcal_model::Verdict::Noisy);
+        assert!(busy || c.median_diff < 0.10, "{}: {c:?}", path.display());
+        if c.model.core == "Zen 5" {
+            let l3 = c.edges.iter().find(|e| e.0 == 3);
+            assert!(
+                l3.is_some_and(|e| e.3 <= 1.5),
+                "{}: L3 edge {l3:?}",
+                path.display()
+            );
+        }
         seen += 1;
     }
     assert!(seen >= 3, "{seen} recorded machines");
@@ -149,6 +164,28 @@ fn a_step_past_an_unfound_level_is_not_the_levels() {
     assert_eq!(outcome(&j, "L2 replace time"), Outcome::Missed, "{j:?}");
     assert!(
         p.notes.iter().any(|n| n.code == "cache.l2-step-unmeasured"),
+        "{:?}",
+        p.notes
+    );
+}
+
+/// Found by the simulator: a Granite Rapids guest on 4 KiB pages with a
+/// moving L3 share (adaptive insertion keeps part of the chase at four
+/// times the L3, and the moving share hid the climb) read memory latency
+/// 157 ns for 180, `ok`. The single chase of the MLP table, over a larger
+/// footprint, read above the plateau and its interval: now a climb, noisy.
+#[test]
+fn a_memory_plateau_the_larger_chase_contradicts_is_not_ok() {
+    let (m, _) = corpus::machine(339);
+    assert!(
+        m.name.starts_with("gnr/4k/moving-share/"),
+        "the corpus changed: {}",
+        m.name
+    );
+    let (p, j) = judged(&m);
+    assert_ne!(outcome(&j, "memory latency"), Outcome::ConfidentlyWrong, "{j:?}");
+    assert!(
+        p.notes.iter().any(|n| n.code == "consistency.memory-mlp"),
         "{:?}",
         p.notes
     );
