@@ -387,24 +387,40 @@ pub fn cache_point(model: &Model, bytes: f64, rng: &mut SplitMix64) -> f64 {
     chase_ns(model, bytes, true, false, 1.0, rng)
 }
 
-/// `cache.latency`: the chase's latency against working set.
-pub fn cache_latency(model: &Model, rng: &mut SplitMix64) -> RawCurve {
-    let points = sweep_sizes(model)
-        .into_iter()
-        .map(|x| {
-            let mut p = samples(model, (Sampling::sweep(), 0.0), true, rng, |busy, share, r| {
-                chase_ns(model, x, true, busy, share, r)
-            });
-            p.x = x;
-            p
-        })
-        .collect();
-    RawCurve {
+/// `cache.latency`: the chase's latency against working set — and, as the
+/// runner does (its step 3c), where the analysis of that sweep finds no
+/// memory plateau, one more octave within a quarter of the model's
+/// available memory (`MachineInfo::memory_available_bytes`).
+pub fn cache_latency(model: &Model, machine: &hwcal_model::MachineInfo, rng: &mut SplitMix64) -> RawCurve {
+    let point = |x: f64, rng: &mut SplitMix64| {
+        let mut p = samples(model, (Sampling::sweep(), 0.0), true, rng, |busy, share, r| {
+            chase_ns(model, x, true, busy, share, r)
+        });
+        p.x = x;
+        p
+    };
+    let mut c = RawCurve {
         id: "cache.latency".into(),
         x_label: "working set (bytes)".into(),
         y_label: "ns per load".into(),
-        points,
+        points: sweep_sizes(model).into_iter().map(|x| point(x, rng)).collect(),
+    };
+    let huge = if model.pages == Pages::Huge { 1.0 } else { 0.0 };
+    let top = c.points.last().map_or(0.0, |q| q.x);
+    let to = (2.0 * top).min(machine.memory_available_bytes as f64 / 4.0 / 1.25);
+    if to >= 1.4 * top
+        && hwcal_analysis::cache::analyze_sweep(&c, Some(huge), machine)
+            .memory
+            .is_none()
+    {
+        for k in 1..=4 {
+            let x = ((top * 2f64.powf(k as f64 / 4.0)).min(to) / 64.0).round() * 64.0;
+            if x > 1.05 * c.points.last().map_or(0.0, |q| q.x) {
+                c.points.push(point(x, rng));
+            }
+        }
     }
+    c
 }
 
 /// `cache.colour`: on 4 KiB pages, the edge of each private level beyond

@@ -127,7 +127,8 @@ impl Machine for Sim {
         match probe.id {
             "cache" => {
                 let mut rng = self.rng("cache");
-                let c = cache_latency(m, &mut rng);
+                let info = self.info();
+                let c = cache_latency(m, &info, &mut rng);
                 let top = c.points.last().map_or(0.0, |q| q.x);
                 p.raw
                     .extend(crate::steps::after_sweep(m, &c, &self.info(), &mut rng));

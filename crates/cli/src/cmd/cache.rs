@@ -17,8 +17,9 @@ pub struct CacheArgs {
     pub common: CommonArgs,
     #[command(flatten)]
     pub plots: PlotArgs,
-    /// Largest working set to measure (e.g. 64M, 1G; default 4x the nominal last-level cache,
-    /// at most a quarter of available memory).
+    /// Largest working set to measure (e.g. 64M, 1G; default 8x the nominal last-level cache,
+    /// 4x past 1 GiB, at most a quarter of available memory, and twice that where latency
+    /// still climbs at the top).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub max_size: Option<String>,
 }
@@ -40,6 +41,7 @@ pub fn run(a: CacheArgs) -> Result<()> {
     let planner = |machine: &MachineInfo| -> Vec<Planned> {
         let plan = Cache {
             max_size: max.unwrap_or_else(|| default_max_size(machine)),
+            extend: max.is_none(),
             machine: machine.clone(),
             own_cpu: cpu,
             // Alone, the probe measures the TLB's curves where it needs them.

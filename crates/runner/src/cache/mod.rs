@@ -16,7 +16,10 @@ use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
 use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
 use hwcal_probes::pages::huge_page;
 
+mod after;
 mod limits;
+
+use after::{curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
 pub use limits::{check_max_size, default_max_size, parse_max_size, sweep_top};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
@@ -28,6 +31,7 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     plan: |config, machine| {
         Some(Box::new(Cache {
             max_size: default_max_size(machine),
+            extend: true,
             machine: machine.clone(),
             own_cpu: config.pinned_cpu,
             // A run that measures the TLB leaves its curves to it.
@@ -42,6 +46,10 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
 #[derive(Debug, Clone)]
 pub struct Cache {
     pub max_size: u64,
+    /// Where latency still climbs at `max_size` (no memory plateau), go
+    /// an octave further within a quarter of available memory (off when
+    /// the user bounded the sweep).
+    pub extend: bool,
     pub machine: MachineInfo,
     pub own_cpu: Option<usize>,
     /// Measure the TLB's curves too where the chase buffer is 4 KiB pages
@@ -55,7 +63,12 @@ impl Plan for Cache {
         // The sweep's own analysis reads the nominal caches from the machine.
         let mut p = Profile {
             machine: Some(self.machine.clone()),
-            raw: measure(self.max_size, &self.machine, progress, self.own_cpu)?,
+            raw: measure(
+                (self.max_size, self.extend),
+                &self.machine,
+                progress,
+                self.own_cpu,
+            )?,
             ..Default::default()
         };
         if self.tlb_curves {
@@ -72,19 +85,6 @@ impl Plan for Cache {
 /// one makes points slow to settle, and a bounded run with a noise note
 /// beats an unbounded one.
 const SWEEP_BUDGET_S: f64 = 6.0;
-
-/// Idle adds between loads for the miss-latency chase (~100 cycles, as The
-/// Calibrator's delay).
-const GAP_ADDS: u32 = hwcal_probes::cache::IDLE_ADDS;
-
-fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
-    RawCurve {
-        id: id.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-        points,
-    }
-}
 
 /// Geometric sizes from `lo` to `hi` (inclusive), `per_octave` per octave.
 fn sweep(lo: f64, hi: f64, per_octave: f64) -> Vec<f64> {
@@ -112,7 +112,7 @@ fn sorted_insert(points: &mut Vec<RawPoint>, p: RawPoint) {
 
 /// Run every cache measurement; returns the raw curves.
 pub fn measure(
-    max_size: u64,
+    (max_size, extend): (u64, bool),
     machine: &MachineInfo,
     progress: &dyn Progress,
     own_cpu: Option<usize>,
@@ -134,6 +134,9 @@ pub fn measure(
     repair(&mut bench, &mut points, t0)?;
     retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
     retry_noisy_plateaus(&mut bench, &mut points, machine, tlb_ok, progress)?;
+    if extend {
+        extend_past_climb(&mut points, machine, tlb_ok, progress)?;
+    }
     let lat = curve(
         cache_analysis::LATENCY,
         "working set (bytes)",
@@ -610,136 +613,44 @@ fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instan
     Ok(())
 }
 
-/// Step 4, the idle-gap chase: an L1-resident calibration point, then the
-/// middle of each plateau and between each pair of stated levels
-/// (`cache_analysis::gap_sizes`).
-fn gap_points(
-    bench: &mut ChaseBench,
-    a: &cache_analysis::CacheAnalysis,
-    lat: &RawCurve,
+/// Step 3c: a last level with adaptive insertion (Intel's L3s, Zen 3 to
+/// 5's) keeps part of any chase, so at the sweep's top latency may still
+/// climb toward memory (a Zen 5 guest: 129–138 ns at four times its L3,
+/// against 146–150). Where the sweep shows no memory plateau, one more
+/// octave, four points, on a buffer of its own (allocated only then),
+/// within a quarter of available memory; skipped where that buffer's
+/// pages are not what the sweep's were to the TLB.
+fn extend_past_climb(
+    points: &mut Vec<RawPoint>,
     machine: &MachineInfo,
-) -> Result<Vec<RawPoint>> {
-    // A miss latency is a small step between two gap points: resolve them finer.
-    let sweep_policy = std::mem::replace(&mut bench.policy, hwcal_probes::cache::gap_policy());
-    let mut points = || -> Result<Vec<RawPoint>> {
-        let mut gap = vec![bench.point(4096, GAP_ADDS)?];
-        for x in cache_analysis::gap_sizes(a, lat, machine) {
-            let x = (x / 64.0).round() * 64.0;
-            if x > 4096.0 * 1.01 {
-                gap.push(bench.point(x as usize, GAP_ADDS)?);
-            }
-        }
-        Ok(gap)
-    };
-    let gap = points();
-    bench.policy = sweep_policy;
-    gap
-}
-
-/// Step 5, line size. The pair layout uses 3/8 of the cache sets (see
-/// `ChaseBench::pair_point`). Test 1: twice as many visits as L1 has
-/// lines, which misses L1 and fits L2; test 2: touched lines at least 4×
-/// the last cache level (and 8 MiB), which misses every cache. `l1` and
-/// `last` are the sizes of the first and last levels found.
-fn line_curves(bench: &mut ChaseBench, l1: f64, last: f64, progress: &dyn Progress) -> Result<Vec<RawCurve>> {
-    const BLOCK: usize = 2048;
-    let mut raw_lines: Vec<RawCurve> = Vec::new();
-    let tests = [
-        (1u32, (2.0 * l1 / 64.0) as usize),
-        (2u32, ((4.0 * last).max(8.0 * 1048576.0) / 128.0) as usize),
-    ];
-    for (test, primaries) in tests {
-        let primaries = primaries.max(64);
-        if primaries * BLOCK > bench.capacity() {
-            progress.say(&format!(
-                "cache: buffer too small for line-size test {test} ({} MiB needed); skipped",
-                (primaries * BLOCK) >> 20
-            ));
-            continue;
-        }
-        for fwd in [true, false] {
-            let mut pts = Vec::new();
-            for d in [8i64, 16, 32, 64, 128, 256] {
-                let d = if fwd { d } else { -d };
-                pts.push(bench.pair_point(primaries, d, BLOCK)?);
-            }
-            raw_lines.push(curve(
-                &cache_analysis::line_id(test, fwd),
-                "offset d (bytes)",
-                "ns per dependent pair",
-                pts,
-            ));
+    tlb_ok: bool,
+    progress: &dyn Progress,
+) -> Result<()> {
+    let lat = curve(cache_analysis::LATENCY, "", "", points.clone());
+    let top = points.last().map_or(0.0, |p| p.x);
+    let avail = hwcal_probes::sysinfo::available_memory() as f64;
+    // The bench allocates a quarter more than its largest working set.
+    let to = (2.0 * top).min(avail / 4.0 / 1.25);
+    if sweep_analysis(&lat, machine, tlb_ok).memory.is_some() || to < 1.4 * top {
+        return Ok(());
+    }
+    progress.say(&format!(
+        "cache: latency still climbs at {} MiB; the sweep goes on to {} MiB",
+        (top / 1048576.0).round(),
+        (to / 1048576.0).round()
+    ));
+    let (mut bench, _, same_pages) = chase_bench(to as u64, progress)?;
+    if same_pages != tlb_ok {
+        progress.say("cache: the extension's buffer got other pages than the sweep's; not extended");
+        return Ok(());
+    }
+    for k in 1..=4 {
+        let x = (top * 2f64.powf(k as f64 / 4.0)).min(to);
+        if x > 1.05 * points.last().map_or(0.0, |p| p.x) {
+            sorted_insert(points, bench.point(x as usize, 0)?);
         }
     }
-    Ok(raw_lines)
-}
-
-/// Step 5b, the flush granule of each level (see `hwcal_probes::flush`):
-/// the targets warmed, then pushed out of the levels below by a walk over
-/// twice the level below's size (at most the geometric middle of the two
-/// sizes, so they stay in this one). Skipped where the CPU cannot flush a
-/// line from user space; the dependent pairs then stand alone.
-fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
-    use hwcal_probes::flush::{granule_curve, supported, FlushBench};
-    let mut out = Vec::new();
-    if !supported() {
-        return Ok(out);
-    }
-    for (k, &size) in sizes.iter().enumerate() {
-        let evict = match k {
-            0 => 0.0,
-            _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * size).sqrt()),
-        };
-        let mut b = FlushBench::new(64, evict as usize, 0xf1u64 + k as u64)?;
-        out.push(curve(
-            &cache_analysis::flush_id(k as u32 + 1),
-            "offset d (bytes; negative: no flush, all hits)",
-            "ns per load after flushing the target's line",
-            granule_curve(&mut b, 3)?,
-        ));
-    }
-    Ok(out)
-}
-
-/// Step 6, memory-level parallelism over a memory-sized footprint (8× the
-/// last cache level, found or stated, at least 64 MiB, at most the
-/// bench's `cap`).
-fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
-    let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
-    let mut mlp = Vec::new();
-    for k in [1usize, 2, 4, 8, 16] {
-        mlp.push(bench.parallel_point(mlp_size as usize, k)?);
-    }
-    Ok(mlp)
-}
-
-/// The huge-page curve: the share of the `cap`-byte buffer backed by huge
-/// pages, and whether the TLB saw them before and after the sweep.
-fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) -> RawCurve {
-    curve(
-        cache_analysis::HUGE,
-        "buffer (bytes)",
-        "fraction backed by huge pages (x = 0 / -1: TLB check passed before / after the sweep)",
-        vec![
-            RawPoint {
-                x: cap,
-                y: huge,
-                ..Default::default()
-            },
-            // x = 0: whether the TLB saw huge pages before the sweep (1) or
-            // not (0); x = -1: the same check after the sweep.
-            RawPoint {
-                x: 0.0,
-                y: if tlb_ok { 1.0 } else { 0.0 },
-                ..Default::default()
-            },
-            RawPoint {
-                x: -1.0,
-                y: if still_huge { 1.0 } else { 0.0 },
-                ..Default::default()
-            },
-        ],
-    )
+    Ok(())
 }
 
 /// Page counts the TLB correction needs: past 8192 pages (32 MiB) a random

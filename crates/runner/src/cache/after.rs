@@ -1,0 +1,160 @@
+//! The cache probe's steps after its sweep (`measure` runs them): the
+//! idle-gap chase (miss latency), the line-size tests (dependent pairs and
+//! the flush granule), memory-level parallelism, and the curve of the
+//! buffer's huge pages; with the raw-curve constructor every step uses.
+
+use crate::probe::Progress;
+use crate::Result;
+use hwcal_analysis::cache as cache_analysis;
+use hwcal_model::{MachineInfo, RawCurve, RawPoint};
+use hwcal_probes::cache::ChaseBench;
+
+/// Idle adds between loads for the miss-latency chase (~100 cycles, as The
+/// Calibrator's delay).
+const GAP_ADDS: u32 = hwcal_probes::cache::IDLE_ADDS;
+
+pub(super) fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
+    RawCurve {
+        id: id.into(),
+        x_label: x.into(),
+        y_label: y.into(),
+        points,
+    }
+}
+
+/// Step 4, the idle-gap chase: an L1-resident calibration point, then the
+/// middle of each plateau and between each pair of stated levels
+/// (`cache_analysis::gap_sizes`).
+pub(super) fn gap_points(
+    bench: &mut ChaseBench,
+    a: &cache_analysis::CacheAnalysis,
+    lat: &RawCurve,
+    machine: &MachineInfo,
+) -> Result<Vec<RawPoint>> {
+    // A miss latency is a small step between two gap points: resolve them finer.
+    let sweep_policy = std::mem::replace(&mut bench.policy, hwcal_probes::cache::gap_policy());
+    let mut points = || -> Result<Vec<RawPoint>> {
+        let mut gap = vec![bench.point(4096, GAP_ADDS)?];
+        for x in cache_analysis::gap_sizes(a, lat, machine) {
+            let x = (x / 64.0).round() * 64.0;
+            if x > 4096.0 * 1.01 {
+                gap.push(bench.point(x as usize, GAP_ADDS)?);
+            }
+        }
+        Ok(gap)
+    };
+    let gap = points();
+    bench.policy = sweep_policy;
+    gap
+}
+
+/// Step 5, line size. The pair layout uses 3/8 of the cache sets (see
+/// `ChaseBench::pair_point`). Test 1: twice as many visits as L1 has
+/// lines, which misses L1 and fits L2; test 2: touched lines at least 4×
+/// the last cache level (and 8 MiB), which misses every cache. `l1` and
+/// `last` are the sizes of the first and last levels found.
+pub(super) fn line_curves(
+    bench: &mut ChaseBench,
+    l1: f64,
+    last: f64,
+    progress: &dyn Progress,
+) -> Result<Vec<RawCurve>> {
+    const BLOCK: usize = 2048;
+    let mut raw_lines: Vec<RawCurve> = Vec::new();
+    let tests = [
+        (1u32, (2.0 * l1 / 64.0) as usize),
+        (2u32, ((4.0 * last).max(8.0 * 1048576.0) / 128.0) as usize),
+    ];
+    for (test, primaries) in tests {
+        let primaries = primaries.max(64);
+        if primaries * BLOCK > bench.capacity() {
+            progress.say(&format!(
+                "cache: buffer too small for line-size test {test} ({} MiB needed); skipped",
+                (primaries * BLOCK) >> 20
+            ));
+            continue;
+        }
+        for fwd in [true, false] {
+            let mut pts = Vec::new();
+            for d in [8i64, 16, 32, 64, 128, 256] {
+                let d = if fwd { d } else { -d };
+                pts.push(bench.pair_point(primaries, d, BLOCK)?);
+            }
+            raw_lines.push(curve(
+                &cache_analysis::line_id(test, fwd),
+                "offset d (bytes)",
+                "ns per dependent pair",
+                pts,
+            ));
+        }
+    }
+    Ok(raw_lines)
+}
+
+/// Step 5b, the flush granule of each level (see `hwcal_probes::flush`):
+/// the targets warmed, then pushed out of the levels below by a walk over
+/// twice the level below's size (at most the geometric middle of the two
+/// sizes, so they stay in this one). Skipped where the CPU cannot flush a
+/// line from user space; the dependent pairs then stand alone.
+pub(super) fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
+    use hwcal_probes::flush::{granule_curve, supported, FlushBench};
+    let mut out = Vec::new();
+    if !supported() {
+        return Ok(out);
+    }
+    for (k, &size) in sizes.iter().enumerate() {
+        let evict = match k {
+            0 => 0.0,
+            _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * size).sqrt()),
+        };
+        let mut b = FlushBench::new(64, evict as usize, 0xf1u64 + k as u64)?;
+        out.push(curve(
+            &cache_analysis::flush_id(k as u32 + 1),
+            "offset d (bytes; negative: no flush, all hits)",
+            "ns per load after flushing the target's line",
+            granule_curve(&mut b, 3)?,
+        ));
+    }
+    Ok(out)
+}
+
+/// Step 6, memory-level parallelism over a memory-sized footprint (8× the
+/// last cache level, found or stated, at least 64 MiB, at most the
+/// bench's `cap`).
+pub(super) fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
+    let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
+    let mut mlp = Vec::new();
+    for k in [1usize, 2, 4, 8, 16] {
+        mlp.push(bench.parallel_point(mlp_size as usize, k)?);
+    }
+    Ok(mlp)
+}
+
+/// The huge-page curve: the share of the `cap`-byte buffer backed by huge
+/// pages, and whether the TLB saw them before and after the sweep.
+pub(super) fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) -> RawCurve {
+    curve(
+        cache_analysis::HUGE,
+        "buffer (bytes)",
+        "fraction backed by huge pages (x = 0 / -1: TLB check passed before / after the sweep)",
+        vec![
+            RawPoint {
+                x: cap,
+                y: huge,
+                ..Default::default()
+            },
+            // x = 0: whether the TLB saw huge pages before the sweep (1) or
+            // not (0); x = -1: the same check after the sweep.
+            RawPoint {
+                x: 0.0,
+                y: if tlb_ok { 1.0 } else { 0.0 },
+                ..Default::default()
+            },
+            RawPoint {
+                x: -1.0,
+                y: if still_huge { 1.0 } else { 0.0 },
+                ..Default::default()
+            },
+        ],
+    )
+}
