@@ -450,7 +450,10 @@ fn memory_mlp(p: &mut Profile) -> Vec<Note> {
     // Rapids guest: 157 ns reported `ok` for 180). Only against the
     // sweep's own plateau: a headline from the `mem` chase (over 1 GiB)
     // ran over more than the table's footprint.
-    let from_sweep = head.source.as_deref().is_none_or(|s| s == crate::cache::SWEEP_SOURCE);
+    let from_sweep = head
+        .source
+        .as_deref()
+        .is_none_or(|s| s == crate::cache::SWEEP_SOURCE);
     let rising = from_sweep
         && one > (1.0 + RISING) * head.latency_ns
         && head.latency_ns_ci95.is_none_or(|[_, hi]| one > hi);

@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 20] = [
+const CACHE: [&str; 21] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -22,6 +22,7 @@ const CACHE: [&str; 20] = [
     "cache.l{N}-line-unconfirmed",
     "cache.l{N}-no-plateau",
     "cache.tlb-share",
+    "cache.tlb-share-overshoot",
     "cache.no-memory",
     "cache.busy",
     "cache.busy-merged",

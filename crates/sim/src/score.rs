@@ -217,11 +217,24 @@ impl Scorecard {
     /// The scorecard as a Markdown table, then every confidently wrong
     /// figure.
     pub fn markdown(&self) -> String {
+        let mut by_figure: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
+        for ((fig, _), r) in &self.rows {
+            let t = by_figure.entry(fig).or_default();
+            for k in 0..4 {
+                t[k] += r[k];
+            }
+        }
         let mut s = format!(
-            "{} simulated machines\n\n| figure | pages, condition | right | flagged | missed | confidently wrong |\n\
-             |:---|:---|---:|---:|---:|---:|\n",
+            "{} simulated machines\n\n| figure | right | flagged | missed | confidently wrong |\n\
+             |:---|---:|---:|---:|---:|\n",
             self.machines
         );
+        for (fig, [r, f, m, w]) in &by_figure {
+            s += &format!("| {fig} | {r} | {f} | {m} | {w} |\n");
+        }
+        s += "\nBy base page (or huge pages) and condition:\n\n\
+              | figure | pages, condition | right | flagged | missed | confidently wrong |\n\
+              |:---|:---|---:|---:|---:|---:|\n";
         for ((fig, cond), [r, f, m, w]) in &self.rows {
             s += &format!("| {fig} | {cond} | {r} | {f} | {m} | {w} |\n");
         }

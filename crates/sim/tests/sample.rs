@@ -190,3 +190,27 @@ fn a_memory_plateau_the_larger_chase_contradicts_is_not_ok() {
         p.notes
     );
 }
+
+/// Found by the simulator: an Emerald Rapids model whose second TLB level
+/// is only four times its first (256 entries, as on older and smaller
+/// cores) had its TLB levels misread (195 entries for the first, no
+/// second), so the TLB share taken out of the sweep was more than the
+/// sweep's own latency and the L2 was reported at some 260 MiB, `ok`. A
+/// share that would leave a point under L1's latency is now not taken
+/// out, and the levels are noisy (`cache.tlb-share-overshoot`).
+#[test]
+fn close_tlb_levels_do_not_make_a_confidently_wrong_cache() {
+    let mut m = machine("emr/4k/quiet/");
+    m.tlbs[1].entries = 256;
+    let (p, j) = judged(&m);
+    let wrong: Vec<_> = j
+        .iter()
+        .filter(|x| x.outcome == Outcome::ConfidentlyWrong)
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+    assert!(
+        p.notes.iter().any(|n| n.code == "cache.tlb-share-overshoot"),
+        "{:?}",
+        p.notes
+    );
+}

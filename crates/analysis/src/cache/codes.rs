@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 20] = [
+pub const NOTE_CODES: [(&str, &str); 21] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -51,6 +51,10 @@ pub const NOTE_CODES: [(&str, &str); 20] = [
     (
         "cache.tlb-share",
         "chase on 4 KiB pages: the TLB's share of memory latency",
+    ),
+    (
+        "cache.tlb-share-overshoot",
+        "the TLB's modelled share exceeds the sweep's own latency: not taken out, every level noisy",
     ),
     (
         "cache.no-memory",

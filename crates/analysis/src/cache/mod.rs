@@ -272,6 +272,8 @@ fn analyze_with(
     let mut out = CacheAnalysis::default();
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
     let tlb = tlb.filter(|_| !huge);
+    let overshoot = tlb.and_then(|t| tlb_share::overshoot(curve, t));
+    let tlb = tlb.filter(|_| overshoot.is_none());
     let mut sw = Sweep::new(curve, tlb);
     if !huge {
         sw.colour = colour_points(colour, tlb, None);
@@ -314,7 +316,7 @@ fn analyze_with(
         out.notes.push(no_memory_note(&sw, &pl));
         out.notes.extend(unfound_level_notes(machine, &sw, &pl));
     }
-    if let Some(n) = busy {
+    for n in busy.into_iter().chain(overshoot) {
         mark_noisy(&mut out, n);
     }
     if with_intervals {

@@ -48,6 +48,34 @@ impl TlbShare {
     }
 }
 
+/// The note for a TLB share that cannot be right, if it cannot: the share
+/// is time on top of the caches', so taking it out can never leave a
+/// point faster than the sweep's fastest (L1). Where it does, the TLB
+/// probe's levels were misread (a simulated machine whose second TLB level
+/// is only four times its first: its first was read as 195 entries with
+/// the second's miss cost, the L2 then reported at 260 MiB, `ok`).
+pub(super) fn overshoot(curve: &hwcal_model::RawCurve, t: &TlbShare) -> Option<Note> {
+    let pts: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
+        .map(|q| (q.x, q.y))
+        .collect();
+    let floor = pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let &(x, y) = pts.iter().find(|(x, y)| y - t.at(x / 4096.0).0 < 0.9 * floor)?;
+    Some(note(
+        "cache",
+        "tlb-share-overshoot",
+        format!(
+            "cache: the TLB's share of the chase, modelled from the TLB probe's levels, is more than the sweep \
+             shows: at {} it would leave {:.1} ns of a {y:.1} ns load, under L1's {floor:.1} ns; not taken out, \
+             and every level is marked noisy (the TLB's levels were likely misread)",
+            super::codes::size_text(x),
+            y - t.at(x / 4096.0).0
+        ),
+    ))
+}
+
 /// The note on a curve corrected for TLB misses: how much of the memory
 /// latency they are.
 pub(super) fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> Option<Note> {
