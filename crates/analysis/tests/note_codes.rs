@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 21] = [
+const CACHE: [&str; 22] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -18,6 +18,7 @@ const CACHE: [&str; 21] = [
     "cache.l{N}-line-nominal-disagree",
     "cache.l{N}-line-prefetched",
     "cache.l{N}-line-unmeasured",
+    "cache.l{N}-miss-disagree",
     "cache.l{N}-step-unmeasured",
     "cache.l{N}-line-unconfirmed",
     "cache.l{N}-no-plateau",

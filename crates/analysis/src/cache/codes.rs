@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 21] = [
+pub const NOTE_CODES: [(&str, &str); 22] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -36,6 +36,10 @@ pub const NOTE_CODES: [(&str, &str); 21] = [
         "the dependent-pair test read a larger line than the flush granule",
     ),
     ("cache.l{N}-line-unmeasured", "no line size for the level"),
+    (
+        "cache.l{N}-miss-disagree",
+        "no miss latency: the idle-gap chase and the sweep's plateaus put the step more than twice apart",
+    ),
     (
         "cache.l{N}-step-unmeasured",
         "no miss latency or replace time: a stated level past it was not found, the step goes to memory",

@@ -397,6 +397,35 @@ pub(super) fn cache_reach(sw: &Sweep, pl: &[Plateau], n_cache: usize) -> (f64, f
     (prev_end, reach)
 }
 
+/// A level whose two measurements of its step disagree by more than twice:
+/// the idle-gap chase's miss latency (one point on each plateau, measured
+/// after the sweep) against the replace time (the plateaus themselves).
+/// On a cache-to-cache step they differ by tens of percent at most (the
+/// Calibrator's idle and loaded steps); twice or half is a level that was
+/// not the same when the gap chase ran — a guest's share of the L3 that
+/// shrank in between (a live Emerald Rapids run: the gap point on its
+/// 6 MiB L3 read memory's latency, an L2 miss latency of 92 ns against a
+/// 35 ns replace time). The miss latency is left out, with both figures.
+pub(super) fn miss_disagrees(l: &mut CacheLevel) -> Option<Note> {
+    let (miss, replace) = (l.miss_latency_ns?, l.replace_time_ns?);
+    if miss > 0.0 && replace > 0.0 && (0.5..=2.0).contains(&(miss / replace)) {
+        return None;
+    }
+    l.miss_latency_ns = None;
+    l.miss_latency_cycles = None;
+    l.miss_latency_ns_ci95 = None;
+    Some(note(
+        "cache",
+        &format!("l{}-miss-disagree", l.level),
+        format!(
+            "L{}: miss latency not stated: the idle-gap chase read {miss:.1} ns for the step the sweep's \
+             plateaus put at {replace:.1} ns (replace time), more than twice apart: the level was not the same \
+             when the gap chase ran (a shared level's share that moved)",
+            l.level
+        ),
+    ))
+}
+
 /// The last level found when the machine states more levels past it that
 /// the sweep did not find: the step from its plateau goes to memory, not
 /// to the next level, so it is neither the level's miss latency nor its

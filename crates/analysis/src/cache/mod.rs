@@ -58,8 +58,8 @@ use hwcal_model::note::analysis as note;
 use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, Note, Profile, RawCurve, Verdict};
 use intervals::{intervals, Intervals};
 use levels::{
-    cache_level, cache_reach, idle_points, level_notes, line_nominal_note, missing_level_notes,
-    no_memory_note, private_shortfall, step_to_memory, unfound_level_notes, whole_lines,
+    cache_level, cache_reach, idle_points, level_notes, line_nominal_note, miss_disagrees,
+    missing_level_notes, no_memory_note, private_shortfall, step_to_memory, unfound_level_notes, whole_lines,
 };
 use memory::{ends_in_memory, memory_latency};
 use plateaus::plateaus;
@@ -299,6 +299,7 @@ fn analyze_with(
         if private_shortfall(&level, &pl[k], machine, huge) {
             level.verdict = Verdict::Noisy;
         }
+        out.notes.extend(miss_disagrees(&mut level));
         out.levels.push(level);
     }
     if last_is_memory {
