@@ -388,9 +388,9 @@ pub fn cache_point(model: &Model, bytes: f64, rng: &mut SplitMix64) -> f64 {
 }
 
 /// `cache.latency`: the chase's latency against working set — and, as the
-/// runner does (its step 3c), where the analysis of that sweep finds no
-/// memory plateau, one more octave within a quarter of the model's
-/// available memory (`MachineInfo::memory_available_bytes`).
+/// runner does (its step 3c), while its top still climbs, one more
+/// octave (two at most) within a quarter of the
+/// model's available memory (`MachineInfo::memory_available_bytes`).
 pub fn cache_latency(model: &Model, machine: &hwcal_model::MachineInfo, rng: &mut SplitMix64) -> RawCurve {
     let point = |x: f64, rng: &mut SplitMix64| {
         let mut p = samples(model, (Sampling::sweep(), 0.0), true, rng, |busy, share, r| {
@@ -405,14 +405,12 @@ pub fn cache_latency(model: &Model, machine: &hwcal_model::MachineInfo, rng: &mu
         y_label: "ns per load".into(),
         points: sweep_sizes(model).into_iter().map(|x| point(x, rng)).collect(),
     };
-    let huge = if model.pages == Pages::Huge { 1.0 } else { 0.0 };
-    let top = c.points.last().map_or(0.0, |q| q.x);
-    let to = (2.0 * top).min(machine.memory_available_bytes as f64 / 4.0 / 1.25);
-    if to >= 1.4 * top
-        && hwcal_analysis::cache::analyze_sweep(&c, Some(huge), machine)
-            .memory
-            .is_none()
-    {
+    for _ in 0..2 {
+        let top = c.points.last().map_or(0.0, |q| q.x);
+        let to = (2.0 * top).min(machine.memory_available_bytes as f64 / 4.0 / 1.25);
+        if to < 1.4 * top || !hwcal_analysis::cache::still_climbing(&c) {
+            break;
+        }
         for k in 1..=4 {
             let x = ((top * 2f64.powf(k as f64 / 4.0)).min(to) / 64.0).round() * 64.0;
             if x > 1.05 * c.points.last().map_or(0.0, |q| q.x) {

@@ -373,6 +373,27 @@ fn attach_intervals(out: &mut CacheAnalysis, iv: Intervals) {
     }
 }
 
+/// Whether the sweep's top still climbs: its largest point more than 5%
+/// slower than the point nearest half its size. Memory's plateau is flat
+/// to a few percent; a last level that keeps part of any chase (adaptive
+/// insertion) or page walks that miss the caches more as the set grows
+/// keep it climbing, and the runner then sweeps further.
+pub fn still_climbing(curve: &RawCurve) -> bool {
+    let pts: Vec<(f64, f64)> = curve
+        .points
+        .iter()
+        .filter(|q| q.x > 0.0 && q.y.is_finite())
+        .map(|q| (q.x, q.y))
+        .collect();
+    let Some(&(top, y)) = pts.iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
+        return false;
+    };
+    let near_half = |q: &&(f64, f64)| (q.0 / (top / 2.0)).ln().abs();
+    pts.iter()
+        .min_by(|a, b| near_half(a).total_cmp(&near_half(b)))
+        .is_some_and(|&(x, h)| x < 0.8 * top && y > 1.05 * h)
+}
+
 /// Sizes in the middle of each plateau.
 pub fn representative_sizes(a: &CacheAnalysis, curve: &RawCurve) -> Vec<f64> {
     let mut xs: Vec<f64> = curve.points.iter().map(|q| q.x).collect();

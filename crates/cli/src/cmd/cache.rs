@@ -18,7 +18,7 @@ pub struct CacheArgs {
     #[command(flatten)]
     pub plots: PlotArgs,
     /// Largest working set to measure (e.g. 64M, 1G; default 8x the nominal last-level cache,
-    /// 4x past 1 GiB, at most a quarter of available memory, and twice that where latency
+    /// 4x past 1 GiB, at most a quarter of available memory, and up to 4x that while latency
     /// still climbs at the top).
     #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub max_size: Option<String>,

@@ -135,7 +135,7 @@ pub fn measure(
     retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
     retry_noisy_plateaus(&mut bench, &mut points, machine, tlb_ok, progress)?;
     if extend {
-        extend_past_climb(&mut points, machine, tlb_ok, progress)?;
+        extend_past_climb(&mut points, tlb_ok, progress)?;
     }
     let lat = curve(
         cache_analysis::LATENCY,
@@ -616,38 +616,35 @@ fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instan
 /// Step 3c: a last level with adaptive insertion (Intel's L3s, Zen 3 to
 /// 5's) keeps part of any chase, so at the sweep's top latency may still
 /// climb toward memory (a Zen 5 guest: 129–138 ns at four times its L3,
-/// against 146–150). Where the sweep shows no memory plateau, one more
-/// octave, four points, on a buffer of its own (allocated only then),
-/// within a quarter of available memory; skipped where that buffer's
-/// pages are not what the sweep's were to the TLB.
-fn extend_past_climb(
-    points: &mut Vec<RawPoint>,
-    machine: &MachineInfo,
-    tlb_ok: bool,
-    progress: &dyn Progress,
-) -> Result<()> {
-    let lat = curve(cache_analysis::LATENCY, "", "", points.clone());
-    let top = points.last().map_or(0.0, |p| p.x);
+/// against 146–150). While the top still climbs (`still_climbing`), one
+/// more octave, four points, on a buffer of its own (allocated only then), at
+/// most two octaves and within a quarter of available memory; stopped
+/// where that buffer's pages are not what the sweep's were to the TLB.
+fn extend_past_climb(points: &mut Vec<RawPoint>, tlb_ok: bool, progress: &dyn Progress) -> Result<()> {
     let avail = hwcal_probes::sysinfo::available_memory() as f64;
-    // The bench allocates a quarter more than its largest working set.
-    let to = (2.0 * top).min(avail / 4.0 / 1.25);
-    if sweep_analysis(&lat, machine, tlb_ok).memory.is_some() || to < 1.4 * top {
-        return Ok(());
-    }
-    progress.say(&format!(
-        "cache: latency still climbs at {} MiB; the sweep goes on to {} MiB",
-        (top / 1048576.0).round(),
-        (to / 1048576.0).round()
-    ));
-    let (mut bench, _, same_pages) = chase_bench(to as u64, progress)?;
-    if same_pages != tlb_ok {
-        progress.say("cache: the extension's buffer got other pages than the sweep's; not extended");
-        return Ok(());
-    }
-    for k in 1..=4 {
-        let x = (top * 2f64.powf(k as f64 / 4.0)).min(to);
-        if x > 1.05 * points.last().map_or(0.0, |p| p.x) {
-            sorted_insert(points, bench.point(x as usize, 0)?);
+    for _ in 0..2 {
+        let lat = curve(cache_analysis::LATENCY, "", "", points.clone());
+        let top = points.last().map_or(0.0, |p| p.x);
+        // The bench allocates a quarter more than its largest working set.
+        let to = (2.0 * top).min(avail / 4.0 / 1.25);
+        if !cache_analysis::still_climbing(&lat) || to < 1.4 * top {
+            return Ok(());
+        }
+        progress.say(&format!(
+            "cache: latency still climbs at {} MiB; the sweep goes on to {} MiB",
+            (top / 1048576.0).round(),
+            (to / 1048576.0).round()
+        ));
+        let (mut bench, _, same_pages) = chase_bench(to as u64, progress)?;
+        if same_pages != tlb_ok {
+            progress.say("cache: the extension's buffer got other pages than the sweep's; not extended");
+            return Ok(());
+        }
+        for k in 1..=4 {
+            let x = (top * 2f64.powf(k as f64 / 4.0)).min(to);
+            if x > 1.05 * points.last().map_or(0.0, |p| p.x) {
+                sorted_insert(points, bench.point(x as usize, 0)?);
+            }
         }
     }
     Ok(())
