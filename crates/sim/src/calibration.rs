@@ -19,13 +19,14 @@ pub fn model_of(p: &Profile) -> Option<Model> {
     let caches = p.caches.as_ref()?;
     let memory = p.memory.as_ref()?;
     let amd = m.cpu_vendor.contains("AMD");
-    // The corpus's policies (see `corpus`): L1 LRU, L2 random, the shared
-    // level adaptive on Intel and on Zen 3, 4 and 5, LRU otherwise.
+    // The corpus's policies: L1 LRU, L2 random, the shared level as the
+    // corpus's core of that name has it (adaptive on Intel's otherwise).
     let core = m.core_name().unwrap_or("");
-    let adaptive = m.cpu_vendor.contains("Intel")
-        || core.starts_with("Zen 3")
-        || core.starts_with("Zen 4")
-        || core.starts_with("Zen 5");
+    let llc = crate::corpus::llc_of(core).unwrap_or(if m.cpu_vendor.contains("Intel") {
+        Replacement::Adaptive
+    } else {
+        Replacement::Lru
+    });
     let levels: Vec<Level> = caches
         .iter()
         .map(|c| {
@@ -47,8 +48,7 @@ pub fn model_of(p: &Profile) -> Option<Model> {
                 replacement: match c.level {
                     1 => Replacement::Lru,
                     2 => Replacement::Random,
-                    _ if adaptive => Replacement::Adaptive,
-                    _ => Replacement::Lru,
+                    _ => llc,
                 },
             }
         })

@@ -66,6 +66,24 @@ const N1: Core = Core {
     llc: Replacement::Lru,
 };
 
+const ZEN4: Core = Core {
+    key: "zen4",
+    name: "Zen 4",
+    vendor: "AuthenticAMD",
+    ghz: 3.7,
+    levels: &[
+        (32, 8, 64, 4.0, false, false),
+        (1024, 8, 64, 14.0, false, false),
+        (32 << 10, 16, 64, 50.0, true, true),
+    ],
+    memory_ns: 110.0,
+    tlbs: &[(72, 0, 7.5), (3072, 12, 95.0)],
+    page: 4096,
+    mlp: 24.0,
+    prefetch: BOTH,
+    llc: Replacement::Adaptive,
+};
+
 const CORES: &[Core] = &[
     Core {
         key: "zen2",
@@ -101,27 +119,10 @@ const CORES: &[Core] = &[
         prefetch: BOTH,
         llc: Replacement::Adaptive,
     },
-    Core {
-        key: "zen4",
-        name: "Zen 4",
-        vendor: "AuthenticAMD",
-        ghz: 3.7,
-        levels: &[
-            (32, 8, 64, 4.0, false, false),
-            (1024, 8, 64, 14.0, false, false),
-            (32 << 10, 16, 64, 50.0, true, true),
-        ],
-        memory_ns: 110.0,
-        tlbs: &[(72, 0, 7.5), (3072, 12, 95.0)],
-        page: 4096,
-        mlp: 24.0,
-        prefetch: BOTH,
-        llc: Replacement::Adaptive,
-    },
+    ZEN4,
+    // Zen 4c: the Zen 4 core with half the L3 per CCX, at a lower clock.
     Core {
         key: "zen4c",
-        name: "Zen 4",
-        vendor: "AuthenticAMD",
         ghz: 3.1,
         levels: &[
             (32, 8, 64, 4.0, false, false),
@@ -129,11 +130,7 @@ const CORES: &[Core] = &[
             (16 << 10, 16, 64, 48.0, true, true),
         ],
         memory_ns: 115.0,
-        tlbs: &[(72, 0, 7.5), (3072, 12, 95.0)],
-        page: 4096,
-        mlp: 24.0,
-        prefetch: BOTH,
-        llc: Replacement::Adaptive,
+        ..ZEN4
     },
     Core {
         key: "zen5",
@@ -296,6 +293,12 @@ const CORES: &[Core] = &[
         llc: Replacement::Adaptive,
     },
 ];
+
+/// The shared level's replacement of the corpus's core named `name`
+/// (`Zen 5`), for models of recorded machines.
+pub fn llc_of(name: &str) -> Option<Replacement> {
+    CORES.iter().find(|c| c.name == name).map(|c| c.llc)
+}
 
 /// A guest's condition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -406,17 +406,11 @@ pub fn cache_latency(model: &Model, machine: &hwcal_model::MachineInfo, rng: &mu
         points: sweep_sizes(model).into_iter().map(|x| point(x, rng)).collect(),
     };
     for _ in 0..2 {
-        let top = c.points.last().map_or(0.0, |q| q.x);
-        let to = (2.0 * top).min(machine.memory_available_bytes as f64 / 4.0 / 1.25);
-        if to < 1.4 * top || !hwcal_analysis::cache::still_climbing(&c) {
+        let xs = hwcal_runner::cache::extension_sizes(&c, machine.memory_available_bytes as f64);
+        if xs.is_empty() {
             break;
         }
-        for k in 1..=4 {
-            let x = ((top * 2f64.powf(k as f64 / 4.0)).min(to) / 64.0).round() * 64.0;
-            if x > 1.05 * c.points.last().map_or(0.0, |q| q.x) {
-                c.points.push(point(x, rng));
-            }
-        }
+        c.points.extend(xs.into_iter().map(|x| point(x, rng)));
     }
     c
 }

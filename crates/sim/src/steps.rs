@@ -13,17 +13,18 @@ use crate::curves::{chase_ns, samples, sweep_sizes, Sampling};
 use crate::model::{Model, Pages};
 use hwcal_analysis::cache as cache_analysis;
 use hwcal_model::{MachineInfo, RawCurve, RawPoint};
+use hwcal_runner::cache as cache_plan;
 use hwcal_stats::SplitMix64;
 
-/// The offsets of the line tests and the flush test (bytes).
-const OFFSETS: [f64; 6] = [8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
+/// The offsets of the line tests and the flush test (bytes): the probes'.
+const OFFSETS: [usize; 6] = hwcal_probes::flush::OFFSETS;
 
 /// Dependent adds after each load of the idle-gap chase, one cycle each.
 const IDLE_ADDS: f64 = hwcal_probes::cache::IDLE_ADDS as f64;
 
 /// The line-size test's block: one primary slot per block, the pair's
-/// second load `d` away inside it.
-const BLOCK: f64 = 2048.0;
+/// second load `d` away inside it (the runner's).
+const BLOCK: f64 = cache_plan::LINE_BLOCK as f64;
 
 fn curve(id: &str, x_label: &str, y_label: &str, points: Vec<RawPoint>) -> RawCurve {
     RawCurve {
@@ -60,10 +61,12 @@ pub fn after_sweep(
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
     let l1 = sizes.first().copied().unwrap_or(32768.0);
     let last = sizes.last().copied().unwrap_or(l1);
-    // The chase buffer: the sweep's largest working set and a quarter more.
-    let cap = 1.25 * sweep_sizes(model).last().copied().unwrap_or(64.0 * 1048576.0);
+    // The chase buffer: the sweep's largest working set (before any
+    // extension: that has a buffer of its own) and a quarter more; the line
+    // tests and the chains run within it.
+    let top = sweep_sizes(model).last().copied().unwrap_or(64.0 * 1048576.0);
     let mut out = vec![gap(model, (&a, lat, machine), rng)];
-    out.extend(lines(model, l1, last, cap, rng));
+    out.extend(lines(model, l1, last, 1.25 * top, rng));
     if machine.arch == "x86_64" {
         out.extend(flush(model, &sizes, rng));
     }
@@ -72,7 +75,7 @@ pub fn after_sweep(
         .iter()
         .map(|c| c.size_bytes as f64)
         .fold(last, f64::max);
-    out.push(mlp(model, last_stated, cap, rng));
+    out.push(mlp(model, last_stated, 1.25 * top, rng));
     out
 }
 
@@ -126,13 +129,9 @@ fn lines(model: &Model, l1: f64, last: f64, cap: f64, rng: &mut SplitMix64) -> V
     let line = model.levels.first().map_or(64.0, |l| l.line as f64);
     let l1_ns = model.levels.first().map_or(1.0, |l| l.ns);
     let l2_ns = model.levels.get(1).map_or(l1_ns, |l| l.ns);
-    let tests = [
-        (1u32, (2.0 * l1 / 64.0).floor()),
-        (2u32, ((4.0 * last).max(8.0 * 1048576.0) / 128.0).floor()),
-    ];
     let mut out = Vec::new();
-    for (test, primaries) in tests {
-        let primaries = primaries.max(64.0);
+    for (test, primaries) in cache_plan::line_tests(l1, last) {
+        let primaries = primaries as f64;
         if primaries * BLOCK > cap {
             continue;
         }
@@ -147,8 +146,9 @@ fn lines(model: &Model, l1: f64, last: f64, cap: f64, rng: &mut SplitMix64) -> V
         };
         for fwd in [true, false] {
             let points = OFFSETS
-                .iter()
-                .map(|&d| {
+                .map(|d| d as f64)
+                .into_iter()
+                .map(|d| {
                     let x = if fwd { d } else { -d };
                     point(model, x, Sampling::sweep(), rng, |busy, share, r| {
                         if d < line {
@@ -187,14 +187,12 @@ fn lines(model: &Model, l1: f64, last: f64, cap: f64, rng: &mut SplitMix64) -> V
 fn flush(model: &Model, sizes: &[f64], rng: &mut SplitMix64) -> Vec<RawCurve> {
     let line = model.levels.first().map_or(64.0, |l| l.line as f64);
     let mut out = Vec::new();
-    for (k, &size) in sizes.iter().enumerate() {
-        let evict = match k {
-            0 => 4096.0,
-            _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * size).sqrt()),
-        };
+    for k in 0..sizes.len() {
+        // L1's targets are simply warm: a chase that small lives in L1.
+        let evict = cache_plan::flush_evict(sizes, k).max(4096.0);
         let hit = |busy: bool, share: f64, r: &mut SplitMix64| chase_ns(model, evict, false, busy, share, r);
-        let mut points = vec![point(model, -OFFSETS[0], Sampling::fixed(3), rng, hit)];
-        for d in OFFSETS {
+        let mut points = vec![point(model, -(OFFSETS[0] as f64), Sampling::fixed(3), rng, hit)];
+        for d in OFFSETS.map(|d| d as f64) {
             points.push(point(model, d, Sampling::fixed(3), rng, |busy, share, r| {
                 if d < line {
                     model.memory_ns
@@ -218,10 +216,11 @@ fn flush(model: &Model, sizes: &[f64], rng: &mut SplitMix64) -> Vec<RawCurve> {
 /// flight, as many as the core's fill buffers hold, so a load costs the
 /// memory latency over min(k, MLP).
 fn mlp(model: &Model, last: f64, cap: f64, rng: &mut SplitMix64) -> RawCurve {
-    let size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
-    let points = [1.0, 2.0, 4.0, 8.0, 16.0]
+    let size = cache_plan::mlp_footprint(last, cap);
+    let points = cache_plan::MLP_CHAINS
+        .map(|k| k as f64)
         .into_iter()
-        .map(|k: f64| {
+        .map(|k| {
             point(model, k, Sampling::sweep(), rng, |busy, share, r| {
                 chase_ns(model, size, true, busy, share, r) / k.min(model.mlp)
             })

@@ -13,6 +13,60 @@ use hwcal_probes::cache::ChaseBench;
 /// Calibrator's delay).
 const GAP_ADDS: u32 = hwcal_probes::cache::IDLE_ADDS;
 
+/// Step 5's block: one primary slot per block, the pair's second load `d`
+/// away inside it.
+pub const LINE_BLOCK: usize = 2048;
+
+/// Step 6's chain counts.
+pub const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
+
+/// Step 5's two tests, (test, primaries), for first and last levels found
+/// of `l1` and `last` bytes: test 1 twice as many visits as L1 has lines
+/// (misses L1, fits L2), test 2 touched lines at least 4× the last level
+/// and 8 MiB (misses every cache); at least 64 visits each.
+pub fn line_tests(l1: f64, last: f64) -> [(u32, usize); 2] {
+    [
+        (1, ((2.0 * l1 / 64.0) as usize).max(64)),
+        (2, (((4.0 * last).max(8.0 * 1048576.0) / 128.0) as usize).max(64)),
+    ]
+}
+
+/// Step 5b's eviction walk before level `k`'s flush test (levels found of
+/// `sizes` bytes): twice the level below, at most the geometric middle of
+/// the two, so the targets leave the levels below and stay in this one.
+pub fn flush_evict(sizes: &[f64], k: usize) -> f64 {
+    match k {
+        0 => 0.0,
+        _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * sizes[k]).sqrt()),
+    }
+}
+
+/// Step 6's footprint: 8× the last level (found or stated), at least
+/// 64 MiB, at most `cap` (the bench's whole buffer).
+pub fn mlp_footprint(last: f64, cap: f64) -> f64 {
+    (8.0 * last).max(64.0 * 1048576.0).min(cap)
+}
+
+/// Step 3c's next octave (four sizes) past the sweep `lat`, or none: only
+/// while its top still climbs (`cache_analysis::still_climbing`), up to
+/// twice the top and within a quarter of `avail` bytes of memory (the
+/// bench allocates a quarter more than its largest working set), and not
+/// for less than 1.4× the top.
+pub fn extension_sizes(lat: &RawCurve, avail: f64) -> Vec<f64> {
+    let top = lat.points.iter().map(|p| p.x).fold(0.0, f64::max);
+    let to = (2.0 * top).min(avail / 4.0 / 1.25);
+    if to < 1.4 * top || !cache_analysis::still_climbing(lat) {
+        return Vec::new();
+    }
+    let mut xs: Vec<f64> = (1..=4)
+        .map(|k| ((top * 2f64.powf(k as f64 / 4.0)).min(to) / 64.0).round() * 64.0)
+        .filter(|&x| x > 1.05 * top)
+        .collect();
+    // Sizes clamped to `to` are one size.
+    xs.dedup();
+    xs
+}
+
 pub(super) fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCurve {
     RawCurve {
         id: id.into(),
@@ -59,14 +113,9 @@ pub(super) fn line_curves(
     last: f64,
     progress: &dyn Progress,
 ) -> Result<Vec<RawCurve>> {
-    const BLOCK: usize = 2048;
+    const BLOCK: usize = LINE_BLOCK;
     let mut raw_lines: Vec<RawCurve> = Vec::new();
-    let tests = [
-        (1u32, (2.0 * l1 / 64.0) as usize),
-        (2u32, ((4.0 * last).max(8.0 * 1048576.0) / 128.0) as usize),
-    ];
-    for (test, primaries) in tests {
-        let primaries = primaries.max(64);
+    for (test, primaries) in line_tests(l1, last) {
         if primaries * BLOCK > bench.capacity() {
             progress.say(&format!(
                 "cache: buffer too small for line-size test {test} ({} MiB needed); skipped",
@@ -76,8 +125,8 @@ pub(super) fn line_curves(
         }
         for fwd in [true, false] {
             let mut pts = Vec::new();
-            for d in [8i64, 16, 32, 64, 128, 256] {
-                let d = if fwd { d } else { -d };
+            for d in hwcal_probes::flush::OFFSETS {
+                let d = if fwd { d as i64 } else { -(d as i64) };
                 pts.push(bench.pair_point(primaries, d, BLOCK)?);
             }
             raw_lines.push(curve(
@@ -102,11 +151,8 @@ pub(super) fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
     if !supported() {
         return Ok(out);
     }
-    for (k, &size) in sizes.iter().enumerate() {
-        let evict = match k {
-            0 => 0.0,
-            _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * size).sqrt()),
-        };
+    for k in 0..sizes.len() {
+        let evict = flush_evict(sizes, k);
         let mut b = FlushBench::new(64, evict as usize, 0xf1u64 + k as u64)?;
         out.push(curve(
             &cache_analysis::flush_id(k as u32 + 1),
@@ -118,13 +164,12 @@ pub(super) fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
     Ok(out)
 }
 
-/// Step 6, memory-level parallelism over a memory-sized footprint (8× the
-/// last cache level, found or stated, at least 64 MiB, at most the
-/// bench's `cap`).
+/// Step 6, memory-level parallelism over a memory-sized footprint
+/// ([`mlp_footprint`]).
 pub(super) fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
-    let mlp_size = (8.0 * last).max(64.0 * 1048576.0).min(cap);
+    let mlp_size = mlp_footprint(last, cap);
     let mut mlp = Vec::new();
-    for k in [1usize, 2, 4, 8, 16] {
+    for k in MLP_CHAINS {
         mlp.push(bench.parallel_point(mlp_size as usize, k)?);
     }
     Ok(mlp)

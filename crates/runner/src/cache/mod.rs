@@ -20,6 +20,7 @@ mod after;
 mod limits;
 
 use after::{curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
+pub use after::{extension_sizes, flush_evict, line_tests, mlp_footprint, LINE_BLOCK, MLP_CHAINS};
 pub use limits::{check_max_size, default_max_size, parse_max_size, sweep_top};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
@@ -181,7 +182,11 @@ pub fn measure(
         .iter()
         .filter(|c| c.cache_type != "Instruction");
     let last_stated = stated.map(|c| c.size_bytes as f64).fold(last, f64::max);
-    let mlp = mlp_points(&mut bench, last_stated, cap)?;
+    // Over the whole buffer, a quarter past the sweep's top: its single
+    // chase is then a check on the memory plateau (consistency's
+    // `memory-mlp`: still rising there, the sweep stopped on a climb).
+    let whole = bench.capacity() as f64;
+    let mlp = mlp_points(&mut bench, last_stated, whole)?;
     progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
 
     let mut out = vec![
@@ -624,15 +629,13 @@ fn extend_past_climb(points: &mut Vec<RawPoint>, tlb_ok: bool, progress: &dyn Pr
     let avail = hwcal_probes::sysinfo::available_memory() as f64;
     for _ in 0..2 {
         let lat = curve(cache_analysis::LATENCY, "", "", points.clone());
-        let top = points.last().map_or(0.0, |p| p.x);
-        // The bench allocates a quarter more than its largest working set.
-        let to = (2.0 * top).min(avail / 4.0 / 1.25);
-        if !cache_analysis::still_climbing(&lat) || to < 1.4 * top {
+        let xs = extension_sizes(&lat, avail);
+        let (Some(&first), Some(&to)) = (xs.first(), xs.last()) else {
             return Ok(());
-        }
+        };
         progress.say(&format!(
-            "cache: latency still climbs at {} MiB; the sweep goes on to {} MiB",
-            (top / 1048576.0).round(),
+            "cache: latency still climbs at the sweep's top; it goes on from {} to {} MiB",
+            (first / 1048576.0).round(),
             (to / 1048576.0).round()
         ));
         let (mut bench, _, same_pages) = chase_bench(to as u64, progress)?;
@@ -640,11 +643,8 @@ fn extend_past_climb(points: &mut Vec<RawPoint>, tlb_ok: bool, progress: &dyn Pr
             progress.say("cache: the extension's buffer got other pages than the sweep's; not extended");
             return Ok(());
         }
-        for k in 1..=4 {
-            let x = (top * 2f64.powf(k as f64 / 4.0)).min(to);
-            if x > 1.05 * points.last().map_or(0.0, |p| p.x) {
-                sorted_insert(points, bench.point(x as usize, 0)?);
-            }
+        for x in xs {
+            sorted_insert(points, bench.point(x as usize, 0)?);
         }
     }
     Ok(())
