@@ -139,7 +139,7 @@ pub fn parse_cpus(s: &str) -> Result<Vec<usize>> {
 }
 
 impl Plan for C2c {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let pairs = hwcal_probes::c2c::pairs(&self.cpus, self.max_pairs);
         if pairs.is_empty() {
             progress.say("c2c: fewer than two CPUs allowed: no pair to measure");

@@ -34,7 +34,7 @@ pub struct Clock {
 }
 
 impl Plan for Clock {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let (res, raw) = measure(self.batches, self.attempts, progress);
         Ok(Profile {
             clock: Some(res),

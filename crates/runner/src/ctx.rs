@@ -56,7 +56,7 @@ pub struct Ctx {
 }
 
 impl Plan for Ctx {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let (cs, raw) = measure(&self.sizes_kb, &self.ring, self.rounds, progress)?;
         Ok(Profile {
             notes: hwcal_analysis::ctx::notes(&cs),

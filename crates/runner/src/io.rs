@@ -128,7 +128,7 @@ impl IoSpec {
 }
 
 impl Plan for IoSpec {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let m = measure(self, progress)?;
         Ok(Profile {
             io: Some(m.io),

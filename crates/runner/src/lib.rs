@@ -22,6 +22,7 @@ mod batch;
 mod calibrate;
 mod error;
 pub mod machine;
+pub mod points;
 mod probe;
 pub mod registry;
 #[cfg(feature = "synthetic")]
@@ -44,5 +45,6 @@ pub use calibrate::{
 };
 pub use error::{Context, Result, RunnerError};
 pub use machine::Real;
+pub use points::{ChaseBuffer, ChasePoints, Hardware, Kernels, PagePoints, TlbBenches, Watching};
 pub use probe::{Machine, Plan, Planned, ProbeEntry, Progress, RunConfig, Silent};
 pub use registry::{plan, probe_ids, probes, select};

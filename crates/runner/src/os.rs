@@ -79,7 +79,7 @@ fn core_mhz() -> f64 {
 }
 
 impl Plan for Os {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         // The core clock before and after: an OS latency is time, and a
         // core slowed (power state, a busy host) for the whole probe slows
         // every batch alike, which their agreement cannot show.

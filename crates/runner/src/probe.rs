@@ -47,11 +47,14 @@ impl RunConfig {
 
 /// A probe's parameters for one run, ready to measure.
 pub trait Plan: std::fmt::Debug {
-    /// Run the kernels; returns a profile fragment holding the probe's raw
-    /// data (and whatever figures only the measurement can give). The
+    /// Run the plan's measurements on `hw` (the kernels, or a simulated
+    /// machine's points); returns a profile fragment holding the probe's
+    /// raw data (and whatever figures only the measurement can give). The
     /// figures derived from raw data come from the entry's `analyze`, run
     /// once over the merged profile by [`calibrate`](crate::calibrate).
-    fn run(&self, progress: &dyn Progress) -> Result<Profile>;
+    /// Probes whose measurements have no seam yet (clock, ctx, c2c, os,
+    /// io, the memory section) run their kernels directly.
+    fn run(&self, hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile>;
 }
 
 /// A planned probe: its entry and its parameters.

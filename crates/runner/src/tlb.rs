@@ -8,16 +8,15 @@
 //! the steps measured again, until they stay put. Then the same with one
 //! page per 2 MiB.
 
+use crate::points::{Hardware, PagePoints};
 use crate::probe::{Plan, ProbeEntry, Progress};
-use crate::{Context, Result};
+use crate::Result;
 use hwcal_analysis::levels::refine_boundaries;
 use hwcal_analysis::tlb as tlb_analysis;
-use hwcal_harness::{clockref, Timer};
 use hwcal_model::{Profile, RawCurve, RawPoint};
-use hwcal_probes::buffer::{Backing, Buffer};
-use hwcal_probes::cache::{huge_buffer, merge_point};
+use hwcal_probes::cache::merge_point;
 use hwcal_probes::pages::PageSizes;
-use hwcal_probes::tlb::{Layout, PageBench};
+use hwcal_probes::tlb::Layout;
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
     id: "tlb",
@@ -44,10 +43,10 @@ pub struct Tlb {
 }
 
 impl Plan for Tlb {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, hw: &dyn Hardware, progress: &dyn Progress) -> Result<Profile> {
         // Raw curves only: the calibration analyses the merged profile.
         Ok(Profile {
-            raw: measure(self.max_pages, self.max_huge_pages, progress, self.own_cpu)?,
+            raw: measure(hw, self.max_pages, self.max_huge_pages, progress, self.own_cpu)?,
             ..Default::default()
         })
     }
@@ -90,13 +89,13 @@ fn insert(points: &mut Vec<RawPoint>, p: RawPoint) {
 /// A test bench and the baselines measured beside it, with their points.
 /// The first baseline is the one the refinement follows.
 struct Benches {
-    bases: Vec<(PageBench, Vec<RawPoint>)>,
+    bases: Vec<(Box<dyn PagePoints>, Vec<RawPoint>)>,
 }
 
 impl Benches {
     /// Measure (or re-measure) the test and every baseline at n pages,
     /// side by side, so all of them see the same machine state.
-    fn one(&mut self, test: &mut PageBench, pts: &mut Vec<RawPoint>, n: usize) -> Result<()> {
+    fn one(&mut self, test: &mut dyn PagePoints, pts: &mut Vec<RawPoint>, n: usize) -> Result<()> {
         merge_into(pts, test.point(n)?);
         for (b, bp) in self.bases.iter_mut() {
             if n <= b.max_pages() {
@@ -130,17 +129,17 @@ fn merge_into(points: &mut Vec<RawPoint>, q: RawPoint) {
 /// with the other hardware thread, whose bursts of activity make steps
 /// appear early; rounds spread in time see past them (noise only adds time).
 fn sweep(
-    test: &mut PageBench,
+    hw: &dyn Hardware,
+    test: &mut dyn PagePoints,
     benches: &mut Benches,
-    pages: &[usize],
-    rounds: usize,
-    budget_s: f64,
+    (pages, rounds, budget_s): (&[usize], usize, f64),
 ) -> Result<Vec<RawPoint>> {
-    let t0 = std::time::Instant::now();
+    let t0 = hw.now_s();
+    let elapsed = || hw.now_s() - t0;
     let mut pts: Vec<RawPoint> = Vec::new();
     for r in 0..rounds {
         // Later rounds only while time allows (a busy machine is slow).
-        if r > 0 && t0.elapsed().as_secs_f64() > budget_s / 2.0 {
+        if r > 0 && elapsed() > budget_s / 2.0 {
             break;
         }
         for &n in pages {
@@ -148,7 +147,7 @@ fn sweep(
         }
     }
     for round in 0..6 {
-        if t0.elapsed().as_secs_f64() > budget_s {
+        if elapsed() > budget_s {
             break;
         }
         let d = benches.difference(&pts);
@@ -183,23 +182,6 @@ fn sweep(
         }
     }
     Ok(pts)
-}
-
-/// The longest run of consecutive page indices in `clean` (sorted).
-fn longest_run(clean: &[usize]) -> &[usize] {
-    let mut best: &[usize] = &[];
-    let mut i = 0;
-    while i < clean.len() {
-        let mut j = i + 1;
-        while j < clean.len() && clean[j] == clean[j - 1] + 1 {
-            j += 1;
-        }
-        if j - i > best.len() {
-            best = &clean[i..j];
-        }
-        i = j;
-    }
-    best
 }
 
 /// The sizes of the TLB probe's buffers for a page size: a pure function of
@@ -245,59 +227,48 @@ pub fn layout(max_pages: u64, max_huge_pages: u64, avail: usize, pages: PageSize
     }
 }
 
-/// Run the TLB measurements; returns the raw curves.
+/// Run the TLB measurements on `hw`; returns the raw curves.
 pub fn measure(
+    hw: &dyn Hardware,
     max_pages: u64,
     max_huge_pages: u64,
     progress: &dyn Progress,
     own_cpu: Option<usize>,
 ) -> Result<Vec<RawCurve>> {
-    let watch = hwcal_probes::neighbours::Watch::start(own_cpu);
-    let timer = Timer::get();
-    clockref::warm_up(timer, 300);
-    let t0 = std::time::Instant::now();
-    let avail = hwcal_probes::sysinfo::available_memory() as usize;
-    let lay = layout(max_pages, max_huge_pages, avail, PageSizes::system());
+    let watch = hw.watch(own_cpu);
+    hw.warm_up();
+    let t0 = hw.now_s();
+    let avail = hw.available_memory() as usize;
+    let lay = layout(max_pages, max_huge_pages, avail, hw.page_sizes());
     let n = lay.n;
-    // Frames scattered: no run of contiguous pages a coalescing TLB (AMD's
-    // PTE coalescing, Arm's contiguous bit) could fold into one entry (see
-    // `Buffer::new_scattered`).
-    let small = Buffer::new_scattered_with(lay.small_len, 0x5ca7, lay.pages)
-        .context("allocating the base-page buffer")?;
-    let small_frac = small.huge_fraction();
-    let dense = PageBench::dense(
-        Buffer::with_pages(lay.dense_len, Backing::Small, lay.pages)
-            .context("allocating the dense baseline")?,
-        0xd5e,
-    );
-    let (huge_base, base_huge) = baseline_bench(&lay, progress)?;
-    let fractions = [small_frac, base_huge];
-    let mut test = PageBench::new(small, lay.pages.base, 0x71b);
+    let b = hw.tlb_benches(&lay, progress)?;
+    let fractions = [b.test_huge_fraction, b.baseline_huge_fraction];
+    let mut test = b.test;
     // The huge-page baseline leads where the TLB sees huge pages (it has
     // no TLB misses at any page count); the dense one always runs, as the
     // baseline where huge pages are not seen and as a cross-check.
     let mut benches = Benches {
-        bases: match huge_base {
-            Some(h) => vec![(h, Vec::new()), (dense, Vec::new())],
-            None => vec![(dense, Vec::new())],
+        bases: match b.huge_baseline {
+            Some(h) => vec![(h, Vec::new()), (b.dense, Vec::new())],
+            None => vec![(b.dense, Vec::new())],
         },
     };
-    let small_pts = sweep(&mut test, &mut benches, &counts(8, n, 4.0), 3, 2.5)?;
+    let small_pts = sweep(hw, test.as_mut(), &mut benches, (&counts(8, n, 4.0), 3, 2.5))?;
     drop(test);
     progress.say(&format!(
         "tlb: 4 KiB pages, {} page counts in {:.1} s",
         small_pts.len(),
-        t0.elapsed().as_secs_f64()
+        hw.now_s() - t0
     ));
     let mut out = Vec::new();
     let (huge_pts, huge_frac) = match benches.bases[0].0.layout() {
-        Layout::Spread => huge_page_sweep(&lay, &mut benches, progress)?,
+        Layout::Spread => huge_page_sweep(hw, &lay, &mut benches, progress)?,
         Layout::Dense => {
             progress.say("tlb: 2 MiB pages not seen by the TLB; skipping the huge-page TLB test");
             (Vec::new(), Some(0.0))
         }
     };
-    progress.say(&format!("tlb: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    progress.say(&format!("tlb: done in {:.1} s", hw.now_s() - t0));
     out.push(watch.curve(tlb_analysis::NEIGHBOURS));
     out.push(curve(
         tlb_analysis::SMALL,
@@ -322,70 +293,30 @@ pub fn measure(
     Ok(out)
 }
 
-/// The huge-page baseline bench for `n` 4 KiB-page lines (`None` when too
-/// few of its huge pages pass the TLB check), and the share of its buffer
-/// backed by huge pages (0 when they do not pass).
-fn baseline_bench(lay: &TlbLayout, progress: &dyn Progress) -> Result<(Option<PageBench>, f64)> {
-    // The baseline must be free of TLB misses: huge pages the TLB really
-    // sees. Every 2 MiB page is checked (a hypervisor may back some with
-    // 4 KiB pages) and the baseline uses only those that passed; each keeps
-    // its place in the line pattern, so the cache behaviour is unchanged.
-    let (n, need) = (lay.n, lay.baseline_need);
-    let (base, check) =
-        huge_buffer(lay.baseline_len, 4, 0, true).context("allocating the huge-page baseline")?;
-    let base_ok = check.smaps_fraction >= 0.9 && check.clean.len() >= need;
-    if !base_ok {
-        progress.say("tlb: the TLB does not see huge pages; using the dense baseline");
-        return Ok((None, 0.0));
-    }
-    let mut baseline = PageBench::new(base, lay.pages.base, 0xba5e);
-    // Consecutive pages where possible (the 2 MiB TLB's sets are
-    // indexed by page number; gaps crowd some of them).
-    let run = longest_run(&check.clean);
-    let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
-    let per = lay.pages.per_huge();
-    baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
-    Ok((Some(baseline), check.smaps_fraction))
-}
-
 /// The 2 MiB-page test: one line per huge page, up to `max_huge_pages`
 /// (and `n`, and what a quarter of available memory allows), against the
 /// same baseline. Returns its points (none if skipped) and the share of its
 /// buffer backed by huge pages (`None` if too little memory to try).
 fn huge_page_sweep(
+    hw: &dyn Hardware,
     lay: &TlbLayout,
     benches: &mut Benches,
     progress: &dyn Progress,
 ) -> Result<(Vec<RawPoint>, Option<f64>)> {
-    let mut huge_frac = None;
-    let (hn, huge) = (lay.huge_pages, lay.pages.huge);
-    let mut huge_pts = Vec::new();
-    if hn >= 16 {
-        // Allocate a quarter more than needed and use only the 2 MiB pages
-        // the TLB check passed: a hypervisor may back some of them with
-        // 4 KiB pages, and a test through those would measure 4 KiB again.
-        let (hb, hc) = huge_buffer(hn * huge * 5 / 4, 1, usize::MAX, true)
-            .context("allocating the 2 MiB-page buffer")?;
-        // Prefer the longest run of consecutive clean pages: TLB sets are
-        // indexed by page number, and gaps would crowd some sets early.
-        let best = longest_run(&hc.clean);
-        let pages: Vec<usize> = if best.len() >= 64 {
-            best.to_vec()
-        } else {
-            hc.clean.clone()
-        };
-        let usable = pages.len().min(hn);
-        let f = if usable >= 16 { hc.smaps_fraction } else { 0.0 };
-        huge_frac = Some(f);
-        if f >= 0.9 {
-            let mut htest = PageBench::new(hb, huge, 0x2b);
-            htest.use_pages(pages[..usable].to_vec());
-            huge_pts = sweep(&mut htest, benches, &counts(8, usable, 4.0), 2, 1.0)?;
-        } else {
+    if lay.huge_pages < 16 {
+        return Ok((Vec::new(), None));
+    }
+    match hw.huge_page_test(lay.huge_pages)? {
+        (Some(mut htest), f) => {
+            let usable = htest.max_pages();
+            let pts = sweep(hw, htest.as_mut(), benches, (&counts(8, usable, 4.0), 2, 1.0))?;
+            Ok((pts, Some(f)))
+        }
+        (None, f) => {
             progress.say("tlb: 2 MiB pages not obtained; skipping the huge-page TLB test");
+            Ok((Vec::new(), Some(f)))
         }
     }
-    Ok((huge_pts, huge_frac))
 }
 
 /// The huge-page shares of the three buffers: `fractions` for the 4 KiB
@@ -440,7 +371,8 @@ pub fn analyze(p: &mut Profile) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwcal_probes::tlb::slot_offset;
+    use hwcal_probes::buffer::Buffer;
+    use hwcal_probes::tlb::{slot_offset, PageBench};
 
     const SIZES: [usize; 3] = [4 << 10, 16 << 10, 64 << 10];
 

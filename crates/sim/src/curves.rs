@@ -192,7 +192,7 @@ fn miss_fraction(
 /// and more and more past it (not LRU), reaching all of them at 1.35× its
 /// size; a set-associative level with a hashed index misses the pages of
 /// every set that drew more than its ways.
-fn tlb_miss(model: &Model, pages: f64, rng: &mut SplitMix64) -> Vec<f64> {
+pub(crate) fn tlb_miss(model: &Model, pages: f64, rng: &mut SplitMix64) -> Vec<f64> {
     let mut out: Vec<f64> = Vec::new();
     for t in &model.tlbs {
         let e = t.entries as f64;
@@ -219,9 +219,12 @@ fn tlb_miss(model: &Model, pages: f64, rng: &mut SplitMix64) -> Vec<f64> {
 }
 
 /// The latency of one lap of a chase over `bytes` (ns per load): each
-/// line served by the first level that keeps it, or memory. `small` and
+/// line served by the first level that keeps it, or memory. `busy` and
 /// `share`: one sample's conditions (L1 and L2 halved by a busy sibling;
-/// the guest's share of the shared level).
+/// the guest's share of the shared level). `rng` draws the pages'
+/// frames: one draw per level from its first number, so two chases over
+/// a buffer's prefixes with the same placement see the same frames
+/// under the same lines (a sweep's points, as on one real buffer).
 pub(crate) fn chase_ns(
     model: &Model,
     bytes: f64,
@@ -230,10 +233,22 @@ pub(crate) fn chase_ns(
     share: f64,
     rng: &mut SplitMix64,
 ) -> f64 {
+    chase(model, bytes, tlb_pages, (busy, share), rng).0
+}
+
+/// [`chase_ns`] and the fraction of its loads memory serves.
+pub(crate) fn chase(
+    model: &Model,
+    bytes: f64,
+    tlb_pages: bool,
+    (busy, share): (bool, f64),
+    rng: &mut SplitMix64,
+) -> (f64, f64) {
     let colour = match model.pages {
         Pages::Base => model.page,
         Pages::Huge => model.huge_page(),
     };
+    let frames = rng.next_u64();
     let mut served = 0.0;
     let mut ns = 0.0;
     let mut prev_miss = 1.0f64;
@@ -252,7 +267,8 @@ pub(crate) fn chase_ns(
         if l.victim {
             size += above.map_or(0.0, |a| a.size as f64);
         }
-        let m = miss_fraction(size, (l.ways, l.line, l.replacement), bytes, colour, rng).min(prev_miss);
+        let mut draw = SplitMix64::new(frames ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let m = miss_fraction(size, (l.ways, l.line, l.replacement), bytes, colour, &mut draw).min(prev_miss);
         ns += (prev_miss - m) * l.ns;
         served += prev_miss - m;
         prev_miss = m;
@@ -263,7 +279,7 @@ pub(crate) fn chase_ns(
     if tlb_pages && model.pages == Pages::Base {
         ns += model.tlb_penalty(&model.chase_tlb_miss(bytes / model.page as f64));
     }
-    ns
+    (ns, prev_miss)
 }
 
 /// How many samples a point takes: the harness's stopping rule (at least
@@ -322,31 +338,26 @@ impl Sampling {
 }
 
 /// Samples of one point: the chase's latency under each sample's noise,
-/// as many as `sampling` takes. `fixed`: every sample on the same physical
-/// pages (a point of a sweep, timed again on its buffer), else each on
-/// another draw of pages (the colour placements). `core_ns`: time spent in
+/// as many as `sampling` takes. `placement`: the seed of the physical
+/// pages every sample runs on (a point of a sweep, timed again on its
+/// buffer), or `None` for another draw of pages each sample. `core_ns`: time spent in
 /// the core alone (the idle gap's dependent adds): a fixed number of
 /// cycles, which the memory system's jitter does not stretch; a spike (an
 /// interrupt) lands anywhere in the sample.
 pub(crate) fn samples(
     model: &Model,
     (sampling, core_ns): (Sampling, f64),
-    fixed: bool,
+    placement: Option<u64>,
     rng: &mut SplitMix64,
     mut at: impl FnMut(bool, f64, &mut SplitMix64) -> f64,
 ) -> RawPoint {
     let nz = model.noise;
     // One guest share per point: the share moves between points of a sweep.
     let share = 1.0 - nz.share_moves * unit(rng);
-    let placement = SplitMix64::new(rng.next_u64());
     let mut s = Vec::with_capacity(sampling.min);
     while !sampling.done(&s) {
         let busy = unit(rng) < nz.busy;
-        let mut pages = if fixed {
-            placement.clone()
-        } else {
-            SplitMix64::new(rng.next_u64())
-        };
+        let mut pages = SplitMix64::new(placement.unwrap_or_else(|| rng.next_u64()));
         let mut v = at(busy, share, &mut pages) * (1.0 + (nz.jitter * normal(rng)).abs()) + core_ns;
         if unit(rng) < nz.spikes {
             v *= 1.2 + 1.8 * unit(rng);
@@ -362,152 +373,10 @@ pub(crate) fn samples(
     }
 }
 
-/// The working sets of the cache sweep: four per octave from 4 KiB to the
-/// runner's top for the largest level (`hwcal_runner::cache::sweep_top`:
-/// 8× it under 1 GiB, else 4×, at least 64 MiB), whole lines.
-pub fn sweep_sizes(model: &Model) -> Vec<f64> {
-    let llc = model.levels.iter().map(|l| l.size).max().unwrap_or(1 << 20);
-    let top = hwcal_runner::cache::sweep_top(llc) as f64;
-    let mut xs = Vec::new();
-    let mut i = 0;
-    loop {
-        let x = (4096.0 * 2f64.powf(i as f64 / 4.0) / 64.0).round() * 64.0;
-        if x > top * 1.0001 {
-            break;
-        }
-        xs.push(x);
-        i += 1;
-    }
-    xs
-}
-
 /// One point of the cache sweep without noise (the quiet machine's
 /// latency at `bytes`, on one draw of pages).
 pub fn cache_point(model: &Model, bytes: f64, rng: &mut SplitMix64) -> f64 {
     chase_ns(model, bytes, true, false, 1.0, rng)
-}
-
-/// `cache.latency`: the chase's latency against working set — and, as the
-/// runner does (its step 3c), while its top still climbs, one more
-/// octave (two at most) within a quarter of the
-/// model's available memory (`MachineInfo::memory_available_bytes`).
-pub fn cache_latency(model: &Model, machine: &hwcal_model::MachineInfo, rng: &mut SplitMix64) -> RawCurve {
-    let point = |x: f64, rng: &mut SplitMix64| {
-        let mut p = samples(model, (Sampling::sweep(), 0.0), true, rng, |busy, share, r| {
-            chase_ns(model, x, true, busy, share, r)
-        });
-        p.x = x;
-        p
-    };
-    let mut c = RawCurve {
-        id: "cache.latency".into(),
-        x_label: "working set (bytes)".into(),
-        y_label: "ns per load".into(),
-        points: sweep_sizes(model).into_iter().map(|x| point(x, rng)).collect(),
-    };
-    for _ in 0..2 {
-        let xs = hwcal_runner::cache::extension_sizes(&c, machine.memory_available_bytes as f64);
-        if xs.is_empty() {
-            break;
-        }
-        c.points.extend(xs.into_iter().map(|x| point(x, rng)));
-    }
-    c
-}
-
-/// `cache.colour`: on 4 KiB pages, the edge of each private level beyond
-/// L1 (whose sets span two page colours or more) from half to 2.5× its
-/// size at 8 sizes per octave, one sample per draw of physical pages (six
-/// draws), the point their mean — as the cache probe measures it for the
-/// analysis's page-colour fit. `None` on huge pages.
-pub fn colour(model: &Model, rng: &mut SplitMix64) -> Option<RawCurve> {
-    if model.pages == Pages::Huge {
-        return None;
-    }
-    let private = model.vcpus <= 1;
-    let sizes: Vec<f64> = model
-        .levels
-        .iter()
-        .skip(1)
-        .filter(|l| !l.shared || private)
-        .filter(|l| l.ways >= 2 && l.size / (l.ways as u64 * model.page) >= 2)
-        .flat_map(|l| {
-            (0..)
-                .map(move |k| 0.5 * l.size as f64 * 2f64.powf(k as f64 / 8.0))
-                .take_while(move |&x| x <= 2.5 * l.size as f64 * 1.0001)
-        })
-        .map(|x| (x / 64.0).round() * 64.0)
-        .collect();
-    if sizes.is_empty() {
-        return None;
-    }
-    let points = sizes
-        .into_iter()
-        .map(|x| {
-            let mut p = samples(model, (Sampling::fixed(6), 0.0), false, rng, |busy, share, r| {
-                chase_ns(model, x, true, busy, share, r)
-            });
-            p.x = x;
-            p.y = hwcal_analysis::cache::placement_mean(&p.samples).unwrap_or(f64::NAN);
-            p
-        })
-        .collect();
-    Some(RawCurve {
-        id: "cache.colour".into(),
-        x_label: "working set (bytes)".into(),
-        y_label: "ns per load, one sample per page placement".into(),
-        points,
-    })
-}
-
-/// `tlb.4k` (one load per base page, over `pages` pages) and `tlb.dense`
-/// (as many lines side by side): the same cache latency, and on the first
-/// the TLB's misses on top.
-pub fn tlb_curves(model: &Model, rng: &mut SplitMix64) -> [RawCurve; 2] {
-    let top = model.tlbs.iter().map(|t| t.entries).max().unwrap_or(2048) as f64 * 4.0;
-    let mut xs = Vec::new();
-    let mut i = 0;
-    loop {
-        let x = (8.0 * 2f64.powf(i as f64 / 4.0)).round();
-        if x > top.max(8192.0) {
-            break;
-        }
-        if xs.last() != Some(&x) {
-            xs.push(x);
-        }
-        i += 1;
-    }
-    let curve = |id: &str, label: &str, tlb: bool, rng: &mut SplitMix64| RawCurve {
-        id: id.into(),
-        x_label: "pages".into(),
-        y_label: label.into(),
-        points: xs
-            .iter()
-            .map(|&pages| {
-                let mut p = samples(model, (Sampling::fixed(15), 0.0), true, rng, |busy, share, r| {
-                    // The lines alone: a dense buffer of `pages` lines.
-                    let mut ns = chase_ns(model, pages * 64.0, false, busy, share, r);
-                    // The probe maps its test buffer with 4 KiB pages
-                    // whatever the machine's huge-page setting.
-                    if tlb {
-                        ns += model.tlb_penalty(&tlb_miss(model, pages, r));
-                    }
-                    ns
-                });
-                p.x = pages;
-                p
-            })
-            .collect(),
-    };
-    [
-        curve("tlb.4k", "ns per access, 4 KiB pages", true, rng),
-        curve(
-            "tlb.dense",
-            "ns per access, as many lines packed densely",
-            false,
-            rng,
-        ),
-    ]
 }
 
 /// A one-point curve of a probe's conditions (`cache.huge_fraction`,

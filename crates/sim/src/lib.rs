@@ -37,8 +37,8 @@ pub mod corpus;
 pub mod curves;
 pub mod machine;
 pub mod model;
+pub mod points;
 pub mod score;
-pub mod steps;
 
 pub use machine::Sim;
 pub use model::{Level, Model, Noise, Pages, Prefetch, Replacement, Tlb};

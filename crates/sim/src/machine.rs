@@ -6,11 +6,10 @@
 //! The cache and TLB probes are simulated; the others return nothing
 //! (their figures are not modelled yet).
 
-use crate::curves::{cache_latency, colour, fact, tlb_curves};
-use crate::model::{Model, Pages};
+use crate::model::Model;
+use crate::points::SimHardware;
 use hwcal_model::{HarnessInfo, MachineIdentity, MachineInfo, NominalCache, NominalTlb, Profile};
 use hwcal_runner::{Machine, Plan, ProbeEntry, Progress};
-use hwcal_stats::SplitMix64;
 
 /// See the module documentation.
 #[derive(Debug, Clone)]
@@ -19,13 +18,13 @@ pub struct Sim {
 }
 
 impl Sim {
-    /// A generator for probe `id`: the model's seed and the probe, so each
-    /// probe's draws are its own whatever order they run in.
-    fn rng(&self, id: &str) -> SplitMix64 {
+    /// The seed of probe `id`'s draws: the model's seed and the probe, so
+    /// each probe's draws are its own whatever order they run in.
+    fn seed(&self, id: &str) -> u64 {
         let h = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
         });
-        SplitMix64::new(self.model.seed ^ h)
+        self.model.seed ^ h
     }
 }
 
@@ -112,48 +111,14 @@ impl Machine for Sim {
     fn run(
         &self,
         probe: &ProbeEntry,
-        _plan: &dyn Plan,
+        plan: &dyn Plan,
         progress: &dyn Progress,
     ) -> hwcal_runner::Result<Profile> {
         progress.say(&format!("{}: simulated", probe.id));
-        let m = &self.model;
-        let mut p = Profile::default();
-        let huge = if m.pages == Pages::Huge { 1.0 } else { 0.0 };
-        let busy = fact(
-            "x.neighbour_busy",
-            "busy fraction of the other CPUs",
-            &[(0.0, m.noise.busy)],
-        );
         match probe.id {
-            "cache" => {
-                let mut rng = self.rng("cache");
-                let info = self.info();
-                let c = cache_latency(m, &info, &mut rng);
-                let top = c.points.last().map_or(0.0, |q| q.x);
-                p.raw
-                    .extend(crate::steps::after_sweep(m, &c, &self.info(), &mut rng));
-                p.raw.push(c);
-                p.raw.extend(colour(m, &mut rng));
-                p.raw.push(fact(
-                    "cache.huge_fraction",
-                    "fraction backed by huge pages",
-                    &[(top, huge), (0.0, huge), (-1.0, huge)],
-                ));
-                p.raw.push(hwcal_model::RawCurve {
-                    id: "cache.neighbour_busy".into(),
-                    ..busy
-                });
-            }
-            "tlb" => {
-                let mut rng = self.rng("tlb");
-                p.raw.extend(tlb_curves(m, &mut rng));
-                p.raw.push(hwcal_model::RawCurve {
-                    id: "tlb.neighbour_busy".into(),
-                    ..busy
-                });
-            }
-            _ => {}
+            // The runner's own plans, on the model's points.
+            "cache" | "tlb" => plan.run(&SimHardware::new(&self.model, &self.info(), self.seed(probe.id)), progress),
+            _ => Ok(Profile::default()),
         }
-        Ok(p)
     }
 }

@@ -117,7 +117,10 @@ pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
         }
     }
     let at = p.memory.as_ref().and_then(|m| m.size_bytes).map_or_else(
-        || crate::curves::sweep_sizes(model).last().copied().unwrap_or(0.0),
+        || {
+            let llc = model.levels.iter().map(|l| l.size).max().unwrap_or(1 << 20);
+            hwcal_runner::cache::sweep_top(llc) as f64
+        },
         |b| b as f64,
     );
     out.push(judge_one(

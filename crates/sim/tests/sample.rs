@@ -184,8 +184,11 @@ fn a_memory_plateau_the_larger_chase_contradicts_is_not_ok() {
     );
     let (p, j) = judged(&m);
     assert_ne!(outcome(&j, "memory latency"), Outcome::ConfidentlyWrong, "{j:?}");
+    // Right, or flagged by the larger chase (the real plan's sweep may
+    // now reach memory itself).
     assert!(
-        p.notes.iter().any(|n| n.code == "consistency.memory-mlp"),
+        outcome(&j, "memory latency") == Outcome::Right
+            || p.notes.iter().any(|n| n.code == "consistency.memory-mlp"),
         "{:?}",
         p.notes
     );

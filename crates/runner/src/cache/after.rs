@@ -7,7 +7,7 @@ use crate::probe::Progress;
 use crate::Result;
 use hwcal_analysis::cache as cache_analysis;
 use hwcal_model::{MachineInfo, RawCurve, RawPoint};
-use hwcal_probes::cache::ChaseBench;
+use crate::points::{ChasePoints, Hardware};
 
 /// Idle adds between loads for the miss-latency chase (~100 cycles, as The
 /// Calibrator's delay).
@@ -48,14 +48,16 @@ pub fn mlp_footprint(last: f64, cap: f64) -> f64 {
 }
 
 /// Step 3c's next octave (four sizes) past the sweep `lat`, or none: only
-/// while its top still climbs (`cache_analysis::still_climbing`), up to
-/// twice the top and within a quarter of `avail` bytes of memory (the
-/// bench allocates a quarter more than its largest working set), and not
-/// for less than 1.4× the top.
-pub fn extension_sizes(lat: &RawCurve, avail: f64) -> Vec<f64> {
+/// while its top still climbs (`cache_analysis::still_climbing`) or the
+/// analysis of it finds no memory plateau (`memory_found`: the one rule
+/// the analysis reports by, so the plan does not stop where the analysis
+/// would give no memory figure), up to twice the top and within a quarter
+/// of `avail` bytes of memory (the bench allocates a quarter more than its
+/// largest working set), and not for less than 1.4× the top.
+pub fn extension_sizes(lat: &RawCurve, memory_found: bool, avail: f64) -> Vec<f64> {
     let top = lat.points.iter().map(|p| p.x).fold(0.0, f64::max);
     let to = (2.0 * top).min(avail / 4.0 / 1.25);
-    if to < 1.4 * top || !cache_analysis::still_climbing(lat) {
+    if to < 1.4 * top || (memory_found && !cache_analysis::still_climbing(lat)) {
         return Vec::new();
     }
     let mut xs: Vec<f64> = (1..=4)
@@ -80,26 +82,21 @@ pub(super) fn curve(id: &str, x: &str, y: &str, points: Vec<RawPoint>) -> RawCur
 /// middle of each plateau and between each pair of stated levels
 /// (`cache_analysis::gap_sizes`).
 pub(super) fn gap_points(
-    bench: &mut ChaseBench,
+    bench: &mut dyn ChasePoints,
     a: &cache_analysis::CacheAnalysis,
     lat: &RawCurve,
     machine: &MachineInfo,
 ) -> Result<Vec<RawPoint>> {
-    // A miss latency is a small step between two gap points: resolve them finer.
-    let sweep_policy = std::mem::replace(&mut bench.policy, hwcal_probes::cache::gap_policy());
-    let mut points = || -> Result<Vec<RawPoint>> {
-        let mut gap = vec![bench.point(4096, GAP_ADDS)?];
-        for x in cache_analysis::gap_sizes(a, lat, machine) {
-            let x = (x / 64.0).round() * 64.0;
-            if x > 4096.0 * 1.01 {
-                gap.push(bench.point(x as usize, GAP_ADDS)?);
-            }
+    // A miss latency is a small step between two gap points: resolve them
+    // finer (`fine`: the gap policy).
+    let mut gap = vec![bench.chase(0, 4096, GAP_ADDS, true)?];
+    for x in cache_analysis::gap_sizes(a, lat, machine) {
+        let x = (x / 64.0).round() * 64.0;
+        if x > 4096.0 * 1.01 {
+            gap.push(bench.chase(0, x as usize, GAP_ADDS, true)?);
         }
-        Ok(gap)
-    };
-    let gap = points();
-    bench.policy = sweep_policy;
-    gap
+    }
+    Ok(gap)
 }
 
 /// Step 5, line size. The pair layout uses 3/8 of the cache sets (see
@@ -108,7 +105,7 @@ pub(super) fn gap_points(
 /// the last cache level (and 8 MiB), which misses every cache. `l1` and
 /// `last` are the sizes of the first and last levels found.
 pub(super) fn line_curves(
-    bench: &mut ChaseBench,
+    bench: &mut dyn ChasePoints,
     l1: f64,
     last: f64,
     progress: &dyn Progress,
@@ -127,7 +124,7 @@ pub(super) fn line_curves(
             let mut pts = Vec::new();
             for d in hwcal_probes::flush::OFFSETS {
                 let d = if fwd { d as i64 } else { -(d as i64) };
-                pts.push(bench.pair_point(primaries, d, BLOCK)?);
+                pts.push(bench.pair(primaries, d, BLOCK)?);
             }
             raw_lines.push(curve(
                 &cache_analysis::line_id(test, fwd),
@@ -145,20 +142,18 @@ pub(super) fn line_curves(
 /// twice the level below's size (at most the geometric middle of the two
 /// sizes, so they stay in this one). Skipped where the CPU cannot flush a
 /// line from user space; the dependent pairs then stand alone.
-pub(super) fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
-    use hwcal_probes::flush::{granule_curve, supported, FlushBench};
+pub(super) fn flush_curves(hw: &dyn Hardware, sizes: &[f64]) -> Result<Vec<RawCurve>> {
     let mut out = Vec::new();
-    if !supported() {
-        return Ok(out);
-    }
     for k in 0..sizes.len() {
         let evict = flush_evict(sizes, k);
-        let mut b = FlushBench::new(64, evict as usize, 0xf1u64 + k as u64)?;
+        let Some(points) = hw.flush_granule(evict as usize, 0xf1u64 + k as u64)? else {
+            return Ok(out);
+        };
         out.push(curve(
             &cache_analysis::flush_id(k as u32 + 1),
             "offset d (bytes; negative: no flush, all hits)",
             "ns per load after flushing the target's line",
-            granule_curve(&mut b, 3)?,
+            points,
         ));
     }
     Ok(out)
@@ -166,11 +161,11 @@ pub(super) fn flush_curves(sizes: &[f64]) -> Result<Vec<RawCurve>> {
 
 /// Step 6, memory-level parallelism over a memory-sized footprint
 /// ([`mlp_footprint`]).
-pub(super) fn mlp_points(bench: &mut ChaseBench, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
+pub(super) fn mlp_points(bench: &mut dyn ChasePoints, last: f64, cap: f64) -> Result<Vec<RawPoint>> {
     let mlp_size = mlp_footprint(last, cap);
     let mut mlp = Vec::new();
     for k in MLP_CHAINS {
-        mlp.push(bench.parallel_point(mlp_size as usize, k)?);
+        mlp.push(bench.parallel(mlp_size as usize, k)?);
     }
     Ok(mlp)
 }

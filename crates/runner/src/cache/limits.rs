@@ -22,7 +22,11 @@ pub fn default_max_size(m: &MachineInfo) -> u64 {
         .map(|c| c.size_bytes)
         .max()
         .unwrap_or(32 << 20);
-    let avail = hwcal_probes::sysinfo::available_memory();
+    // The machine's own figure (a simulated machine has its own memory).
+    let avail = match m.memory_available_bytes {
+        0 => hwcal_probes::sysinfo::available_memory(),
+        a => a,
+    };
     let cap = if avail > 0 { avail / 4 } else { 1 << 30 };
     sweep_top(llc).min(cap).max(1 << 20)
 }

@@ -7,14 +7,13 @@
 //! at the middle of each plateau, the line-size pairs and the parallel
 //! chases, each sized from what the curve showed.
 
+use crate::points::{ChasePoints, Hardware};
 use crate::probe::{Plan, ProbeEntry, Progress};
-use crate::{Context, Result};
+use crate::Result;
 use hwcal_analysis::cache as cache_analysis;
 use hwcal_analysis::levels::{refine_boundaries, Plateau};
-use hwcal_harness::{clockref, Timer};
 use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
-use hwcal_probes::cache::{huge_buffer, merge_point, ChaseBench};
-use hwcal_probes::pages::huge_page;
+use hwcal_probes::cache::merge_point;
 
 mod after;
 mod limits;
@@ -60,11 +59,12 @@ pub struct Cache {
 }
 
 impl Plan for Cache {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, hw: &dyn Hardware, progress: &dyn Progress) -> Result<Profile> {
         // The sweep's own analysis reads the nominal caches from the machine.
         let mut p = Profile {
             machine: Some(self.machine.clone()),
             raw: measure(
+                hw,
                 (self.max_size, self.extend),
                 &self.machine,
                 progress,
@@ -73,7 +73,7 @@ impl Plan for Cache {
             ..Default::default()
         };
         if self.tlb_curves {
-            ensure_tlb_curves(&mut p, progress, self.own_cpu)?;
+            ensure_tlb_curves(hw, &mut p, progress, self.own_cpu)?;
         }
         // Raw curves only: the calibration analyses the merged profile.
         p.machine = None;
@@ -111,32 +111,36 @@ fn sorted_insert(points: &mut Vec<RawPoint>, p: RawPoint) {
     }
 }
 
-/// Run every cache measurement; returns the raw curves.
+/// Run every cache measurement on `hw`; returns the raw curves.
 pub fn measure(
+    hw: &dyn Hardware,
     (max_size, extend): (u64, bool),
     machine: &MachineInfo,
     progress: &dyn Progress,
     own_cpu: Option<usize>,
 ) -> Result<Vec<RawCurve>> {
-    let watch = hwcal_probes::neighbours::Watch::start(own_cpu);
-    let timer = Timer::get();
-    clockref::warm_up(timer, 300);
-    let (mut bench, huge, tlb_ok) = chase_bench(max_size, progress)?;
+    let watch = hw.watch(own_cpu);
+    hw.warm_up();
+    let (buffer, huge, tlb_ok) = chase_bench(hw, max_size, progress)?;
+    let mut bench = buffer;
+    let bench = bench.as_mut();
     let cap = (bench.capacity() as f64).min(max_size as f64);
-    let t0 = std::time::Instant::now();
+    let t0 = hw.now_s();
+    let since = |hw: &dyn Hardware| hw.now_s() - t0;
 
-    let mut points = coarse_sweep(&mut bench, max_size, cap)?;
+    let mut points = coarse_sweep(bench, max_size, cap)?;
     progress.say(&format!(
         "cache: coarse sweep of {} sizes in {:.1} s",
         points.len(),
-        t0.elapsed().as_secs_f64()
+        since(hw)
     ));
-    refine(&mut bench, &mut points, machine, tlb_ok, progress, t0)?;
-    repair(&mut bench, &mut points, t0)?;
-    retry_short_private(&mut bench, &mut points, machine, tlb_ok, progress)?;
-    retry_noisy_plateaus(&mut bench, &mut points, machine, tlb_ok, progress)?;
+    let sweep = Sweep { hw, machine, tlb_ok, t0 };
+    sweep.refine(bench, &mut points, progress)?;
+    sweep.repair(bench, &mut points)?;
+    sweep.retry_short_private(bench, &mut points, progress)?;
+    sweep.retry_noisy_plateaus(bench, &mut points, progress)?;
     if extend {
-        extend_past_climb(&mut points, tlb_ok, progress)?;
+        extend_past_climb(hw, &mut points, (machine, tlb_ok), progress)?;
     }
     let lat = curve(
         cache_analysis::LATENCY,
@@ -149,7 +153,7 @@ pub fn measure(
         "cache: refined to {} sizes, {} plateaus, {:.1} s",
         lat.points.len(),
         a.plateaus.len(),
-        t0.elapsed().as_secs_f64()
+        since(hw)
     ));
 
     // Are the huge pages still huge after all the rewriting? (See
@@ -162,19 +166,16 @@ pub fn measure(
     let colour = if tlb_ok {
         None
     } else {
-        colour_edges(&mut bench, machine, cap, progress)?
+        colour_edges(hw, bench, machine, cap, progress)?
     };
 
-    let gap = gap_points(&mut bench, &a, &lat, machine)?;
+    let gap = gap_points(bench, &a, &lat, machine)?;
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
     let l1 = sizes.first().copied().unwrap_or(32768.0);
     let last = sizes.last().copied().unwrap_or(l1);
-    let mut raw_lines = line_curves(&mut bench, l1, last, progress)?;
-    raw_lines.extend(flush_curves(&sizes)?);
-    progress.say(&format!(
-        "cache: line sizes done, {:.1} s",
-        t0.elapsed().as_secs_f64()
-    ));
+    let mut raw_lines = line_curves(bench, l1, last, progress)?;
+    raw_lines.extend(flush_curves(hw, &sizes)?);
+    progress.say(&format!("cache: line sizes done, {:.1} s", since(hw)));
     // The footprint past the last level the machine states too: a sweep
     // that missed the L3 would otherwise run the chains inside it.
     let stated = machine
@@ -186,8 +187,8 @@ pub fn measure(
     // chase is then a check on the memory plateau (consistency's
     // `memory-mlp`: still rising there, the sweep stopped on a climb).
     let whole = bench.capacity() as f64;
-    let mlp = mlp_points(&mut bench, last_stated, whole)?;
-    progress.say(&format!("cache: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    let mlp = mlp_points(bench, last_stated, whole)?;
+    progress.say(&format!("cache: done in {:.1} s", since(hw)));
 
     let mut out = vec![
         watch.curve(cache_analysis::NEIGHBOURS),
@@ -212,35 +213,47 @@ pub fn measure(
 }
 
 /// The chase bench over a huge-page buffer for working sets up to
-/// `max_size`; also returns the share of the buffer `smaps` reports as huge
-/// pages and whether the TLB sees huge pages in the buffer's head.
-fn chase_bench(max_size: u64, progress: &dyn Progress) -> Result<(ChaseBench, f64, bool)> {
-    // Huge pages keep TLB misses out of the curve; `huge_buffer` also checks
-    // that the TLB really sees them (a hypervisor may back guest memory with
-    // 4 KiB pages whatever the guest's smaps says) and retries otherwise.
-    // Every 2 MiB page is checked; the head (where every size up to 16 MiB
-    // lives) must pass or the buffer is reallocated, and past it the bench
-    // uses only the pages that passed (a quarter extra is allocated for that).
-    let (buf, check) =
-        huge_buffer(max_size as usize * 5 / 4, 4, 16 << 20, true).context("allocating the chase buffer")?;
-    let huge = check.smaps_fraction;
-    let tlb_ok = check.head_ok;
-    if !check.all_ok {
+/// `max_size` (a quarter extra, for pages failing the TLB check); also
+/// returns the share of the buffer `smaps` reports as huge pages and
+/// whether the TLB sees huge pages in the buffer's head.
+fn chase_bench(
+    hw: &dyn Hardware,
+    max_size: u64,
+    progress: &dyn Progress,
+) -> Result<(Box<dyn ChasePoints>, f64, bool)> {
+    let b = hw.chase_buffer(max_size as usize * 5 / 4)?;
+    if !b.all_huge && b.head_huge {
         progress.say(
             "cache: the TLB does not see huge pages everywhere in the chase buffer; using the pages it does",
         );
     }
-    let mut bench = ChaseBench::new(buf, 0x5eed);
-    if tlb_ok && check.clean.len() * huge_page() >= max_size as usize / 2 {
-        bench.use_huge_pages(check.clean.clone());
+    Ok((b.points, b.huge_fraction, b.head_huge))
+}
+
+/// The sweep's context: what it runs on, the machine's stated caches that
+/// steer its analysis, whether the TLB sees huge pages, and when it
+/// started (its budgets count from then).
+struct Sweep<'a> {
+    hw: &'a dyn Hardware,
+    machine: &'a MachineInfo,
+    tlb_ok: bool,
+    t0: f64,
+}
+
+impl Sweep<'_> {
+    fn elapsed(&self) -> f64 {
+        self.hw.now_s() - self.t0
     }
-    Ok((bench, huge, tlb_ok))
+    fn analyse(&self, points: &[RawPoint]) -> cache_analysis::CacheAnalysis {
+        let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
+        sweep_analysis(&lat, self.machine, self.tlb_ok)
+    }
 }
 
 /// Step 1, the coarse sweep: 3 sizes per octave up to 32 MiB, then 1 per
 /// octave (past every effective cache seen so far the curve is flat), plus
 /// the top.
-fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<RawPoint>> {
+fn coarse_sweep(bench: &mut dyn ChasePoints, max_size: u64, cap: f64) -> Result<Vec<RawPoint>> {
     let top = (max_size as f64).min(cap);
     let mut xs = sweep(4096.0, top.min(32.0 * 1048576.0), 3.0);
     if top > 32.0 * 1048576.0 {
@@ -251,7 +264,7 @@ fn coarse_sweep(bench: &mut ChaseBench, max_size: u64, cap: f64) -> Result<Vec<R
     }
     let mut points: Vec<RawPoint> = Vec::new();
     for &x in &xs {
-        sorted_insert(&mut points, bench.point(x as usize, 0)?);
+        sorted_insert(&mut points, bench.chase(0, x as usize, 0, false)?);
     }
     Ok(points)
 }
@@ -267,24 +280,14 @@ fn sweep_analysis(lat: &RawCurve, machine: &MachineInfo, huge_pages: bool) -> ca
 /// Step 2: refine around each boundary; again if a re-measurement moved a
 /// boundary into a coarse interval. Stops early once the sweep budget
 /// (counted from `t0`) is spent.
-fn refine(
-    bench: &mut ChaseBench,
-    points: &mut Vec<RawPoint>,
-    machine: &MachineInfo,
-    tlb_ok: bool,
-    progress: &dyn Progress,
-    t0: std::time::Instant,
-) -> Result<()> {
-    let analyse = |points: &[RawPoint]| {
-        let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
-        sweep_analysis(&lat, machine, tlb_ok)
-    };
+impl Sweep<'_> {
+fn refine(&self, bench: &mut dyn ChasePoints, points: &mut Vec<RawPoint>, progress: &dyn Progress) -> Result<()> {
     for round in 0..6 {
-        if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
+        if self.elapsed() > SWEEP_BUDGET_S {
             progress.say("cache: sweep budget spent; refinement stopped early");
             break;
         }
-        let a = analyse(points);
+        let a = self.analyse(points);
         let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
         let mut new = Vec::new();
         for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
@@ -303,7 +306,7 @@ fn refine(
                 break;
             }
             for x in new {
-                sorted_insert(points, bench.point(x as usize, 0)?);
+                sorted_insert(points, bench.chase(0, x as usize, 0, false)?);
             }
         } else {
             remeasure_boundaries(bench, points, &a.plateaus, &pxs)?;
@@ -311,12 +314,13 @@ fn refine(
     }
     Ok(())
 }
+}
 
 /// Measure again, keeping every sample, the points in the window just
 /// before each plateau's crossing (`pxs` are the points' sizes when the
 /// plateaus were found).
 fn remeasure_boundaries(
-    bench: &mut ChaseBench,
+    bench: &mut dyn ChasePoints,
     points: &mut [RawPoint],
     plateaus: &[Plateau],
     pxs: &[f64],
@@ -328,13 +332,14 @@ fn remeasure_boundaries(
         .collect();
     for p in points.iter_mut() {
         if windows.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi) {
-            let q = bench.point(p.x as usize, 0)?;
+            let q = bench.chase(0, p.x as usize, 0, false)?;
             merge_point(p, q);
         }
     }
     Ok(())
 }
 
+impl Sweep<'_> {
 /// Step 3b, measure until confident: one thread alone fills a cache
 /// private to its core, so where a private level reads more than 12.5%
 /// short of its nominal size, something else held part of it: on a VM most
@@ -349,12 +354,12 @@ fn remeasure_boundaries(
 /// time), until every level reads its size or the tries run out; only
 /// then is a level flagged.
 fn retry_short_private(
-    bench: &mut ChaseBench,
+    &self,
+    bench: &mut dyn ChasePoints,
     points: &mut [RawPoint],
-    machine: &MachineInfo,
-    huge_pages: bool,
     progress: &dyn Progress,
 ) -> Result<()> {
+    let (machine, huge_pages) = (self.machine, self.tlb_ok);
     let judged: Vec<(usize, f64)> = (1..=if huge_pages { 2 } else { 1 })
         .filter_map(|level| machine.nominal_data_cache(level).map(|n| (level, n)))
         .filter(|(_, n)| n.shared_cpus.len() <= 1)
@@ -383,22 +388,24 @@ fn retry_short_private(
             "cache: {} read short of the nominal size; measuring the edge again ({attempt} of 4)",
             names.join(" and ")
         ));
-        std::thread::sleep(std::time::Duration::from_millis(250));
+        self.hw.pause(250);
         for p in points
             .iter_mut()
             .filter(|p| levels.iter().any(|&(_, n)| p.x >= 0.5 * n && p.x <= 1.25 * n))
         {
-            let q = bench.point(p.x as usize, 0)?;
+            let q = bench.chase(0, p.x as usize, 0, false)?;
             merge_point(p, q);
         }
     }
     Ok(())
+}
 }
 
 /// Rounds of [`retry_noisy_plateaus`], and the seconds they may take.
 const NOISY_ROUNDS: usize = 2;
 const NOISY_BUDGET_S: f64 = 1.5;
 
+impl Sweep<'_> {
 /// A plateau whose points disagree beyond the analysis's tolerance (its
 /// level, or memory, marked noisy) is measured again, every point of it,
 /// a quarter second later, up to [`NOISY_ROUNDS`] times; each point keeps
@@ -409,16 +416,14 @@ const NOISY_BUDGET_S: f64 = 1.5;
 /// instead of flagged. What is still spread after the rounds (or after
 /// [`NOISY_BUDGET_S`]) stays noisy.
 fn retry_noisy_plateaus(
-    bench: &mut ChaseBench,
+    &self,
+    bench: &mut dyn ChasePoints,
     points: &mut [RawPoint],
-    machine: &MachineInfo,
-    tlb_ok: bool,
     progress: &dyn Progress,
 ) -> Result<()> {
-    let t = std::time::Instant::now();
+    let t = self.hw.now_s();
     for round in 1..=NOISY_ROUNDS {
-        let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
-        let a = sweep_analysis(&lat, machine, tlb_ok);
+        let a = self.analyse(points);
         // The analysis indexes the valid points (positive size, finite
         // positive latency) in size order; the same filter maps its
         // plateaus back to sizes.
@@ -451,19 +456,20 @@ fn retry_noisy_plateaus(
             "cache: {} plateau(s) read unevenly; measuring them again ({round} of {NOISY_ROUNDS})",
             ranges.len()
         ));
-        std::thread::sleep(std::time::Duration::from_millis(250));
+        self.hw.pause(250);
         for p in points
             .iter_mut()
             .filter(|p| ranges.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi))
         {
-            if t.elapsed().as_secs_f64() > NOISY_BUDGET_S {
+            if self.hw.now_s() - t > NOISY_BUDGET_S {
                 return Ok(());
             }
-            let q = bench.point(p.x as usize, 0)?;
+            let q = bench.chase(0, p.x as usize, 0, false)?;
             merge_point(p, q);
         }
     }
     Ok(())
+}
 }
 
 /// Page placements each private level's edge is measured on (see
@@ -498,7 +504,8 @@ const SENTINEL_MARGIN: f64 = 1.05;
 /// pause, within [`COLOUR_BUDGET_S`]. `None` where no level qualifies or
 /// the buffer has no room.
 fn colour_edges(
-    bench: &mut ChaseBench,
+    hw: &dyn Hardware,
+    bench: &mut dyn ChasePoints,
     machine: &MachineInfo,
     cap: f64,
     progress: &dyn Progress,
@@ -518,12 +525,13 @@ fn colour_edges(
     let Some(&largest) = sizes.iter().max_by(|a, b| a.total_cmp(b)) else {
         return Ok(None);
     };
-    let region = (largest as usize).div_ceil(huge_page()) * huge_page();
+    let huge = hw.page_sizes().huge;
+    let region = (largest as usize).div_ceil(huge) * huge;
     let placements = (cap as usize / region).saturating_sub(1).min(COLOUR_PLACEMENTS);
     if placements < 2 {
         return Ok(None);
     }
-    let t = std::time::Instant::now();
+    let t = hw.now_s();
     let mut pts: Vec<RawPoint> = sizes
         .iter()
         .map(|&x| RawPoint {
@@ -539,10 +547,10 @@ fn colour_edges(
     let mut r = 1;
     while done < placements && r * region + region <= cap as usize {
         let at = r * region;
-        let sentinels = |bench: &mut ChaseBench, quiet: &mut [f64]| -> Result<Vec<f64>> {
+        let sentinels = |bench: &mut dyn ChasePoints, quiet: &mut [f64]| -> Result<Vec<f64>> {
             let mut v = Vec::new();
             for (q, &n) in quiet.iter_mut().zip(&nominal) {
-                let y = bench.point_at(at, (0.5 * n) as usize, 0)?.y;
+                let y = bench.chase(at, (0.5 * n) as usize, 0, false)?.y;
                 *q = q.min(y);
                 v.push(y);
             }
@@ -551,7 +559,7 @@ fn colour_edges(
         let before = sentinels(bench, &mut quiet)?;
         let mut row = Vec::with_capacity(sizes.len());
         for &x in &sizes {
-            row.push(bench.point_at(at, x as usize, 0)?);
+            row.push(bench.chase(at, x as usize, 0, false)?);
         }
         let after = sentinels(bench, &mut quiet)?;
         let disturbed = before
@@ -560,9 +568,9 @@ fn colour_edges(
             .zip(quiet.iter().cycle())
             .any(|(y, q)| *y > SENTINEL_MARGIN * q);
         r += 1;
-        if disturbed && t.elapsed().as_secs_f64() < COLOUR_BUDGET_S {
+        if disturbed && hw.now_s() - t < COLOUR_BUDGET_S {
             retries += 1;
-            std::thread::sleep(std::time::Duration::from_millis(50));
+            hw.pause(50);
             continue;
         }
         for (p, q) in pts.iter_mut().zip(row) {
@@ -581,7 +589,7 @@ fn colour_edges(
         "cache: {} private level edge(s) on {done} page placements ({retries} measured again: \
          another thread on the core) in {:.1} s",
         nominal.len(),
-        t.elapsed().as_secs_f64()
+        hw.now_s() - t
     ));
     Ok(Some(curve(
         cache_analysis::COLOUR,
@@ -591,12 +599,13 @@ fn colour_edges(
     )))
 }
 
+impl Sweep<'_> {
 /// Step 3, repair: a larger working set cannot be faster than a smaller
 /// one, so a point well above a larger size's latency was disturbed.
 /// Measure it again, later.
-fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instant) -> Result<()> {
+fn repair(&self, bench: &mut dyn ChasePoints, points: &mut [RawPoint]) -> Result<()> {
     for _ in 0..3 {
-        if t0.elapsed().as_secs_f64() > SWEEP_BUDGET_S {
+        if self.elapsed() > SWEEP_BUDGET_S {
             break;
         }
         let mut suffix_min = f64::INFINITY;
@@ -611,25 +620,33 @@ fn repair(bench: &mut ChaseBench, points: &mut [RawPoint], t0: std::time::Instan
             break;
         }
         for i in bad {
-            let q = bench.point(points[i].x as usize, 0)?;
+            let q = bench.chase(0, points[i].x as usize, 0, false)?;
             merge_point(&mut points[i], q);
         }
     }
     Ok(())
 }
+}
 
 /// Step 3c: a last level with adaptive insertion (Intel's L3s, Zen 3 to
 /// 5's) keeps part of any chase, so at the sweep's top latency may still
 /// climb toward memory (a Zen 5 guest: 129–138 ns at four times its L3,
-/// against 146–150). While the top still climbs (`still_climbing`), one
+/// against 146–150). While the top still climbs (`still_climbing`) or the
+/// sweep shows no memory plateau to the analysis, one
 /// more octave, four points, on a buffer of its own (allocated only then), at
 /// most two octaves and within a quarter of available memory; stopped
 /// where that buffer's pages are not what the sweep's were to the TLB.
-fn extend_past_climb(points: &mut Vec<RawPoint>, tlb_ok: bool, progress: &dyn Progress) -> Result<()> {
-    let avail = hwcal_probes::sysinfo::available_memory() as f64;
+fn extend_past_climb(
+    hw: &dyn Hardware,
+    points: &mut Vec<RawPoint>,
+    (machine, tlb_ok): (&MachineInfo, bool),
+    progress: &dyn Progress,
+) -> Result<()> {
+    let avail = hw.available_memory() as f64;
     for _ in 0..2 {
         let lat = curve(cache_analysis::LATENCY, "", "", points.clone());
-        let xs = extension_sizes(&lat, avail);
+        let found = sweep_analysis(&lat, machine, tlb_ok).memory.is_some();
+        let xs = extension_sizes(&lat, found, avail);
         let (Some(&first), Some(&to)) = (xs.first(), xs.last()) else {
             return Ok(());
         };
@@ -638,13 +655,13 @@ fn extend_past_climb(points: &mut Vec<RawPoint>, tlb_ok: bool, progress: &dyn Pr
             (first / 1048576.0).round(),
             (to / 1048576.0).round()
         ));
-        let (mut bench, _, same_pages) = chase_bench(to as u64, progress)?;
+        let (mut bench, _, same_pages) = chase_bench(hw, to as u64, progress)?;
         if same_pages != tlb_ok {
             progress.say("cache: the extension's buffer got other pages than the sweep's; not extended");
             return Ok(());
         }
         for x in xs {
-            sorted_insert(points, bench.point(x as usize, 0)?);
+            sorted_insert(points, bench.chase(0, x as usize, 0, false)?);
         }
     }
     Ok(())
@@ -658,7 +675,12 @@ const TLB_PAGES_FOR_CACHE: u64 = 8192;
 /// Where the chase buffer was 4 KiB pages to the TLB and the profile has no
 /// TLB curves yet (`hwcal cache` alone, or `run --skip tlb`), measure them:
 /// the analysis removes the TLB's share from the cache curve with them.
-pub fn ensure_tlb_curves(p: &mut Profile, progress: &dyn Progress, cpu: Option<usize>) -> Result<()> {
+pub fn ensure_tlb_curves(
+    hw: &dyn Hardware,
+    p: &mut Profile,
+    progress: &dyn Progress,
+    cpu: Option<usize>,
+) -> Result<()> {
     let huge_seen = p
         .raw_curve(cache_analysis::HUGE)
         .is_some_and(|c| !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5));
@@ -667,7 +689,7 @@ pub fn ensure_tlb_curves(p: &mut Profile, progress: &dyn Progress, cpu: Option<u
         return Ok(());
     }
     progress.say("cache: the TLB sees 4 KiB pages; measuring its levels to correct for them");
-    let raw = crate::tlb::measure(TLB_PAGES_FOR_CACHE, 0, progress, cpu)?;
+    let raw = crate::tlb::measure(hw, TLB_PAGES_FOR_CACHE, 0, progress, cpu)?;
     p.raw.extend(raw);
     Ok(())
 }

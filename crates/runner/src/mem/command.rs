@@ -309,7 +309,7 @@ pub struct Command {
 }
 
 impl Plan for Command {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let mut p = Profile::default();
         measure_command(&self.cfg, self.mode, progress, &mut p, self.start)?;
         Ok(p)

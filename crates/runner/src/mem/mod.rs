@@ -57,7 +57,7 @@ pub struct Short {
 }
 
 impl Plan for Short {
-    fn run(&self, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let mut p = Profile::default();
         run_short(&self.cpus, self.pinned, progress, &mut p)?;
         Ok(p)
