@@ -45,6 +45,6 @@ pub use calibrate::{
 };
 pub use error::{Context, Result, RunnerError};
 pub use machine::Real;
-pub use points::{ChaseBuffer, ChasePoints, Hardware, Kernels, PagePoints, TlbBenches, Watching};
+pub use points::{ChaseBuffer, ChasePoints, Hardware, Kernels, MemPoints, PagePoints, TlbBenches, Watching};
 pub use probe::{Machine, Plan, Planned, ProbeEntry, Progress, RunConfig, Silent};
 pub use registry::{plan, probe_ids, probes, select};

@@ -7,8 +7,8 @@
 //! kernels on this machine and the simulator (`hwcal-sim`) computes each
 //! point from a model, so the adaptive plans — the cache sweep, its
 //! refinement, repair, retries and extension, the idle-gap chase, the
-//! line tests, the chains, the TLB sweep and its refinement — run
-//! unchanged on both.
+//! line tests, the chains, the TLB sweep and its refinement, the memory
+//! section's chases — run unchanged on both.
 
 use crate::probe::Progress;
 use crate::{Context, Result};
@@ -16,6 +16,7 @@ use hwcal_harness::{clockref, Timer};
 use hwcal_model::{RawCurve, RawPoint};
 use hwcal_probes::buffer::{Backing, Buffer};
 use hwcal_probes::cache::{huge_buffer, ChaseBench};
+use hwcal_probes::mem::{RunTiming, ThreadRun};
 use hwcal_probes::pages::PageSizes;
 use hwcal_probes::tlb::{Layout, PageBench};
 
@@ -75,8 +76,40 @@ pub struct TlbBenches {
     pub dense: Box<dyn PagePoints>,
 }
 
+/// The memory section's buffers: the chase ring (its lines in one random
+/// cycle, and window by window) and a stream buffer per thread.
+pub trait MemPoints {
+    /// The chase's pages: (page bytes, huge pages the TLB sees, the share
+    /// of the buffers `smaps` reports as huge pages).
+    fn pages(&self) -> (u64, bool, f64);
+    /// Seconds the buffers took to prepare.
+    fn setup_s(&self) -> f64;
+    /// NUMA nodes with memory.
+    fn numa_nodes(&self) -> u32;
+    /// The chase around the ring for `timing`, one thread (`windowed`: the
+    /// same lines window by window, which hardly walks the page tables;
+    /// `None` where the ring has no such cycle).
+    fn chase(&mut self, windowed: bool, timing: &RunTiming) -> Result<Option<Vec<ThreadRun>>>;
+    /// `k` independent chases around the ring at once, one thread.
+    fn chains(&mut self, k: usize, timing: &RunTiming) -> Result<Vec<ThreadRun>>;
+    /// A sequential read of its own stream buffer by each of `threads`
+    /// threads; `None` where streams are not measured (a simulated
+    /// machine models no bandwidth).
+    fn read(&mut self, threads: usize, timing: &RunTiming) -> Result<Option<Vec<ThreadRun>>>;
+}
+
 /// What the plans run on: see the module documentation.
 pub trait Hardware {
+    /// The CPUs of `cpus` a thread can really be pinned to.
+    fn pinnable(&self, cpus: &[usize]) -> Vec<usize>;
+    /// The memory section's buffers: a stream buffer of `stream` bytes per
+    /// CPU of `order`, and a chase ring of `chase` bytes on the first.
+    fn mem_buffers(
+        &self,
+        order: &[Option<usize>],
+        sizes: (usize, usize),
+        progress: &dyn Progress,
+    ) -> Result<Box<dyn MemPoints>>;
     /// The base page and the huge page.
     fn page_sizes(&self) -> PageSizes;
     /// Memory available to a buffer now (bytes).
@@ -179,6 +212,17 @@ fn longest_run(clean: &[usize]) -> &[usize] {
 }
 
 impl Hardware for Kernels {
+    fn pinnable(&self, cpus: &[usize]) -> Vec<usize> {
+        crate::mem::short::pinnable(cpus)
+    }
+    fn mem_buffers(
+        &self,
+        order: &[Option<usize>],
+        sizes: (usize, usize),
+        progress: &dyn Progress,
+    ) -> Result<Box<dyn MemPoints>> {
+        crate::mem::short::kernel_buffers(order, sizes, progress)
+    }
     fn page_sizes(&self) -> PageSizes {
         PageSizes::system()
     }

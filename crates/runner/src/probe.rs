@@ -53,7 +53,7 @@ pub trait Plan: std::fmt::Debug {
     /// figures derived from raw data come from the entry's `analyze`, run
     /// once over the merged profile by [`calibrate`](crate::calibrate).
     /// Probes whose measurements have no seam yet (clock, ctx, c2c, os,
-    /// io, the memory section) run their kernels directly.
+    /// io, and `hwcal mem`'s own jobs) run their kernels directly.
     fn run(&self, hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile>;
 }
 

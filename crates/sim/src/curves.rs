@@ -282,6 +282,9 @@ pub(crate) fn chase(
     (ns, prev_miss)
 }
 
+/// The probes' timing block (`enough`): 100 µs.
+const BLOCK_S: f64 = 1e-4;
+
 /// How many samples a point takes: the harness's stopping rule (at least
 /// `min`, then until the `best_k` fastest agree within `tolerance`, at
 /// most `max`), so a simulated point's minimum is as precise as a real
@@ -292,6 +295,9 @@ pub struct Sampling {
     pub max: usize,
     pub best_k: usize,
     pub tolerance: f64,
+    /// How long one sample lasts, s: spikes come at a rate per unit of
+    /// time, so a long sample meets more of them, each a smaller share.
+    pub block_s: f64,
 }
 
 impl Sampling {
@@ -302,7 +308,13 @@ impl Sampling {
             max: n,
             best_k: 1,
             tolerance: 0.0,
+            block_s: BLOCK_S,
         }
+    }
+
+    /// The same with samples of `s` seconds each.
+    pub fn lasting(self, s: f64) -> Self {
+        Sampling { block_s: s, ..self }
     }
 
     /// The cache probe's latency policy (sweep points, line pairs, chains).
@@ -321,6 +333,7 @@ impl Sampling {
             max: p.max_samples,
             best_k: p.best_k,
             tolerance: p.tolerance,
+            block_s: BLOCK_S,
         }
     }
 
@@ -359,9 +372,20 @@ pub(crate) fn samples(
         let busy = unit(rng) < nz.busy;
         let mut pages = SplitMix64::new(placement.unwrap_or_else(|| rng.next_u64()));
         let mut v = at(busy, share, &mut pages) * (1.0 + (nz.jitter * normal(rng)).abs()) + core_ns;
-        if unit(rng) < nz.spikes {
-            v *= 1.2 + 1.8 * unit(rng);
+        // Spikes (an interrupt, the host's tick, a preemption) come at
+        // `spikes` per 100 µs block and each takes 20–200 µs: a 100 µs
+        // sample that meets one is 1.2–3× slower, a 10 ms slice that meets
+        // a few some percent.
+        let blocks = (sampling.block_s / BLOCK_S).max(1.0);
+        let mut stolen = 0.0;
+        let mut left = nz.spikes * blocks;
+        while left > 0.0 {
+            if unit(rng) < left.min(1.0) {
+                stolen += 0.2 + 1.8 * unit(rng);
+            }
+            left -= 1.0;
         }
+        v *= 1.0 + stolen / blocks;
         s.push(v);
     }
     let y = s.iter().copied().fold(f64::INFINITY, f64::min);

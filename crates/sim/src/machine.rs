@@ -117,7 +117,7 @@ impl Machine for Sim {
         progress.say(&format!("{}: simulated", probe.id));
         match probe.id {
             // The runner's own plans, on the model's points.
-            "cache" | "tlb" => plan.run(&SimHardware::new(&self.model, &self.info(), self.seed(probe.id)), progress),
+            "cache" | "tlb" | "mem" => plan.run(&SimHardware::new(&self.model, &self.info(), self.seed(probe.id)), progress),
             _ => Ok(Profile::default()),
         }
     }

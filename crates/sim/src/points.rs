@@ -19,7 +19,8 @@ use crate::model::{Model, Pages};
 use hwcal_model::{MachineInfo, RawCurve, RawPoint};
 use hwcal_probes::pages::PageSizes;
 use hwcal_probes::tlb::Layout;
-use hwcal_runner::{ChaseBuffer, ChasePoints, Hardware, PagePoints, Progress, TlbBenches, Watching};
+use hwcal_probes::mem::{RunTiming, Slice, ThreadRun};
+use hwcal_runner::{ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, Progress, TlbBenches, Watching};
 use hwcal_stats::SplitMix64;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -83,27 +84,52 @@ impl SimHardware {
         let mut st = self.state.borrow_mut();
         let mut p = samples(&self.model, (sampling, core_ns), placement, &mut st.rng, at);
         p.x = x;
-        st.clock += point_seconds(&p, lines);
+        st.clock += point_seconds(&p, lines, sampling.block_s);
         p
     }
 }
 
 /// What a point takes on the real machine (`probes::cache::time_chain`):
 /// linking the chain (a store per line; stores overlap, so a few ns
-/// each), a warm-up walk of one lap capped at 2^17 loads, then each
-/// sample a block of 100 µs (2 ms past 16 MiB, the probe's long blocks).
-fn point_seconds(p: &RawPoint, lines: f64) -> f64 {
-    let block: f64 = if lines * 64.0 > hwcal_probes::cache::LONG_BLOCK_FROM as f64 {
-        2e-3
-    } else {
-        1e-4
-    };
+/// each), a warm-up walk of one lap capped at 2^17 loads, then its
+/// samples, each a block of `block_s`.
+fn point_seconds(p: &RawPoint, lines: f64, block_s: f64) -> f64 {
     let warm = lines.min(hwcal_probes::cache::WARM_CAP_LOADS as f64) * p.y * 1e-9;
     let link = lines * p.y.min(5.0) * 1e-9;
-    p.samples.len() as f64 * block + warm + link
+    p.samples.len() as f64 * block_s + warm + link
+}
+
+/// The cache probe's sampling for a chase over `bytes`: its blocks are
+/// 2 ms past 16 MiB (`probes::cache::LONG_BLOCK_FROM`), else 100 µs.
+fn chase_sampling(s: Sampling, bytes: f64) -> Sampling {
+    if bytes > hwcal_probes::cache::LONG_BLOCK_FROM as f64 {
+        s.lasting(2e-3)
+    } else {
+        s
+    }
 }
 
 impl Hardware for SimHardware {
+    fn pinnable(&self, cpus: &[usize]) -> Vec<usize> {
+        cpus.to_vec()
+    }
+    fn mem_buffers(
+        &self,
+        order: &[Option<usize>],
+        (_, chase): (usize, usize),
+        _progress: &dyn Progress,
+    ) -> hwcal_runner::Result<Box<dyn MemPoints>> {
+        // Linking the ring's two cycles: a store per line, overlapped.
+        let setup_s = chase as f64 / 64.0 * 5e-9;
+        self.pause((setup_s * 1e3) as u64);
+        Ok(Box::new(SimMem {
+            hw: self.clone(),
+            bytes: chase as f64,
+            frames: self.new_buffer(),
+            cpu: order.first().copied().flatten(),
+            setup_s,
+        }))
+    }
     fn page_sizes(&self) -> PageSizes {
         PageSizes::for_base(self.model.page as usize)
     }
@@ -235,7 +261,7 @@ impl ChasePoints for SimChase {
         let size = (bytes / 64 * 64).clamp(64, self.capacity / 64 * 64);
         let at = (at / 64 * 64).min(self.capacity / 64 * 64 - size);
         let m = self.hw.model.clone();
-        let sampling = if fine { Sampling::gap() } else { Sampling::sweep() };
+        let sampling = chase_sampling(if fine { Sampling::gap() } else { Sampling::sweep() }, size as f64);
         // The gap's adds are core cycles, which the memory system's jitter
         // does not stretch.
         let core_ns = gap_adds as f64 * 1000.0 / m.mhz;
@@ -312,7 +338,7 @@ impl ChasePoints for SimChase {
         let k = chains as f64;
         Ok(self.hw.point(
             k,
-            (Sampling::sweep(), 0.0, Some(self.placement(0))),
+            (chase_sampling(Sampling::sweep(), size), 0.0, Some(self.placement(0))),
             size / 64.0,
             |busy, share, r| chase_ns(&m, size, true, busy, share, r) / k.min(m.mlp),
         ))
@@ -370,5 +396,83 @@ impl PagePoints for SimPages {
         } else {
             Layout::Dense
         }
+    }
+}
+
+/// The memory section's ring, simulated: slices of a chase over the whole
+/// ring (its cache misses and, unless windowed, its page walks), or of k
+/// chains; streams are not modelled.
+struct SimMem {
+    hw: SimHardware,
+    bytes: f64,
+    frames: u64,
+    cpu: Option<usize>,
+    setup_s: f64,
+}
+
+impl SimMem {
+    /// One thread's slices of `timing`, each a sample of `at`'s ns per load.
+    fn run(
+        &self,
+        (work, timing): (&'static str, &RunTiming),
+        at: impl FnMut(bool, f64, &mut SplitMix64) -> f64,
+    ) -> Vec<ThreadRun> {
+        let n = (timing.duration_ns / timing.slice_ns).round().max(1.0) as usize;
+        let p = self.hw.point(
+            self.bytes,
+            (Sampling::fixed(n).lasting(timing.slice_ns * 1e-9), 0.0, Some(self.frames)),
+            self.bytes / 64.0,
+            at,
+        );
+        self.hw.pause(timing.warm_up_ms);
+        let mhz = self.hw.model.mhz;
+        let slices = p
+            .samples
+            .iter()
+            .map(|&ns| Slice {
+                ops: (timing.slice_ns / ns) as u64,
+                ns: timing.slice_ns,
+                ticks: timing.slice_ns * mhz / 1e3,
+                mhz,
+                cpu_ns: timing.slice_ns,
+            })
+            .collect();
+        vec![ThreadRun {
+            cpu: self.cpu,
+            work,
+            slices,
+            preemptions: Some(0),
+        }]
+    }
+}
+
+impl MemPoints for SimMem {
+    fn pages(&self) -> (u64, bool, f64) {
+        let m = &self.hw.model;
+        match m.pages {
+            Pages::Huge => (m.huge_page(), true, 1.0),
+            Pages::Base => (m.page, false, 0.0),
+        }
+    }
+    fn setup_s(&self) -> f64 {
+        self.setup_s
+    }
+    fn numa_nodes(&self) -> u32 {
+        1
+    }
+    fn chase(&mut self, windowed: bool, timing: &RunTiming) -> hwcal_runner::Result<Option<Vec<ThreadRun>>> {
+        let (m, x) = (self.hw.model.clone(), self.bytes);
+        Ok(Some(self.run(("chase", timing), |busy, share, r| {
+            chase(&m, x, !windowed, (busy, share), r).0
+        })))
+    }
+    fn chains(&mut self, k: usize, timing: &RunTiming) -> hwcal_runner::Result<Vec<ThreadRun>> {
+        let (m, x) = (self.hw.model.clone(), self.bytes);
+        Ok(self.run(("chains", timing), |busy, share, r| {
+            chase_ns(&m, x, true, busy, share, r) / (k as f64).min(m.mlp)
+        }))
+    }
+    fn read(&mut self, _threads: usize, _timing: &RunTiming) -> hwcal_runner::Result<Option<Vec<ThreadRun>>> {
+        Ok(None)
     }
 }

@@ -40,7 +40,7 @@ pub struct Judged {
 /// Calibrate the model's cache and TLB probes, as `hwcal run --only
 /// cache,tlb` would on it.
 pub fn calibrate(model: &Model) -> Result<Profile, String> {
-    let ids = ["tlb".to_string(), "cache".to_string()];
+    let ids = ["tlb".to_string(), "cache".to_string(), "mem".to_string()];
     let probes = hwcal_runner::select(hwcal_runner::probes(), &ids, &[]).map_err(|e| e.to_string())?;
     let config = hwcal_runner::RunConfig {
         probes: ids.to_vec(),

@@ -165,7 +165,23 @@ pub(super) fn measure(
     template: MemResult,
     raw: &mut Vec<RawCurve>,
 ) -> Result<MemResult> {
-    let runs = mem_kernels::run(jobs, plan).context("measuring")?;
+    let runs = run_jobs(jobs, plan)?;
+    Ok(record(label, &runs, template, raw))
+}
+
+/// Run `jobs` on the kernels.
+pub(super) fn run_jobs(jobs: &[Job], plan: &RunTiming) -> Result<Vec<mem_kernels::ThreadRun>> {
+    mem_kernels::run(jobs, plan).context("measuring")
+}
+
+/// Keep one raw curve per thread of `runs` (`{series}.t{tid}`) and
+/// summarise them over `template`.
+pub(super) fn record(
+    label: &MemSeries,
+    runs: &[mem_kernels::ThreadRun],
+    template: MemResult,
+    raw: &mut Vec<RawCurve>,
+) -> MemResult {
     let mut curves = Vec::with_capacity(runs.len());
     for (tid, r) in runs.iter().enumerate() {
         curves.push(RawCurve {
@@ -189,8 +205,8 @@ pub(super) fn measure(
             })
             .collect();
     }
-    for (t, (j, r)) in tpl.per_thread.iter_mut().zip(jobs.iter().zip(&runs)) {
-        t.cpu = j.cpu;
+    for (t, r) in tpl.per_thread.iter_mut().zip(runs) {
+        t.cpu = r.cpu;
         t.work = r.work.into();
         t.preemptions = r.preemptions;
     }
@@ -198,7 +214,7 @@ pub(super) fn measure(
     let mut res = summarize(&tpl, &refs, Timer::get().tsc_mhz());
     res.preemptions = runs.iter().map(|r| r.preemptions).sum();
     raw.extend(curves);
-    Ok(res)
+    res
 }
 
 pub(super) fn template(cfg_pattern: &str, op: &str, size: usize, local: bool, threads: usize) -> MemResult {

@@ -18,7 +18,7 @@ use hwcal_model::Profile;
 mod command;
 mod job;
 pub mod placement;
-mod short;
+pub(crate) mod short;
 mod sweep;
 pub mod syntax;
 
@@ -57,9 +57,9 @@ pub struct Short {
 }
 
 impl Plan for Short {
-    fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
+    fn run(&self, hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let mut p = Profile::default();
-        run_short(&self.cpus, self.pinned, progress, &mut p)?;
+        run_short(hw, (&self.cpus, self.pinned), progress, &mut p)?;
         Ok(p)
     }
 }

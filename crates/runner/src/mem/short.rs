@@ -1,85 +1,71 @@
 //! `hwcal run`'s short memory section (≈2–3 s): chase latency over 1 GiB
 //! on huge pages (and the same buffer window by window, for the page
 //! walks' share), then read bandwidth with one thread and with every CPU.
+//! The plan asks its measurements of a [`MemPoints`]: the kernels on
+//! prepared buffers here ([`kernel_buffers`]), or a simulated machine.
 
+use crate::points::{Hardware, MemPoints};
 use crate::probe::Progress;
 use crate::Result;
 use hwcal_analysis::mem_raw::noisy_note;
 use hwcal_model::curve::MemSeries;
 use hwcal_model::{Bandwidth, BandwidthPoint, Note, Profile, RawCurve};
 use hwcal_probes::buffer::Backing;
-use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunTiming, Work};
+use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunTiming, ThreadRun, Work};
 use hwcal_probes::numa;
-use std::time::Instant;
 
 use super::job::*;
 
 const SHORT_SIZE: usize = 256 << 20;
 
-/// `hwcal run`'s memory section: chase latency on a THP buffer, then read
-/// bandwidth with one thread and with every pinnable CPU.
+/// `hwcal run`'s memory section on `hw`: chase latency on a THP buffer,
+/// then read bandwidth with one thread and with every pinnable CPU.
 pub(super) fn run_short(
-    cpus: &[usize],
-    pinned: Option<usize>,
+    hw: &dyn Hardware,
+    (cpus, pinned): (&[usize], Option<usize>),
     progress: &dyn Progress,
     p: &mut Profile,
 ) -> Result<()> {
-    let start = Instant::now();
-    let cpus = pinnable(cpus);
+    let start = hw.now_s();
+    let cpus = hw.pinnable(cpus);
     let first = pinned.or_else(|| cpus.last().copied());
     // CPUs for the all-thread run: the pinned one first, then the others.
     let mut order: Vec<Option<usize>> = vec![first];
     order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
     let n = order.len();
-    let (stream, chase_size) = short_sizes(n, CHASE_SIZE);
-    let preps = short_preps(&order, stream, chase_size);
-    let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", stream)?;
+    let (stream, chase_size) = short_sizes(hw, n, CHASE_SIZE);
+    let mut mem = hw.mem_buffers(&order, (stream, chase_size), progress)?;
     let plan = RunTiming {
         duration_ns: 0.3e9,
         slice_ns: 10e6,
         warm_up_ms: 50,
     };
-    let refs: Vec<&Prepared> = bufs.iter().collect();
-    let (page, huge, frac) = pages(&Backing::Thp, &refs);
+    let (page, huge, frac) = mem.pages();
     let mut tpl = template("random", "chase", chase_size, true, 1);
     tpl.page_size_bytes = page;
     tpl.use_hugepages = huge;
     tpl.huge_fraction = frac;
-    tpl.setup_s = setup_s;
-    tpl.numa_nodes = numa::nodes().iter().filter(|n| n.has_memory).count() as u32;
+    tpl.setup_s = mem.setup_s();
+    tpl.numa_nodes = mem.numa_nodes();
     let lat_plan = RunTiming {
         duration_ns: 0.4e9,
         ..plan
     };
-    let ring = &bufs[n];
-    let jobs = [Job {
-        cpu: first,
-        work: Work::Chase {
-            buf: &ring.buf,
-            start: ring.entries[0],
-        },
-    }];
-    let lat = measure(&MemSeries::Latency, &jobs, &lat_plan, tpl.clone(), &mut p.raw)?;
+    let runs = mem.chase(false, &lat_plan)?.unwrap_or_default();
+    let lat = record(&MemSeries::Latency, &runs, tpl.clone(), &mut p.raw);
     // The page walks' share, measured: the same buffer chased window by
     // window (`build_local_ring`), which misses the caches as often but
     // hardly ever walks the page tables. Only its raw curve is kept; the
     // consistency stage sets it beside the memory latency.
-    if let Some(start) = ring.local_entry {
-        let jobs = [Job {
-            cpu: first,
-            work: Work::Chase {
-                buf: &ring.buf,
-                start,
-            },
-        }];
-        let local_plan = RunTiming {
-            duration_ns: 0.3e9,
-            ..plan
-        };
-        measure(&MemSeries::LatencyLocal, &jobs, &local_plan, tpl, &mut p.raw)?;
+    let local_plan = RunTiming {
+        duration_ns: 0.3e9,
+        ..plan
+    };
+    if let Some(runs) = mem.chase(true, &local_plan)? {
+        record(&MemSeries::LatencyLocal, &runs, tpl, &mut p.raw);
     }
-    short_mlp(first, ring, &plan, chase_size, &mut p.raw)?;
-    let bw = short_bandwidth(&order, &bufs, stream, &plan, p)?;
+    short_mlp(mem.as_mut(), &plan, chase_size, &mut p.raw)?;
+    p.bandwidth = short_bandwidth(mem.as_mut(), (n, stream), &plan, p)?;
     if !huge {
         p.notes.push(Note::warning(
             "mem",
@@ -91,10 +77,9 @@ pub(super) fn run_short(
         ));
     }
     let mut lat = lat;
-    lat.total_exec_time_s = start.elapsed().as_secs_f64();
+    lat.total_exec_time_s = hw.now_s() - start;
     p.notes.extend(noisy_note(&lat));
     p.mem = Some(lat);
-    p.bandwidth = Some(bw);
     Ok(())
 }
 
@@ -108,39 +93,22 @@ const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
 /// slow-to-empty last level still serves part of the loads). Only the raw
 /// curves are kept; the consistency stage sets the table beside memory
 /// latency.
-fn short_mlp(
-    cpu: Option<usize>,
-    ring: &Prepared,
-    plan: &RunTiming,
-    size: usize,
-    raw: &mut Vec<RawCurve>,
-) -> Result<()> {
+fn short_mlp(mem: &mut dyn MemPoints, plan: &RunTiming, size: usize, raw: &mut Vec<RawCurve>) -> Result<()> {
     let mlp_plan = RunTiming {
         duration_ns: 0.1e9,
         ..*plan
     };
     for k in MLP_CHAINS {
-        let mut starts = [0; mem_kernels::MAX_CHAINS];
-        for (j, s) in starts.iter_mut().take(k).enumerate() {
-            *s = ring.entries[j * mem_kernels::MAX_CHAINS / k];
-        }
-        let jobs = [Job {
-            cpu,
-            work: Work::Chains {
-                buf: &ring.buf,
-                starts,
-                k,
-            },
-        }];
+        let runs = mem.chains(k, &mlp_plan)?;
         let tpl = template("random", "chains", size, true, 1);
-        measure(&MemSeries::Mlp { chains: k as u32 }, &jobs, &mlp_plan, tpl, raw)?;
+        record(&MemSeries::Mlp { chains: k as u32 }, &runs, tpl, raw);
     }
     Ok(())
 }
 
 /// Only CPUs a thread can really be pinned to (a cpuset may hide some
 /// online ones).
-fn pinnable(cpus: &[usize]) -> Vec<usize> {
+pub(crate) fn pinnable(cpus: &[usize]) -> Vec<usize> {
     cpus.iter()
         .copied()
         .filter(|&c| {
@@ -165,12 +133,12 @@ const CHASE_SIZE: usize = 1 << 30;
 /// [`CHASE_SIZE`]) for `n` threads: 256 MiB each stream, less with many
 /// CPUs (1 GiB in all, 64 MiB at least), and all of it within half the
 /// available memory.
-fn short_sizes(n: usize, chase: usize) -> (usize, usize) {
-    let avail = hwcal_probes::sysinfo::available_memory() as usize;
+fn short_sizes(hw: &dyn Hardware, n: usize, chase: usize) -> (usize, usize) {
+    let avail = hw.available_memory() as usize;
     let mut stream = SHORT_SIZE.min((1usize << 30) / n).max(64 << 20);
     let mut chase_size = chase;
     if avail > 0 && stream * n + chase_size > avail / 2 {
-        let huge = hwcal_probes::pages::huge_page();
+        let huge = hw.page_sizes().huge;
         stream = ((avail / 2) / (n + 1)).max(4 << 20) / huge * huge;
         chase_size = stream.max(huge);
         stream = stream.max(huge);
@@ -210,15 +178,14 @@ fn short_preps(order: &[Option<usize>], stream: usize, chase_size: usize) -> Vec
 }
 
 /// Read bandwidth with one thread and, if there are more CPUs, with all of
-/// them, each thread on its own buffer; the last is the headline.
+/// them, each thread on its own buffer; the last is the headline. `None`
+/// where `mem` cannot stream (a simulated machine models no bandwidth).
 fn short_bandwidth(
-    order: &[Option<usize>],
-    bufs: &[Prepared],
-    stream: usize,
+    mem: &mut dyn MemPoints,
+    (n, stream): (usize, usize),
     plan: &RunTiming,
     p: &mut Profile,
-) -> Result<Bandwidth> {
-    let n = order.len();
+) -> Result<Option<Bandwidth>> {
     let mut bw = Bandwidth {
         threads: n as u32,
         size_bytes: stream as u64,
@@ -228,22 +195,18 @@ fn short_bandwidth(
     };
     let counts: Vec<usize> = if n > 1 { vec![1, n] } else { vec![1] };
     for k in counts {
-        let jobs: Vec<Job> = (0..k)
-            .map(|t| Job {
-                cpu: order[t],
-                work: stream_work(&bufs[t].buf, 0, stream, MemOp::Read, false),
-            })
-            .collect();
-        let r = measure(
+        let Some(runs) = mem.read(k, plan)? else {
+            return Ok(None);
+        };
+        let r = record(
             &MemSeries::Run {
                 op: "read".into(),
                 threads: k as u32,
             },
-            &jobs,
-            plan,
+            &runs,
             template("sequential", "read", stream, true, k),
             &mut p.raw,
-        )?;
+        );
         bw.scaling.push(BandwidthPoint {
             threads: k as u32,
             op: "read".into(),
@@ -252,5 +215,89 @@ fn short_bandwidth(
         });
         bw.read_bytes_per_sec = Some(r.bytes_per_sec);
     }
-    Ok(bw)
+    Ok(Some(bw))
+}
+
+/// The section's buffers on this machine: one THP stream buffer per CPU
+/// of `order` and the chase ring, prepared (see [`short_preps`]).
+pub(crate) fn kernel_buffers(
+    order: &[Option<usize>],
+    (stream, chase_size): (usize, usize),
+    progress: &dyn Progress,
+) -> Result<Box<dyn MemPoints>> {
+    let preps = short_preps(order, stream, chase_size);
+    let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", stream)?;
+    Ok(Box::new(KernelBuffers {
+        order: order.to_vec(),
+        bufs,
+        stream,
+        setup_s,
+    }))
+}
+
+/// [`kernel_buffers`]: the stream buffers, then the chase ring.
+struct KernelBuffers {
+    order: Vec<Option<usize>>,
+    bufs: Vec<Prepared>,
+    stream: usize,
+    setup_s: f64,
+}
+
+impl KernelBuffers {
+    fn ring(&self) -> &Prepared {
+        &self.bufs[self.order.len()]
+    }
+}
+
+impl MemPoints for KernelBuffers {
+    fn pages(&self) -> (u64, bool, f64) {
+        pages(&Backing::Thp, &self.bufs.iter().collect::<Vec<_>>())
+    }
+    fn setup_s(&self) -> f64 {
+        self.setup_s
+    }
+    fn numa_nodes(&self) -> u32 {
+        numa::nodes().iter().filter(|n| n.has_memory).count() as u32
+    }
+    fn chase(&mut self, windowed: bool, timing: &RunTiming) -> Result<Option<Vec<ThreadRun>>> {
+        let ring = self.ring();
+        let start = if windowed {
+            ring.local_entry
+        } else {
+            Some(ring.entries[0])
+        };
+        let Some(start) = start else {
+            return Ok(None);
+        };
+        let jobs = [Job {
+            cpu: self.order[0],
+            work: Work::Chase { buf: &ring.buf, start },
+        }];
+        Ok(Some(run_jobs(&jobs, timing)?))
+    }
+    fn chains(&mut self, k: usize, timing: &RunTiming) -> Result<Vec<ThreadRun>> {
+        let ring = self.ring();
+        let mut starts = [0; mem_kernels::MAX_CHAINS];
+        for (j, s) in starts.iter_mut().take(k).enumerate() {
+            *s = ring.entries[j * mem_kernels::MAX_CHAINS / k];
+        }
+        let jobs = [Job {
+            cpu: self.order[0],
+            work: Work::Chains {
+                buf: &ring.buf,
+                starts,
+                k,
+            },
+        }];
+        run_jobs(&jobs, timing)
+    }
+    fn read(&mut self, threads: usize, timing: &RunTiming) -> Result<Option<Vec<ThreadRun>>> {
+        let jobs: Vec<Job> = (0..threads)
+            .map(|t| Job {
+                cpu: self.order[t],
+                work: stream_work(&self.bufs[t].buf, 0, self.stream, MemOp::Read, false),
+            })
+            .collect();
+        Ok(Some(run_jobs(&jobs, timing)?))
+    }
 }
