@@ -49,7 +49,8 @@ pub const RELATIONS: [Relation; 6] = [
         rule: "every other measurement of memory latency (the cache sweep's plateau, a `mem` chase) \
                against the headline: slower at a larger working set or faster at a smaller one is a \
                size effect (the last level's remaining hits, page walks that miss the caches), said so; \
-               the reverse by more than 10% and both intervals is a contradiction (headline noisy)",
+               the reverse, or any difference over the same working set (within 1.25x), by more than 10% \
+               and both intervals is a contradiction (headline noisy)",
         check: memory_measures,
     },
     Relation {
@@ -75,7 +76,8 @@ pub const RELATIONS: [Relation; 6] = [
     Relation {
         id: "levels-stated",
         rule: "every cache level the sweep found maps to one the machine states; one more than it \
-               states is said so (a level the hypervisor hides is possible, and shown as found)",
+               states is said so, and the cache analysis leaves a level past the stated private ones `ok` \
+               only where the idle-gap chase shows its step again (cache.l{N}-unstated)",
         check: levels_stated,
     },
 ];
@@ -361,7 +363,14 @@ pub const LOCAL_WINDOW_PAGES: usize = 256;
 /// their intervals (where known) do not overlap.
 /// How far above the headline the single chase over its larger footprint
 /// may read before the sweep is taken to have stopped on a climb.
-const RISING: f64 = 0.05;
+const RISING: f64 = crate::cache::MEMORY_RISE;
+
+/// Two chases whose working sets are within this ratio of one another run
+/// over the same footprint (the sweep's points are about a quarter octave
+/// apart, and `gap_sizes` measures sizes within a quarter of one another
+/// once): no working-set effect separates them, so a disagreement beyond
+/// both intervals is a contradiction whatever would explain it.
+pub const SAME_FOOTPRINT: f64 = 1.25;
 
 fn disagree(a: f64, a_ci: Option<[f64; 2]>, b: f64, b_ci: Option<[f64; 2]>) -> bool {
     if (a - b).abs() <= AGREE * b {
@@ -395,7 +404,8 @@ fn memory_measures(p: &mut Profile) -> Vec<Note> {
         // A larger working set is never served faster: more of it misses
         // every cache, and (on 4 KiB pages) more page walks miss too.
         let lower = o.latency_ns < head.latency_ns;
-        let contradiction = (lower && os > hs) || (!lower && os < hs);
+        let same = os > 0 && hs > 0 && os.max(hs) as f64 <= SAME_FOOTPRINT * os.min(hs) as f64;
+        let contradiction = same || (lower && os > hs) || (!lower && os < hs);
         let pct = (o.latency_ns / head.latency_ns - 1.0).abs() * 100.0;
         let text = if contradiction {
             if let Some(m) = &mut p.memory {
@@ -403,8 +413,8 @@ fn memory_measures(p: &mut Profile) -> Vec<Note> {
             }
             format!(
                 "consistency: the {} reads {:.1} ns over {}, {pct:.0}% {} the {:.1} ns of the {} over {}, beyond \
-                 both intervals, though a larger working set is never served faster: one of them was \
-                 disturbed; the {}'s figure is reported, marked noisy",
+                 both intervals, though {}: one of them was disturbed (memory latency moved between them); the \
+                 {}'s figure is reported, marked noisy",
                 o.source,
                 o.latency_ns,
                 size(o.size_bytes),
@@ -412,6 +422,11 @@ fn memory_measures(p: &mut Profile) -> Vec<Note> {
                 head.latency_ns,
                 head_src,
                 size(head.size_bytes),
+                if same {
+                    "both ran over the same working set, so no working-set effect separates them"
+                } else {
+                    "a larger working set is never served faster"
+                },
                 head_src
             )
         } else {
@@ -582,8 +597,9 @@ fn levels_stated(p: &mut Profile) -> Vec<Note> {
         "levels-stated",
         format!(
             "consistency: the sweep found {} cache levels ({}) where the machine states {}; the extra one \
-             is a level the machine does not state (a cache the hypervisor hides) only if it shows again \
-             in another run",
+             is a level the machine does not state (a cache the hypervisor hides) only where a second \
+             measurement shows it again: a level the idle-gap chase did not confirm is marked noisy \
+             (cache.l{{N}}-unstated)",
             levels.len(),
             sizes.join(", "),
             stated.len()
@@ -746,6 +762,36 @@ mod tests {
         reconcile(&mut p);
         assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
         assert!(codes(&p).contains(&"consistency.memory-measures"));
+    }
+
+    /// A live Zen 3 run on a busy host: the sweep's memory plateau read
+    /// 283 ns over 1 GiB, the `mem` chase 359 ns over the same 1 GiB, and
+    /// memory stayed `ok` with a note that put the gap down to the working
+    /// set. Over the same working set no size effect separates two chases:
+    /// one of them was disturbed, and memory is noisy.
+    #[test]
+    fn two_chases_over_the_same_working_set_that_disagree_leave_memory_noisy() {
+        let mut p = profile();
+        let mut s = sweep_memory(283.0, 283.0);
+        s.size_bytes = Some(1 << 30);
+        s.latency_ns_ci95 = Some([275.0, 291.0]);
+        p.memory = Some(s);
+        p.mem = Some(chase(1 << 30, 359.0));
+        reconcile(&mut p);
+        let m = p.memory.as_ref().unwrap();
+        assert_eq!((m.latency_ns, m.verdict), (359.0, Verdict::Noisy));
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.code == "consistency.memory-measures" && n.text.contains("same working set")));
+        // The same two figures agreeing: nothing to say, memory stands.
+        let mut p = profile();
+        let mut s = sweep_memory(355.0, 355.0);
+        s.size_bytes = Some(1 << 30);
+        p.memory = Some(s);
+        p.mem = Some(chase(1 << 30, 359.0));
+        reconcile(&mut p);
+        assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
     }
 
     #[test]

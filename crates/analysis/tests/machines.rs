@@ -24,7 +24,7 @@
 
 mod support;
 use hwcal_analysis::{cache, tlb};
-use hwcal_model::{Profile, TlbLevel};
+use hwcal_model::{Profile, TlbLevel, Verdict};
 use std::path::PathBuf;
 
 fn within(got: f64, want: f64, lo: f64, hi: f64) -> bool {
@@ -304,12 +304,17 @@ fn zen5_runs_read_three_levels_and_one_memory_latency() {
                 c.notes
             );
         }
-        // The L2 DTLB (4096 entries) has a soft edge: its half-way point
-        // reads 4700–5000 entries, and where the step had not reached three
-        // quarters of the way up at the sweep's top a note says so.
+        // The L2 DTLB holds 4096 entries (documented; this guest's CPUID
+        // says 128, which no second level is). Its edge is soft: where the
+        // step had not reached three quarters of the way up at the sweep's
+        // top a note says so. Its figure is either within the tolerance of
+        // 4096 or not `ok` (the half-way point read 4700–5000, `ok`).
         let t = tlb::analyze(&support::load(name)).unwrap();
         let stlb = tlb_level(&t.levels, 4096, 2);
-        assert!((4700..=5050).contains(&stlb.entries), "{name}: {stlb:?}");
+        assert!(
+            within(stlb.entries as f64, 4096.0, 0.125, 0.125) || stlb.verdict == Verdict::Noisy,
+            "{name}: {stlb:?}"
+        );
         let soft = t.notes.iter().any(|n| n.code == "tlb.l2-soft-edge");
         assert_eq!(soft, stlb.entries_high.is_none(), "{name}: {:?}", t.notes);
         // The MLP table is kept, and its single chase, short of memory, is said to be.
@@ -321,6 +326,36 @@ fn zen5_runs_read_three_levels_and_one_memory_latency() {
                 "{name}"
             );
         }
+    }
+}
+
+/// The busy Zen 3 guest's recorded run
+/// (`../shared/reference/machines/zen3-2vcpu.busy-a.json`): the host's
+/// memory latency moved during the sweep (300–430 ns), and on 4 KiB pages
+/// page walks spill into the caches as the working set grows; the sweep
+/// found an "L4 210 MiB 167 ns", `ok`, where Zen 3 has none and the
+/// machine states 3 levels, and read 275 ns over 1 GiB where the `mem`
+/// chase read 386 ns over the same 1 GiB. No level past the three stated
+/// is `ok`, and memory is not `ok`. Its L2 DTLB (2048 entries by CPUID
+/// and AMD's documentation), where found, is within tolerance of 2048 or
+/// not `ok`.
+#[test]
+fn zen3_busy_run_states_no_unstated_level_as_right() {
+    let Some(p) = reference("zen3-2vcpu.busy-a.json") else {
+        return;
+    };
+    let (p, c) = reanalysed(p);
+    for l in c.levels.iter().filter(|l| l.level > 3) {
+        assert_eq!(l.verdict, Verdict::Noisy, "{l:?}");
+    }
+    let m = p.memory.as_ref().expect("a memory latency");
+    assert_eq!(m.verdict, Verdict::Noisy, "{m:?}");
+    let t = tlb::analyze(&p).unwrap();
+    if let Some(l) = t.levels.iter().find(|l| l.page_bytes == 4096 && l.level == 2) {
+        assert!(
+            within(l.entries as f64, 2048.0, 0.125, 0.125) || l.verdict == Verdict::Noisy,
+            "{l:?}"
+        );
     }
 }
 

@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 22] = [
+const CACHE: [&str; 24] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -30,10 +30,12 @@ const CACHE: [&str; 22] = [
     "cache.neighbours-busy",
     "cache.huge-pages-partial",
     "cache.cycles-not-whole",
+    "cache.l{N}-unstated",
+    "cache.memory-climbing",
     "cache.unstated-merged",
 ];
 
-const TLB: [&str; 10] = [
+const TLB: [&str; 12] = [
     "tlb.huge-unseen",
     "tlb.baseline-has-misses",
     "tlb.l{N}-baseline-disagree",
@@ -44,6 +46,8 @@ const TLB: [&str; 10] = [
     "tlb.l{N}-2m-nominal-disagree",
     "tlb.neighbours-busy",
     "tlb.l{N}-soft-edge",
+    "tlb.l{N}-ways-corrected",
+    "tlb.l{N}-unconfirmed",
 ];
 
 #[test]

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 22] = [
+pub const NOTE_CODES: [(&str, &str); 24] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -22,7 +22,10 @@ pub const NOTE_CODES: [(&str, &str); 22] = [
         "cache.l{N}-short-private",
         "effective size below nominal, the cache private (level marked noisy where judged)",
     ),
-    ("cache.l{N}-over-nominal", "effective size above nominal"),
+    (
+        "cache.l{N}-over-nominal",
+        "effective size above nominal (a private cache: level marked noisy, one core cannot hold more)",
+    ),
     (
         "cache.l{N}-colour-fit",
         "size from a page-colour fit of the level's edge (4 KiB pages), with the most it was seen to hold",
@@ -83,6 +86,14 @@ pub const NOTE_CODES: [(&str, &str); 22] = [
     (
         "cache.cycles-not-whole",
         "L1 latency is not a whole number of cycles: cycle figures uncertain, L1 marked noisy",
+    ),
+    (
+        "cache.l{N}-unstated",
+        "more levels found than stated, and this one (past the stated private levels) not shown again by the idle-gap chase, or ending where the TLB's reach ends: marked noisy",
+    ),
+    (
+        "cache.memory-climbing",
+        "the memory plateau's top point reads above its figure beyond both intervals: latency still climbs there, memory marked noisy",
     ),
     (
         "cache.unstated-merged",

@@ -168,6 +168,108 @@ pub(super) fn whole_lines(b: f64) -> u64 {
     ((b / 64.0).round() * 64.0) as u64
 }
 
+/// Whether a level reads larger than the stated size of a cache private to
+/// this CPU, beyond [`NOMINAL_SIZE_TOLERANCE`]: physically impossible (one
+/// thread on one core holds at most its private cache), so the size read
+/// is not the level's — a page-colour fit that replaced the held capacity
+/// by up to twice it, or an edge smeared into the next level (a simulated
+/// L2 of 1 MiB, 8-way with random replacement, under a 6 MiB L3 read
+/// 2.53 MiB, `ok`). The level is marked noisy; the same size and margin as
+/// the "effective size" note of [`level_notes`], so a flagged level always
+/// carries that note.
+pub(super) fn private_excess(l: &CacheLevel, p: &Plateau, machine: &MachineInfo) -> bool {
+    let Some(n) = machine.nominal_data_cache(l.level) else {
+        return false;
+    };
+    n.shared_cpus.len() <= 1
+        && p.bounded
+        && l.size_bytes as f64 > (1.0 + NOMINAL_SIZE_TOLERANCE) * n.size_bytes as f64
+}
+
+/// Levels past the ones the machine states, when the sweep found more than
+/// it states: each level past the stated private ones is `ok` only where a
+/// second, independent measurement shows it — the idle-gap chase, run at
+/// another time, has a point on its plateau and on the next one and reads
+/// the same step (its miss latency survived [`miss_disagrees`]) — and,
+/// on pages the TLB sees as base pages, it does not end where a TLB
+/// level's reach ends (the sweep and the gap chase both have the TLB's
+/// modelled share taken out, so neither is independent of that model
+/// there, and the model is least certain there: a hashed TLB's fullest
+/// sets overflow from ~0.7× its entries, and a random chase's miss share
+/// 1 − E/P reaches half only at 2× them). A level not shown again is
+/// marked noisy, and so is every level above it (their numbers depend on
+/// it). A busy Zen 3 guest on 4 KiB pages, whose host's memory latency
+/// moved during the sweep, read "L4 210 MiB 167 ns", `ok`, with 3 levels
+/// stated; a simulated L3 of 256 MiB on 16 KiB pages read an L3 of
+/// 18.6 MiB (its L2 TLB's reach) and an L4 of 166 MiB, both `ok`.
+pub(super) fn unstated_levels(
+    levels: &mut [CacheLevel],
+    machine: &MachineInfo,
+    base_pages: bool,
+    tlb: Option<&TlbShare>,
+) -> Vec<Note> {
+    let stated = super::plateaus::nominal_sizes(machine).len();
+    if stated == 0 || levels.len() <= stated {
+        return Vec::new();
+    }
+    let private = (1..=4)
+        .take_while(|&l| {
+            machine
+                .nominal_data_cache(l)
+                .is_some_and(|c| c.shared_cpus.len() <= 1)
+        })
+        .count();
+    let page = machine.page_bytes.unwrap_or(4096) as f64;
+    let reaches: Vec<f64> = if base_pages {
+        let stated_reach = machine
+            .nominal_tlbs
+            .iter()
+            .filter(|t| t.page_bytes as f64 == page)
+            .map(|t| t.entries as f64 * page)
+            .reduce(f64::max);
+        let measured = tlb.and_then(|t| t.levels.iter().map(|l| l.0 * 4096.0).reduce(f64::max));
+        stated_reach.into_iter().chain(measured).collect()
+    } else {
+        Vec::new()
+    };
+    let found = levels.len();
+    let mut notes = Vec::new();
+    let mut doubt: Option<u32> = None;
+    for l in levels.iter_mut().skip(private) {
+        let size = l.size_bytes as f64;
+        let at_reach = reaches
+            .iter()
+            .find(|&&r| size >= r / std::f64::consts::SQRT_2 && size <= 2.0 * r);
+        let why = match (doubt, at_reach, l.miss_latency_ns) {
+            (Some(d), _, _) => format!("the level below it, L{d}, is not confirmed, so its number is not either"),
+            (None, Some(&r), _) => format!(
+                "it ends where the TLB's reach ends ({} of pages the TLB sees as {}), where the TLB's modelled \
+                 share, taken out of the sweep and of the idle-gap chase alike, is least certain",
+                size_text(r),
+                size_text(page)
+            ),
+            (None, None, None) => "the idle-gap chase shows no step from it to the next plateau (no point on \
+                 both, or a step more than twice apart from the sweep's)"
+                .to_string(),
+            (None, None, Some(_)) => continue,
+        };
+        doubt.get_or_insert(l.level);
+        l.verdict = Verdict::Noisy;
+        notes.push(note(
+            "cache",
+            &format!("l{}-unstated", l.level),
+            format!(
+                "cache: L{} ({} at {:.1} ns): the sweep found {found} cache levels where the machine states \
+                 {stated}, and no second measurement confirms this one: {why}; marked noisy",
+                l.level,
+                size_text(size),
+                l.latency_ns
+            ),
+        ));
+    }
+    notes
+}
+
 /// Where 10% and 90% of the loads miss a level on its way to the next.
 fn edge(sw: &Sweep, pl: &[Plateau], k: usize) -> (Option<u64>, Option<u64>) {
     let Some(n) = pl.get(k + 1) else {
@@ -312,6 +414,10 @@ pub(super) fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) ->
                 n.source,
                 if r < 1.0 && n.shared_cpus.len() > 1 {
                     "; a shared cache of which this CPU (or VM) gets only part"
+                } else if r >= 1.0 && n.shared_cpus.len() <= 1 {
+                    "; the cache is private to this CPU, and one core cannot hold more than its private cache: \
+                     the edge was read past the level's end (a next level's hits, or a page-colour fit beyond \
+                     the stated size), so the size is not stated as right and the level is marked noisy"
                 } else if r < 1.0 {
                     "; the cache is private to this CPU, so another thread on the same physical core held part \
                      of it during the sweep (on a VM possibly the host's other hyperthread, which /proc/stat \

@@ -5,7 +5,8 @@
 use super::sweep::{detrended_spread, Sweep};
 use crate::levels::{point_cycles, Plateau};
 use crate::stats::median;
-use hwcal_model::{MachineInfo, MemoryLatency, MlpPoint, RawCurve, Verdict};
+use hwcal_model::note::analysis as note;
+use hwcal_model::{MachineInfo, MemoryLatency, MlpPoint, Note, RawCurve, Verdict};
 
 /// No DRAM answers a dependent load at a random address faster than this
 /// (ns): client DDR4/DDR5 with huge pages reads 60–80 ns, servers 90–150
@@ -128,4 +129,40 @@ pub(super) fn memory_points(sw: &Sweep, m: &Plateau) -> Vec<usize> {
     } else {
         (m.first..=m.last).collect()
     }
+}
+
+/// How far above the memory figure a measurement over a larger working set
+/// may read before latency is taken to be still climbing there (memory's
+/// plateau is flat to a few percent; the consistency stage's `memory-mlp`
+/// relation holds the single chase to the same).
+pub const MEMORY_RISE: f64 = 0.05;
+
+/// The memory plateau `m` whose top point still climbs: it reads more than
+/// [`MEMORY_RISE`] above the figure (the median of the plateau's far end)
+/// and its own interval lies wholly above the figure's. The figure is then
+/// an average over a climb, below memory latency at the size it is given
+/// for (a simulated machine on 16 KiB pages: 116 ns reported `ok` where
+/// memory was 136 ns at 256 MiB): memory is marked noisy, with a note.
+pub(super) fn climbing(sw: &Sweep, m: &Plateau, mem: &mut MemoryLatency) -> Option<Note> {
+    let top = sw.pts.get(m.last)?;
+    let fig = mem.latency_ns;
+    let top_lo = crate::bootstrap::minimum_interval(&top.samples).map_or(top.y, |[lo, _]| lo.min(top.y));
+    let fig_hi = mem.latency_ns_ci95.map_or(fig, |[_, hi]| hi.max(fig));
+    if !(top.y > (1.0 + MEMORY_RISE) * fig && top_lo > fig_hi) {
+        return None;
+    }
+    mem.verdict = Verdict::Noisy;
+    Some(note(
+        "cache",
+        "memory-climbing",
+        format!(
+            "cache: memory latency {fig:.1} ns is the median of its plateau's far end, but the plateau's top point \
+             reads {:.1} ns at {} ({:.0}% above it, beyond both intervals): latency still climbs there (a last \
+             level keeping part of any chase, or page walks whose own loads miss more as the set grows), so \
+             memory is at least that at the top: marked noisy",
+            top.y,
+            super::codes::size_text(top.x),
+            (top.y / fig - 1.0) * 100.0
+        ),
+    ))
 }

@@ -46,7 +46,7 @@ pub use crate::neighbours::{neighbour_note, NEIGHBOUR_BUSY_LIMIT};
 pub use codes::{flush_id, line_id, note_patterns, NOTE_CODES};
 pub use edge::{held_capacity, placement_mean};
 pub use levels::{whole_cycle_note, NOMINAL_SIZE_TOLERANCE, WHOLE_CYCLE_TOLERANCE};
-pub use memory::{mlp_points, MIN_MEMORY_NS, MIN_MEMORY_STEP, SWEEP_SOURCE};
+pub use memory::{mlp_points, MEMORY_RISE, MIN_MEMORY_NS, MIN_MEMORY_STEP, SWEEP_SOURCE};
 pub(crate) use plateaus::nominal_sizes;
 pub use sweep::busy_note;
 pub use tlb_share::TlbShare;
@@ -59,7 +59,8 @@ use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, Note, Profile, RawCurv
 use intervals::{intervals, Intervals};
 use levels::{
     cache_level, cache_reach, idle_points, level_notes, line_nominal_note, miss_disagrees,
-    missing_level_notes, no_memory_note, private_shortfall, step_to_memory, unfound_level_notes, whole_lines,
+    missing_level_notes, no_memory_note, private_excess, private_shortfall, step_to_memory,
+    unfound_level_notes, unstated_levels, whole_lines,
 };
 use memory::{ends_in_memory, memory_latency};
 use plateaus::plateaus;
@@ -296,12 +297,14 @@ fn analyze_with(
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&pl[k], &level, machine));
-        if private_shortfall(&level, &pl[k], machine, huge) {
+        if private_shortfall(&level, &pl[k], machine, huge) || private_excess(&level, &pl[k], machine) {
             level.verdict = Verdict::Noisy;
         }
         out.notes.extend(miss_disagrees(&mut level));
         out.levels.push(level);
     }
+    out.notes
+        .extend(unstated_levels(&mut out.levels, machine, !huge, tlb));
     if last_is_memory {
         let (prev_end, reach) = cache_reach(&sw, &pl, n_cache);
         let missing = missing_level_notes(machine, n_cache, prev_end, reach);
@@ -328,6 +331,9 @@ fn analyze_with(
         );
         for (l, _) in out.levels.iter_mut().zip(stepless).filter(|(_, s)| *s) {
             l.replace_time_ns_ci95 = None;
+        }
+        if let (true, Some(m)) = (last_is_memory, out.memory.as_mut()) {
+            out.notes.extend(memory::climbing(&sw, &pl[n_cache], m));
         }
     }
     out.notes
