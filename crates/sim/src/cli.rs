@@ -31,7 +31,7 @@ pub enum SimWhat {
         /// (seed, i) for i in 0..N) instead of the documented one
         #[arg(long, value_name = "N")]
         generated: Option<usize>,
-        /// The generated corpus's seed (default 1)
+        /// The generated corpus's seed
         #[arg(long, value_name = "S", default_value_t = corpus::DEFAULT_SEED, requires = "generated")]
         seed: u64,
         /// With --generated: score the documented corpus (or its --sample) as well
@@ -149,9 +149,8 @@ fn scorecard(sources: &[score::Source], threads: Option<u32>, say: &(dyn Fn(&str
     };
     Output {
         text: format!(
-            "{}\nScored in {secs:.1} s on {threads} threads ({:.0} ms a machine).\n",
-            card.markdown(),
-            1000.0 * secs * threads as f64 / n.max(1) as f64
+            "{}\nScored in {secs:.1} s on {threads} threads.\n",
+            card.markdown()
         ),
         failure,
     }

@@ -504,7 +504,11 @@ fn pick<T: Copy>(rng: &mut SplitMix64, xs: &[T]) -> T {
 /// 1280 sets, and always with `strict`), else any that divides.
 fn ways_for(rng: &mut SplitMix64, size: u64, line: u64, ways: &[u32], strict: bool) -> u32 {
     let lines = size / line;
-    let whole: Vec<u32> = ways.iter().copied().filter(|&w| lines % w as u64 == 0).collect();
+    let whole: Vec<u32> = ways
+        .iter()
+        .copied()
+        .filter(|&w| lines.is_multiple_of(w as u64))
+        .collect();
     let pow2: Vec<u32> = whole
         .iter()
         .copied()
@@ -673,7 +677,7 @@ pub fn generated(seed: u64, index: usize) -> (Model, Condition) {
     let l2_tlb = pick(rng, &[512u64, 768, 1024, 1280, 1536, 2048, 3072, 4096]);
     let tlb_ways: Vec<u32> = [4u32, 5, 6, 8, 12, 16]
         .into_iter()
-        .filter(|&w| l2_tlb % w as u64 == 0)
+        .filter(|&w| l2_tlb.is_multiple_of(w as u64))
         .collect();
     let tlbs = vec![
         Tlb {

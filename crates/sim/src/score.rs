@@ -770,4 +770,53 @@ mod tests {
         let j = judge_range("m".into(), (100.0, 120.0), Some((85.0, Verdict::Ok)), 0.1);
         assert_eq!(j.outcome, Outcome::ConfidentlyWrong);
     }
+
+    #[test]
+    fn memory_is_held_at_the_footprint_of_the_measurement_the_headline_came_from() {
+        // A 4 KiB-page machine whose walks spill the caches: the truth climbs
+        // with the footprint.
+        let (mut m, _) = crate::corpus::machine(0);
+        m.guest.page_tables_cached = true;
+        m.guest.host_base_pages = true;
+        assert_eq!(m.pages, crate::model::Pages::Base, "{}", m.name);
+        let gib = (1u64 << 30) as f64;
+        let (small, big) = (m.memory_truth(64.0 * 1048576.0), m.memory_truth(4.0 * gib));
+        assert!(big > small * 1.15, "{small} {big}");
+        let memory = |source: &str, size: f64, ns: f64| Profile {
+            memory: Some(hwcal_model::MemoryLatency {
+                latency_ns: ns,
+                source: Some(source.into()),
+                size_bytes: Some(size as u64),
+                verdict: Verdict::Ok,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let outcome = |p: &Profile| {
+            judge(&m, p)
+                .into_iter()
+                .find(|j| j.figure == "memory latency")
+                .map(|j| (j.outcome, j.truth))
+                .unwrap()
+        };
+        let chase = hwcal_analysis::consistency::MEM_SOURCE;
+        // The mem chase at 4 GiB reads the truth at 4 GiB.
+        assert_eq!(outcome(&memory(chase, 4.0 * gib, big)), (Outcome::Right, big));
+        // The same chase figure read at 64 MiB's truth is wrong.
+        assert_eq!(
+            outcome(&memory(chase, 4.0 * gib, small)).0,
+            Outcome::ConfidentlyWrong
+        );
+        // The sweep's plateau, a median over its far points: anywhere from
+        // an eighth of its largest point up.
+        let eighth = m.memory_truth(gib / 2.0);
+        assert_eq!(
+            outcome(&memory("cache sweep", 4.0 * gib, eighth)).0,
+            Outcome::Right
+        );
+        assert_eq!(
+            outcome(&memory("cache sweep", 4.0 * gib, small)).0,
+            Outcome::ConfidentlyWrong
+        );
+    }
 }
