@@ -147,8 +147,14 @@ pub fn walk_extra_ns(model: &Model, bytes: f64) -> f64 {
 ///
 /// Checked against the recorded Zen 3 guest (`zen3-2vcpu.run.json`, 4 KiB
 /// pages, the host on 4 KiB pages, an L3 share of ~6.5 MiB): its sweep
-/// climbs 14 ns from 16 to 128 MiB, of which the TLB's own misses give
-/// ~9 and this ~7–10 (see the unit test).
+/// reads 150.8, 152.1, 154.0 and 164.7 ns at 16, 32, 64 and 128 MiB (a
+/// climb of 14 ns, 10.7 of it in the last octave); a model of it reads
+/// 142.4, 147.1, 152.1 and 160.6 (18 ns: 8 from the TLB's own misses as
+/// they reach all loads, 10 from this, 8.5 in the last octave). On the
+/// recorded Zen 5 guest (L3 share 16 MiB, a 4096-entry L2 TLB, 23 ns
+/// walks) it puts the whole walk at 37 ns at 1 GiB and 29 ns at 256 MiB,
+/// where fully random chases there read ~35 ns above few-walk ones at
+/// 1 GiB and 10 ns less at 256 MiB (`peer-figures.md`).
 pub fn walk_extra_ns_at(model: &Model, pages: f64, lines: f64) -> f64 {
     if model.pages == Pages::Huge || !model.guest.page_tables_cached || pages <= 0.0 || lines <= 0.0 {
         return 0.0;
