@@ -302,7 +302,10 @@ impl Hardware for Kernels {
             let huge: &[usize] = if run.len() >= need { run } else { &check.clean };
             let per = lay.pages.per_huge();
             baseline.use_pages((0..n).map(|j| huge[j / per] * per + j % per).collect());
-            (Some(Box::new(baseline) as Box<dyn PagePoints>), check.smaps_fraction)
+            (
+                Some(Box::new(baseline) as Box<dyn PagePoints>),
+                check.smaps_fraction,
+            )
         } else {
             progress.say("tlb: the TLB does not see huge pages; using the dense baseline");
             (None, 0.0)

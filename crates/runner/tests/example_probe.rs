@@ -49,7 +49,11 @@ struct Branch {
 }
 
 impl Plan for Branch {
-    fn run(&self, _hw: &dyn hwcal_runner::Hardware, progress: &dyn Progress) -> hwcal_runner::Result<Profile> {
+    fn run(
+        &self,
+        _hw: &dyn hwcal_runner::Hardware,
+        progress: &dyn Progress,
+    ) -> hwcal_runner::Result<Profile> {
         progress.say("branch: timing patterns");
         // Stand-in for the kernel: a predictable pattern costs 1 ns, a
         // pattern the predictor cannot follow 1 ns plus a 15 ns flush.

@@ -91,6 +91,7 @@ pub fn model_of(p: &Profile) -> Option<Model> {
         prefetch: Prefetch::default(),
         noise: Noise::default(),
         seed: 1,
+        guest: crate::model::Guest::default(),
     })
 }
 

@@ -19,11 +19,24 @@ pub struct SimArgs {
 pub enum SimWhat {
     /// The scorecard: the corpus's simulated machines calibrated through the real analysis,
     /// each figure held to the model's truth; a Markdown table on stdout, and exit 1 if any
-    /// figure is confidently wrong (off by more than its tolerance and marked ok)
+    /// figure is confidently wrong (off by more than its tolerance and marked ok). Without
+    /// --generated, the documented corpus; with it, N generated machines (add --documented for
+    /// both)
     Score {
-        /// Every (corpus size / N)-th machine only (N = 60: a few seconds)
+        /// Every (corpus size / N)-th machine of the documented corpus only (N = 60: a few
+        /// seconds)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         sample: Option<u32>,
+        /// Score N machines of the generated corpus (drawn from plausible ranges, machine
+        /// (seed, i) for i in 0..N) instead of the documented one
+        #[arg(long, value_name = "N")]
+        generated: Option<usize>,
+        /// The generated corpus's seed
+        #[arg(long, value_name = "S", default_value_t = corpus::DEFAULT_SEED, requires = "generated")]
+        seed: u64,
+        /// With --generated: score the documented corpus (or its --sample) as well
+        #[arg(long, requires = "generated")]
+        documented: bool,
         /// Threads to score on (default: the CPUs this process may use)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: Option<u32>,
@@ -33,6 +46,9 @@ pub enum SimWhat {
     Profile {
         #[arg(value_name = "I")]
         index: usize,
+        /// Machine I of the generated corpus of seed S instead
+        #[arg(long, value_name = "S")]
+        generated: Option<u64>,
     },
     /// Models of recorded profiles against their cache sweeps: where each edge falls,
     /// recorded and simulated, and how far the curves are apart (a Markdown table)
@@ -62,9 +78,29 @@ pub enum SimError {
 /// Run `a`; `say` gets the progress lines (for stderr).
 pub fn run(a: &SimArgs, say: &(dyn Fn(&str) + Sync)) -> Result<Output, SimError> {
     match &a.what {
-        SimWhat::Score { sample, threads } => Ok(scorecard(*sample, *threads, say)),
-        SimWhat::Profile { index } => {
-            let (model, _) = corpus::machine(*index);
+        SimWhat::Score {
+            sample,
+            threads,
+            generated,
+            seed,
+            documented,
+        } => {
+            let mut sources: Vec<score::Source> = Vec::new();
+            if generated.is_none() || *documented {
+                let len = corpus::len();
+                let step = sample.map_or(1, |n| (len / (n as usize).min(len)).max(1));
+                sources.extend((0..len).step_by(step).map(score::Source::Documented));
+            }
+            if let Some(n) = generated {
+                sources.extend((0..*n).map(|i| score::Source::Generated(*seed, i)));
+            }
+            Ok(scorecard(&sources, *threads, say))
+        }
+        SimWhat::Profile { index, generated } => {
+            let (model, _) = match generated {
+                Some(seed) => corpus::generated(*seed, *index),
+                None => corpus::machine(*index),
+            };
             say(&format!("sim: {}", model.name));
             let p = score::calibrate(&model).map_err(|e| SimError::Machine(model.name.clone(), e))?;
             let text = serde_json::to_string(&p).map_err(|e| SimError::Machine(model.name, e.to_string()))?;
@@ -77,22 +113,25 @@ pub fn run(a: &SimArgs, say: &(dyn Fn(&str) + Sync)) -> Result<Output, SimError>
     }
 }
 
-fn scorecard(sample: Option<u32>, threads: Option<u32>, say: &(dyn Fn(&str) + Sync)) -> Output {
-    let len = corpus::len();
-    let step = sample.map_or(1, |n| (len / (n as usize).min(len)).max(1));
-    let indices: Vec<usize> = (0..len).step_by(step).collect();
+fn scorecard(sources: &[score::Source], threads: Option<u32>, say: &(dyn Fn(&str) + Sync)) -> Output {
+    let documented = sources
+        .iter()
+        .filter(|s| matches!(s, score::Source::Documented(_)))
+        .count();
     let threads = threads.map_or_else(
         || std::thread::available_parallelism().map_or(2, |n| n.get()),
         |n| n as usize,
     );
-    let n = indices.len();
+    let n = sources.len();
     say(&format!(
-        "sim: scoring {n} of {len} simulated machines on {threads} threads"
+        "sim: scoring {n} simulated machines ({documented} of the {} documented, {} generated) on {threads} threads",
+        corpus::len(),
+        n - documented
     ));
     let t0 = std::time::Instant::now();
     // A line at each tenth of the corpus: the whole takes a minute.
     let tenth = n.div_ceil(10).max(1);
-    let card = score::score(&indices, threads, &|k| {
+    let card = score::score_sources(sources, threads, &|k| {
         if k.is_multiple_of(tenth) && k < n {
             say(&format!(
                 "sim: {k} of {n} scored, {:.0} s",
@@ -100,7 +139,8 @@ fn scorecard(sample: Option<u32>, threads: Option<u32>, say: &(dyn Fn(&str) + Sy
             ));
         }
     });
-    say(&format!("sim: done in {:.1} s", t0.elapsed().as_secs_f64()));
+    let secs = t0.elapsed().as_secs_f64();
+    say(&format!("sim: done in {secs:.1} s"));
     let failure = match (card.wrong.len(), card.failed.len()) {
         (0, 0) => None,
         (w, f) => Some(format!(
@@ -108,7 +148,10 @@ fn scorecard(sample: Option<u32>, threads: Option<u32>, say: &(dyn Fn(&str) + Sy
         )),
     };
     Output {
-        text: card.markdown(),
+        text: format!(
+            "{}\nScored in {secs:.1} s on {threads} threads.\n",
+            card.markdown()
+        ),
         failure,
     }
 }

@@ -277,7 +277,10 @@ pub(crate) fn chase(
     ns += prev_miss * model.memory_ns;
     debug_assert!((served + prev_miss - 1.0).abs() < 1e-9);
     if tlb_pages && model.pages == Pages::Base {
-        ns += model.tlb_penalty(&model.chase_tlb_miss(bytes / model.page as f64));
+        // The walks, and what their own entries cost once they miss the
+        // caches (a guest whose page tables live in them).
+        ns += model.tlb_penalty(&model.chase_tlb_miss(bytes / model.page as f64))
+            + crate::guest::walk_extra_ns(model, bytes);
     }
     (ns, prev_miss)
 }
@@ -368,10 +371,23 @@ pub(crate) fn samples(
     // One guest share per point: the share moves between points of a sweep.
     let share = 1.0 - nz.share_moves * unit(rng);
     let mut s = Vec::with_capacity(sampling.min);
+    // On fixed frames a sample's noise-free time depends on whether the
+    // sibling is busy and nothing else: computed once each.
+    let mut known: [Option<f64>; 2] = [None, None];
     while !sampling.done(&s) {
         let busy = unit(rng) < nz.busy;
-        let mut pages = SplitMix64::new(placement.unwrap_or_else(|| rng.next_u64()));
-        let mut v = at(busy, share, &mut pages) * (1.0 + (nz.jitter * normal(rng)).abs()) + core_ns;
+        let base = match (placement, known[usize::from(busy)]) {
+            (Some(_), Some(v)) => v,
+            _ => {
+                let mut pages = SplitMix64::new(placement.unwrap_or_else(|| rng.next_u64()));
+                let v = at(busy, share, &mut pages);
+                if placement.is_some() {
+                    known[usize::from(busy)] = Some(v);
+                }
+                v
+            }
+        };
+        let mut v = base * (1.0 + (nz.jitter * normal(rng)).abs()) + core_ns;
         // Spikes (an interrupt, the host's tick, a preemption) come at
         // `spikes` per 100 µs block and each takes 20–200 µs: a 100 µs
         // sample that meets one is 1.2–3× slower, a 10 ms slice that meets

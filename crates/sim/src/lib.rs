@@ -35,10 +35,11 @@ pub mod calibration;
 pub mod cli;
 pub mod corpus;
 pub mod curves;
+pub mod guest;
 pub mod machine;
 pub mod model;
 pub mod points;
 pub mod score;
 
 pub use machine::Sim;
-pub use model::{Level, Model, Noise, Pages, Prefetch, Replacement, Tlb};
+pub use model::{Guest, Level, Model, Noise, Pages, Prefetch, Replacement, Sysfs, Thp, Tlb};

@@ -8,7 +8,7 @@
 
 use crate::model::Model;
 use crate::points::SimHardware;
-use hwcal_model::{HarnessInfo, MachineIdentity, MachineInfo, NominalCache, NominalTlb, Profile};
+use hwcal_model::{HarnessInfo, MachineIdentity, MachineInfo, NominalCache, Profile};
 use hwcal_runner::{Machine, Plan, ProbeEntry, Progress};
 
 /// See the module documentation.
@@ -32,33 +32,8 @@ impl Machine for Sim {
     fn info(&self) -> MachineInfo {
         let m = &self.model;
         let cpus: Vec<usize> = (0..m.vcpus).collect();
-        let nominal_caches = m
-            .levels
-            .iter()
-            .enumerate()
-            .map(|(i, l)| NominalCache {
-                level: i as u32 + 1,
-                cache_type: if i == 0 { "Data" } else { "Unified" }.into(),
-                size_bytes: l.size,
-                line_bytes: Some(l.line),
-                ways: Some(l.ways as u64),
-                sets: Some(l.size / l.line / l.ways.max(1) as u64),
-                shared_cpus: if l.shared { cpus.clone() } else { vec![0] },
-                source: "sysfs".into(),
-            })
-            .collect();
-        let nominal_tlbs = m
-            .tlbs
-            .iter()
-            .enumerate()
-            .map(|(i, t)| NominalTlb {
-                level: i as u32 + 1,
-                page_bytes: m.page,
-                entries: t.entries,
-                ways: (t.ways > 0).then_some(t.ways as u64),
-                source: "model".into(),
-            })
-            .collect();
+        // What sysfs and CPUID tell the guest, which may not be the truth.
+        let (nominal_caches, nominal_tlbs) = crate::guest::stated(m);
         MachineInfo {
             hostname: "sim".into(),
             arch: if m.vendor.starts_with("Genuine") || m.vendor.starts_with("Authentic") {
@@ -73,7 +48,7 @@ impl Machine for Sim {
             online_cpus: cpus,
             kernel: "simulated".into(),
             hypervisor: Some("KVM".into()),
-            thp_mode: Some("madvise".into()),
+            thp_mode: Some(crate::guest::thp_mode(m).into()),
             hugepage_size_bytes: Some(m.huge_page()),
             memory_total_bytes: 64 << 30,
             memory_available_bytes: 48 << 30,
@@ -117,7 +92,10 @@ impl Machine for Sim {
         progress.say(&format!("{}: simulated", probe.id));
         match probe.id {
             // The runner's own plans, on the model's points.
-            "cache" | "tlb" | "mem" => plan.run(&SimHardware::new(&self.model, &self.info(), self.seed(probe.id)), progress),
+            "cache" | "tlb" | "mem" => plan.run(
+                &SimHardware::new(&self.model, &self.info(), self.seed(probe.id)),
+                progress,
+            ),
             _ => Ok(Profile::default()),
         }
     }

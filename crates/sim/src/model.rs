@@ -99,6 +99,76 @@ pub enum Pages {
     Huge,
 }
 
+/// What the guest is told about its caches and TLBs (sysfs, CPUID): the
+/// truth, or one of the ways real guests are misinformed.
+/// [`crate::guest::stated`] turns it into the nominal figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sysfs {
+    /// Every level and TLB as the model has it (the simulator before issue 40).
+    #[default]
+    Truth,
+    /// The first shared level stated at `nominal` bytes, the whole chip's
+    /// (a KVM guest's sysfs says 105 MiB where it gets 4–6 MiB), while the
+    /// model's level is the guest's effective share: the model's size is
+    /// the truth, `nominal` is only what the guest reads.
+    SharedAtNominal { nominal: u64 },
+    /// No TLB figures at all (CPUID leaf 0x18 zeroed by the hypervisor, as
+    /// on the Sapphire Rapids reference guest); caches stated truly.
+    TlbMasked,
+    /// TLB level `level` (1-based) stated with `entries` entries — the
+    /// hypervisor's figure, not the core's (a Zen 5 guest's leaf
+    /// 0x80000006 reads 128 for a 4096-entry L2 DTLB); the rest true.
+    TlbWrong { level: u32, entries: u64 },
+    /// No cache or TLB information at all (some containers, some Arm
+    /// boards' device trees).
+    Absent,
+}
+
+/// The guest's transparent-huge-page setting
+/// (`/sys/kernel/mm/transparent_hugepage/enabled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Thp {
+    /// Huge pages when a buffer asks (`madvise`): the simulator before issue 40.
+    #[default]
+    Madvise,
+    Always,
+    /// Never: a probe that asks for huge pages gets base pages, so a model
+    /// with `Thp::Never` has [`Pages::Base`] (the generated corpus sees to it).
+    Never,
+}
+
+/// What a real guest does that the bare core does not: what it is told,
+/// where its page tables live, how its memory drifts, whether it may have
+/// huge pages. `Guest::default()` is the simulator as it was before
+/// issue 40 (true sysfs, page walks that never miss the caches, memory
+/// that holds still, THP `madvise`). The functions of [`crate::guest`]
+/// read these fields.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Guest {
+    /// What sysfs and CPUID say ([`crate::guest::stated`]).
+    pub sysfs: Sysfs,
+    /// The page tables' leaf entries live in the data caches and compete
+    /// with the data: a chase on base pages whose entries outgrow a level
+    /// pays for the walks' own misses ([`crate::guest::walk_extra_ns`]).
+    /// `false`: walks cost what the TLB levels' `miss_ns` says at every
+    /// footprint.
+    pub page_tables_cached: bool,
+    /// The host backs guest memory with base pages (the recorded Zen 3 and
+    /// Zen 5 guests): a nested walk loads the host's leaf entry for the
+    /// data's guest-physical page as well as the guest's, so the leaf
+    /// entries' footprint and the walk's loads double. Only read where
+    /// `page_tables_cached`.
+    pub host_base_pages: bool,
+    /// How far memory latency drifts above [`Model::memory_ns`] (relative:
+    /// 0.2 moves it between `memory_ns` and 1.2 × it), as a neighbour's
+    /// traffic comes and goes ([`crate::guest::memory_ns_at`]). 0: still.
+    pub drift: f64,
+    /// The drift's slowest period, seconds.
+    pub drift_period_s: f64,
+    /// The guest's THP setting ([`crate::guest::thp_mode`]).
+    pub thp: Thp,
+}
+
 /// A machine as the simulator runs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
@@ -124,6 +194,8 @@ pub struct Model {
     pub noise: Noise,
     /// Seeds every random draw: the same model and seed give the same curves.
     pub seed: u64,
+    /// What the guest is told and does (`Guest::default()`: the bare model).
+    pub guest: Guest,
 }
 
 impl Model {
@@ -142,11 +214,18 @@ impl Model {
     }
 
     /// The figure the analysis should report as memory latency at a chase
-    /// over `bytes`: memory's own plus, on base pages, the page walks.
+    /// over `bytes`: memory's own (the floor of a drifting memory: the
+    /// neighbour at rest) plus, on base pages, the page walks — their TLB
+    /// misses and, where the page tables live in the data caches, the
+    /// walks' own misses ([`crate::guest::walk_extra_ns`]).
     pub fn memory_truth(&self, bytes: f64) -> f64 {
         match self.pages {
             Pages::Huge => self.memory_ns,
-            Pages::Base => self.memory_ns + self.tlb_penalty(&self.chase_tlb_miss(bytes / self.page as f64)),
+            Pages::Base => {
+                self.memory_ns
+                    + self.tlb_penalty(&self.chase_tlb_miss(bytes / self.page as f64))
+                    + crate::guest::walk_extra_ns(self, bytes)
+            }
         }
     }
 
@@ -165,7 +244,7 @@ impl Model {
         out
     }
 
-    /// The levels private to a core (L1 and L2 on every core modelled).
+    /// The levels private to a core (L1, and L2 where it is not the last level).
     pub fn private_levels(&self) -> impl Iterator<Item = (usize, &Level)> {
         self.levels.iter().enumerate().filter(|(_, l)| !l.shared)
     }

@@ -17,10 +17,12 @@
 use crate::curves::{chase, chase_ns, samples, tlb_miss, Sampling};
 use crate::model::{Model, Pages};
 use hwcal_model::{MachineInfo, RawCurve, RawPoint};
+use hwcal_probes::mem::{RunTiming, Slice, ThreadRun};
 use hwcal_probes::pages::PageSizes;
 use hwcal_probes::tlb::Layout;
-use hwcal_probes::mem::{RunTiming, Slice, ThreadRun};
-use hwcal_runner::{ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, Progress, TlbBenches, Watching};
+use hwcal_runner::{
+    ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, Progress, TlbBenches, Watching,
+};
 use hwcal_stats::SplitMix64;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -60,6 +62,16 @@ impl SimHardware {
                 clock: 0.0,
                 buffers: 0,
             })),
+        }
+    }
+
+    /// The model as it is now: its memory latency where the clock has
+    /// brought it (a neighbour's traffic: `guest::memory_ns_at`).
+    fn model_now(&self) -> Model {
+        let t = self.state.borrow().clock;
+        Model {
+            memory_ns: crate::guest::memory_ns_at(&self.model, t),
+            ..(*self.model).clone()
         }
     }
 
@@ -180,7 +192,7 @@ impl Hardware for SimHardware {
         if !self.x86 {
             return Ok(None);
         }
-        let m = self.model.clone();
+        let m = self.model_now();
         let line = m.levels.first().map_or(64.0, |l| l.line as f64);
         // L1's targets are simply warm: a chase that small lives in L1.
         let evict = (evict as f64).max(4096.0);
@@ -257,11 +269,20 @@ impl ChasePoints for SimChase {
         self.capacity
     }
 
-    fn chase(&mut self, at: usize, bytes: usize, gap_adds: u32, fine: bool) -> hwcal_runner::Result<RawPoint> {
+    fn chase(
+        &mut self,
+        at: usize,
+        bytes: usize,
+        gap_adds: u32,
+        fine: bool,
+    ) -> hwcal_runner::Result<RawPoint> {
         let size = (bytes / 64 * 64).clamp(64, self.capacity / 64 * 64);
         let at = (at / 64 * 64).min(self.capacity / 64 * 64 - size);
-        let m = self.hw.model.clone();
-        let sampling = chase_sampling(if fine { Sampling::gap() } else { Sampling::sweep() }, size as f64);
+        let m = self.hw.model_now();
+        let sampling = chase_sampling(
+            if fine { Sampling::gap() } else { Sampling::sweep() },
+            size as f64,
+        );
         // The gap's adds are core cycles, which the memory system's jitter
         // does not stretch.
         let core_ns = gap_adds as f64 * 1000.0 / m.mhz;
@@ -291,13 +312,14 @@ impl ChasePoints for SimChase {
             ))
             .into());
         }
-        let m = self.hw.model.clone();
+        let m = self.hw.model_now();
         let line = m.levels.first().map_or(64.0, |l| l.line as f64);
         let l1_ns = m.levels.first().map_or(1.0, |l| l.ns);
         let l2_ns = m.levels.get(1).map_or(l1_ns, |l| l.ns);
         let (n, dist, fwd) = (primaries as f64, d.unsigned_abs() as f64, d > 0);
         let walks = if m.pages == Pages::Base {
-            m.tlb_penalty(&m.chase_tlb_miss(n * block as f64 / m.page as f64))
+            let pages = n * block as f64 / m.page as f64;
+            m.tlb_penalty(&m.chase_tlb_miss(pages)) + crate::guest::walk_extra_ns_at(&m, pages, 2.0 * n)
         } else {
             0.0
         };
@@ -334,11 +356,15 @@ impl ChasePoints for SimChase {
     /// over min(k, MLP).
     fn parallel(&mut self, bytes: usize, chains: usize) -> hwcal_runner::Result<RawPoint> {
         let size = (bytes / 64 * 64).min(self.capacity / 64 * 64) as f64;
-        let m = self.hw.model.clone();
+        let m = self.hw.model_now();
         let k = chains as f64;
         Ok(self.hw.point(
             k,
-            (chase_sampling(Sampling::sweep(), size), 0.0, Some(self.placement(0))),
+            (
+                chase_sampling(Sampling::sweep(), size),
+                0.0,
+                Some(self.placement(0)),
+            ),
             size / 64.0,
             |busy, share, r| chase_ns(&m, size, true, busy, share, r) / k.min(m.mlp),
         ))
@@ -371,7 +397,7 @@ impl PagePoints for SimPages {
             ))
             .into());
         }
-        let m = self.hw.model.clone();
+        let m = self.hw.model_now();
         let (n, walks) = (pages as f64, self.walks);
         Ok(self.hw.point(
             n,
@@ -381,7 +407,7 @@ impl PagePoints for SimPages {
                 // The lines alone: a dense buffer of `pages` lines.
                 let mut ns = chase_ns(&m, n * 64.0, false, busy, share, r);
                 if walks {
-                    ns += m.tlb_penalty(&tlb_miss(&m, n, r));
+                    ns += m.tlb_penalty(&tlb_miss(&m, n, r)) + crate::guest::walk_extra_ns_at(&m, n, n);
                 }
                 ns
             },
@@ -420,7 +446,11 @@ impl SimMem {
         let n = (timing.duration_ns / timing.slice_ns).round().max(1.0) as usize;
         let p = self.hw.point(
             self.bytes,
-            (Sampling::fixed(n).lasting(timing.slice_ns * 1e-9), 0.0, Some(self.frames)),
+            (
+                Sampling::fixed(n).lasting(timing.slice_ns * 1e-9),
+                0.0,
+                Some(self.frames),
+            ),
             self.bytes / 64.0,
             at,
         );
@@ -461,13 +491,13 @@ impl MemPoints for SimMem {
         1
     }
     fn chase(&mut self, windowed: bool, timing: &RunTiming) -> hwcal_runner::Result<Option<Vec<ThreadRun>>> {
-        let (m, x) = (self.hw.model.clone(), self.bytes);
+        let (m, x) = (self.hw.model_now(), self.bytes);
         Ok(Some(self.run(("chase", timing), |busy, share, r| {
             chase(&m, x, !windowed, (busy, share), r).0
         })))
     }
     fn chains(&mut self, k: usize, timing: &RunTiming) -> hwcal_runner::Result<Vec<ThreadRun>> {
-        let (m, x) = (self.hw.model.clone(), self.bytes);
+        let (m, x) = (self.hw.model_now(), self.bytes);
         Ok(self.run(("chains", timing), |busy, share, r| {
             chase_ns(&m, x, true, busy, share, r) / (k as f64).min(m.mlp)
         }))

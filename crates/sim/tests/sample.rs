@@ -3,10 +3,12 @@
 //! or missed, never confidently wrong — except the failures the
 //! simulator has found and that are not fixed yet, each listed in
 //! `KNOWN` by machine and figure (none now), so that a new one fails the
-//! test; and each failure it found, rebuilt as a test of its own.
+//! test; a fixed sample of the generated corpus, held to a ceiling of
+//! confidently wrong figures that only comes down; and each failure it
+//! found, rebuilt as a test of its own.
 
 use hwcal_sim::corpus;
-use hwcal_sim::score::{score, Outcome};
+use hwcal_sim::score::{score, score_sources, Outcome, Source};
 
 /// Found by the simulator, not fixed yet: (corpus index, figure).
 const KNOWN: &[(usize, &str)] = &[];
@@ -45,6 +47,57 @@ fn a_sample_of_the_corpus_is_never_confidently_wrong() {
     eprintln!("{} machines in {:.1} s", card.machines, t.elapsed().as_secs_f64());
 }
 
+/// The generated corpus's sample: the first 100 machines of seed 1 that
+/// are quick to simulate — on huge pages, on 16 or 64 KiB pages, or with
+/// no level over 128 MiB (a machine whose sweep runs to gigabytes of
+/// 4 KiB pages takes the simulator seconds: it places every page).
+fn generated_sample() -> Vec<usize> {
+    (0..)
+        .filter(|&i| {
+            let (m, _) = corpus::generated(1, i);
+            m.pages == hwcal_sim::Pages::Huge || m.page > 4096 || m.levels.iter().all(|l| l.size <= 128 << 20)
+        })
+        .take(100)
+        .collect()
+}
+
+/// Confidently wrong figures in the generated sample, at most: the
+/// analysis meets machines nobody fitted it to here, and gets some wrong
+/// (issue 40). A ratchet: lower it as the analysis is fixed, never raise
+/// it to let a new failure through (the test prints the list).
+const GENERATED_WRONG_CEILING: usize = 75;
+
+#[test]
+fn a_sample_of_the_generated_corpus_is_scored_and_no_worse_than_its_ceiling() {
+    let sample = generated_sample();
+    let t = std::time::Instant::now();
+    let sources: Vec<Source> = sample.iter().map(|&i| Source::Generated(1, i)).collect();
+    let card = score_sources(&sources, 2, &|_| {});
+    println!("{}", card.markdown());
+    assert_eq!(card.machines, sample.len(), "{:?}", card.failed);
+    assert!(card.failed.is_empty(), "{:?}", card.failed);
+    // The sample holds two-, three- and four-level machines, base and huge pages.
+    for k in ["2L", "3L", "4L"] {
+        assert!(
+            card.shapes.keys().any(|s| s.starts_with(k)),
+            "no {k}: {:?}",
+            card.shapes.keys()
+        );
+    }
+    assert!(
+        card.wrong.len() <= GENERATED_WRONG_CEILING,
+        "{} confidently wrong, over the ceiling of {GENERATED_WRONG_CEILING}: {:#?}",
+        card.wrong.len(),
+        card.wrong
+    );
+    eprintln!(
+        "{} generated machines in {:.1} s, {} confidently wrong",
+        card.machines,
+        t.elapsed().as_secs_f64(),
+        card.wrong.len()
+    );
+}
+
 /// The failure the simulator found (a Neoverse V2 guest, 4 KiB pages, a
 /// moving L3 share, corpus machine 444 before the L1 was modelled as
 /// virtually indexed): the 48-entry L1 TLB's step was not seen, the L2
@@ -52,15 +105,24 @@ fn a_sample_of_the_corpus_is_never_confidently_wrong() {
 /// CPUID's 48) and stayed `ok`. Rebuilt here on purpose: the same machine
 /// with an L1 TLB whose misses cost next to nothing, so its step cannot be
 /// seen. A level more than twice or under half its stated size is noisy.
+/// The judge pairs TLB levels by entries, not by number: the true L1 is
+/// missed, the reported level (named L1) is the L2's, and flagged.
 #[test]
 fn a_tlb_level_that_took_a_missed_levels_number_is_not_ok() {
     let (mut m, _) = corpus::machine(444);
     m.tlbs[0].miss_ns = 0.01;
     let p = hwcal_sim::score::calibrate(&m).unwrap();
     let judged = hwcal_sim::score::judge(&m, &p);
+    let reported = p.tlbs.as_deref().unwrap_or(&[]);
+    assert!(
+        reported.iter().any(|t| t.level == 1 && t.entries > 500),
+        "{reported:?}: the L2 step named L1"
+    );
     let l1 = judged.iter().find(|j| j.figure == "TLB L1 entries").unwrap();
-    assert!(l1.got.is_some_and(|e| e > 500.0), "{l1:?}: the L2 step named L1");
-    assert_eq!(l1.outcome, Outcome::Flagged, "{judged:?}");
+    assert_eq!(l1.outcome, Outcome::Missed, "{judged:?}");
+    let l2 = judged.iter().find(|j| j.figure == "TLB L2 entries").unwrap();
+    assert!(l2.got.is_some_and(|e| e > 500.0), "{l2:?}");
+    assert_eq!(l2.outcome, Outcome::Flagged, "{judged:?}");
     assert!(
         judged.iter().all(|j| j.outcome != Outcome::ConfidentlyWrong),
         "{judged:?}"

@@ -3,11 +3,11 @@
 //! the flush granule), memory-level parallelism, and the curve of the
 //! buffer's huge pages; with the raw-curve constructor every step uses.
 
+use crate::points::{ChasePoints, Hardware};
 use crate::probe::Progress;
 use crate::Result;
 use hwcal_analysis::cache as cache_analysis;
 use hwcal_model::{MachineInfo, RawCurve, RawPoint};
-use crate::points::{ChasePoints, Hardware};
 
 /// Idle adds between loads for the miss-latency chase (~100 cycles, as The
 /// Calibrator's delay).

@@ -134,7 +134,12 @@ pub fn measure(
         points.len(),
         since(hw)
     ));
-    let sweep = Sweep { hw, machine, tlb_ok, t0 };
+    let sweep = Sweep {
+        hw,
+        machine,
+        tlb_ok,
+        t0,
+    };
     sweep.refine(bench, &mut points, progress)?;
     sweep.repair(bench, &mut points)?;
     sweep.retry_short_private(bench, &mut points, progress)?;
@@ -281,39 +286,44 @@ fn sweep_analysis(lat: &RawCurve, machine: &MachineInfo, huge_pages: bool) -> ca
 /// boundary into a coarse interval. Stops early once the sweep budget
 /// (counted from `t0`) is spent.
 impl Sweep<'_> {
-fn refine(&self, bench: &mut dyn ChasePoints, points: &mut Vec<RawPoint>, progress: &dyn Progress) -> Result<()> {
-    for round in 0..6 {
-        if self.elapsed() > SWEEP_BUDGET_S {
-            progress.say("cache: sweep budget spent; refinement stopped early");
-            break;
-        }
-        let a = self.analyse(points);
-        let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
-        let mut new = Vec::new();
-        for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
-            let x = (x / 64.0).round() * 64.0;
-            if !points.iter().any(|q| (q.x / x - 1.0).abs() < 0.005) {
-                new.push(x);
-            }
-        }
-        // Rounds 0, 2, 4: fill in; rounds 1, 3, 5: measure the boundary
-        // windows again, later in time. A level's edge is where
-        // interference (the other vCPU sharing L2, neighbours in L3) shifts
-        // the curve most, and it is rarely there all the time; noise only
-        // adds time, so every sample is kept and the minimum is the figure.
-        if round % 2 == 0 {
-            if new.is_empty() && round > 0 {
+    fn refine(
+        &self,
+        bench: &mut dyn ChasePoints,
+        points: &mut Vec<RawPoint>,
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        for round in 0..6 {
+            if self.elapsed() > SWEEP_BUDGET_S {
+                progress.say("cache: sweep budget spent; refinement stopped early");
                 break;
             }
-            for x in new {
-                sorted_insert(points, bench.chase(0, x as usize, 0, false)?);
+            let a = self.analyse(points);
+            let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
+            let mut new = Vec::new();
+            for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
+                let x = (x / 64.0).round() * 64.0;
+                if !points.iter().any(|q| (q.x / x - 1.0).abs() < 0.005) {
+                    new.push(x);
+                }
             }
-        } else {
-            remeasure_boundaries(bench, points, &a.plateaus, &pxs)?;
+            // Rounds 0, 2, 4: fill in; rounds 1, 3, 5: measure the boundary
+            // windows again, later in time. A level's edge is where
+            // interference (the other vCPU sharing L2, neighbours in L3) shifts
+            // the curve most, and it is rarely there all the time; noise only
+            // adds time, so every sample is kept and the minimum is the figure.
+            if round % 2 == 0 {
+                if new.is_empty() && round > 0 {
+                    break;
+                }
+                for x in new {
+                    sorted_insert(points, bench.chase(0, x as usize, 0, false)?);
+                }
+            } else {
+                remeasure_boundaries(bench, points, &a.plateaus, &pxs)?;
+            }
         }
+        Ok(())
     }
-    Ok(())
-}
 }
 
 /// Measure again, keeping every sample, the points in the window just
@@ -340,65 +350,65 @@ fn remeasure_boundaries(
 }
 
 impl Sweep<'_> {
-/// Step 3b, measure until confident: one thread alone fills a cache
-/// private to its core, so where a private level reads more than 12.5%
-/// short of its nominal size, something else held part of it: on a VM most
-/// likely the host's other hyperthread on this core, whose activity comes
-/// in bursts the guest cannot see. L1 is judged always (it is virtually
-/// indexed); L2 only on huge pages, where a physically indexed cache sees
-/// no page-colour conflicts (on 4 KiB pages it can read short with no one
-/// else there, and measuring again would not change that). The sizes from
-/// half to 1.25× each short level's nominal size are measured again, the
-/// short levels interleaved, up to four more times a quarter second apart
-/// (every sample is kept, the minimum is the figure: noise only adds
-/// time), until every level reads its size or the tries run out; only
-/// then is a level flagged.
-fn retry_short_private(
-    &self,
-    bench: &mut dyn ChasePoints,
-    points: &mut [RawPoint],
-    progress: &dyn Progress,
-) -> Result<()> {
-    let (machine, huge_pages) = (self.machine, self.tlb_ok);
-    let judged: Vec<(usize, f64)> = (1..=if huge_pages { 2 } else { 1 })
-        .filter_map(|level| machine.nominal_data_cache(level).map(|n| (level, n)))
-        .filter(|(_, n)| n.shared_cpus.len() <= 1)
-        .map(|(level, n)| (level as usize, n.size_bytes as f64))
-        .collect();
-    let short = |points: &[RawPoint]| -> Vec<(usize, f64)> {
-        let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
-        let a = sweep_analysis(&lat, machine, huge_pages);
-        judged
-            .iter()
-            .copied()
-            .filter(|&(level, nominal)| {
-                a.levels.get(level - 1).is_some_and(|l| {
-                    (l.size_bytes as f64) < (1.0 - cache_analysis::NOMINAL_SIZE_TOLERANCE) * nominal
+    /// Step 3b, measure until confident: one thread alone fills a cache
+    /// private to its core, so where a private level reads more than 12.5%
+    /// short of its nominal size, something else held part of it: on a VM most
+    /// likely the host's other hyperthread on this core, whose activity comes
+    /// in bursts the guest cannot see. L1 is judged always (it is virtually
+    /// indexed); L2 only on huge pages, where a physically indexed cache sees
+    /// no page-colour conflicts (on 4 KiB pages it can read short with no one
+    /// else there, and measuring again would not change that). The sizes from
+    /// half to 1.25× each short level's nominal size are measured again, the
+    /// short levels interleaved, up to four more times a quarter second apart
+    /// (every sample is kept, the minimum is the figure: noise only adds
+    /// time), until every level reads its size or the tries run out; only
+    /// then is a level flagged.
+    fn retry_short_private(
+        &self,
+        bench: &mut dyn ChasePoints,
+        points: &mut [RawPoint],
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        let (machine, huge_pages) = (self.machine, self.tlb_ok);
+        let judged: Vec<(usize, f64)> = (1..=if huge_pages { 2 } else { 1 })
+            .filter_map(|level| machine.nominal_data_cache(level).map(|n| (level, n)))
+            .filter(|(_, n)| n.shared_cpus.len() <= 1)
+            .map(|(level, n)| (level as usize, n.size_bytes as f64))
+            .collect();
+        let short = |points: &[RawPoint]| -> Vec<(usize, f64)> {
+            let lat = curve(cache_analysis::LATENCY, "", "", points.to_vec());
+            let a = sweep_analysis(&lat, machine, huge_pages);
+            judged
+                .iter()
+                .copied()
+                .filter(|&(level, nominal)| {
+                    a.levels.get(level - 1).is_some_and(|l| {
+                        (l.size_bytes as f64) < (1.0 - cache_analysis::NOMINAL_SIZE_TOLERANCE) * nominal
+                    })
                 })
-            })
-            .collect()
-    };
-    for attempt in 1..=4 {
-        let levels = short(points);
-        if levels.is_empty() {
-            break;
+                .collect()
+        };
+        for attempt in 1..=4 {
+            let levels = short(points);
+            if levels.is_empty() {
+                break;
+            }
+            let names: Vec<String> = levels.iter().map(|(l, _)| format!("L{l}")).collect();
+            progress.say(&format!(
+                "cache: {} read short of the nominal size; measuring the edge again ({attempt} of 4)",
+                names.join(" and ")
+            ));
+            self.hw.pause(250);
+            for p in points
+                .iter_mut()
+                .filter(|p| levels.iter().any(|&(_, n)| p.x >= 0.5 * n && p.x <= 1.25 * n))
+            {
+                let q = bench.chase(0, p.x as usize, 0, false)?;
+                merge_point(p, q);
+            }
         }
-        let names: Vec<String> = levels.iter().map(|(l, _)| format!("L{l}")).collect();
-        progress.say(&format!(
-            "cache: {} read short of the nominal size; measuring the edge again ({attempt} of 4)",
-            names.join(" and ")
-        ));
-        self.hw.pause(250);
-        for p in points
-            .iter_mut()
-            .filter(|p| levels.iter().any(|&(_, n)| p.x >= 0.5 * n && p.x <= 1.25 * n))
-        {
-            let q = bench.chase(0, p.x as usize, 0, false)?;
-            merge_point(p, q);
-        }
+        Ok(())
     }
-    Ok(())
-}
 }
 
 /// Rounds of [`retry_noisy_plateaus`], and the seconds they may take.
@@ -406,70 +416,70 @@ const NOISY_ROUNDS: usize = 2;
 const NOISY_BUDGET_S: f64 = 1.5;
 
 impl Sweep<'_> {
-/// A plateau whose points disagree beyond the analysis's tolerance (its
-/// level, or memory, marked noisy) is measured again, every point of it,
-/// a quarter second later, up to [`NOISY_ROUNDS`] times; each point keeps
-/// its quietest reading. The points of a plateau should all read the same
-/// latency, so a spread among them is interference (another tenant in the
-/// shared L3 or on the memory bus, the host's other hyperthread), which
-/// comes and goes: measured again after it has gone, the plateau is known
-/// instead of flagged. What is still spread after the rounds (or after
-/// [`NOISY_BUDGET_S`]) stays noisy.
-fn retry_noisy_plateaus(
-    &self,
-    bench: &mut dyn ChasePoints,
-    points: &mut [RawPoint],
-    progress: &dyn Progress,
-) -> Result<()> {
-    let t = self.hw.now_s();
-    for round in 1..=NOISY_ROUNDS {
-        let a = self.analyse(points);
-        // The analysis indexes the valid points (positive size, finite
-        // positive latency) in size order; the same filter maps its
-        // plateaus back to sizes.
-        let xs: Vec<f64> = points
-            .iter()
-            .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
-            .map(|q| q.x)
-            .collect();
-        let mut noisy: Vec<&Plateau> = a
-            .levels
-            .iter()
-            .zip(&a.plateaus)
-            .filter(|(l, _)| l.verdict == hwcal_model::Verdict::Noisy)
-            .map(|(_, p)| p)
-            .collect();
-        if a.memory
-            .as_ref()
-            .is_some_and(|m| m.verdict == hwcal_model::Verdict::Noisy)
-        {
-            noisy.extend(a.plateaus.get(a.levels.len()));
-        }
-        let ranges: Vec<(f64, f64)> = noisy
-            .iter()
-            .filter_map(|p| Some((*xs.get(p.first)?, *xs.get(p.last)?)))
-            .collect();
-        if ranges.is_empty() {
-            break;
-        }
-        progress.say(&format!(
-            "cache: {} plateau(s) read unevenly; measuring them again ({round} of {NOISY_ROUNDS})",
-            ranges.len()
-        ));
-        self.hw.pause(250);
-        for p in points
-            .iter_mut()
-            .filter(|p| ranges.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi))
-        {
-            if self.hw.now_s() - t > NOISY_BUDGET_S {
-                return Ok(());
+    /// A plateau whose points disagree beyond the analysis's tolerance (its
+    /// level, or memory, marked noisy) is measured again, every point of it,
+    /// a quarter second later, up to [`NOISY_ROUNDS`] times; each point keeps
+    /// its quietest reading. The points of a plateau should all read the same
+    /// latency, so a spread among them is interference (another tenant in the
+    /// shared L3 or on the memory bus, the host's other hyperthread), which
+    /// comes and goes: measured again after it has gone, the plateau is known
+    /// instead of flagged. What is still spread after the rounds (or after
+    /// [`NOISY_BUDGET_S`]) stays noisy.
+    fn retry_noisy_plateaus(
+        &self,
+        bench: &mut dyn ChasePoints,
+        points: &mut [RawPoint],
+        progress: &dyn Progress,
+    ) -> Result<()> {
+        let t = self.hw.now_s();
+        for round in 1..=NOISY_ROUNDS {
+            let a = self.analyse(points);
+            // The analysis indexes the valid points (positive size, finite
+            // positive latency) in size order; the same filter maps its
+            // plateaus back to sizes.
+            let xs: Vec<f64> = points
+                .iter()
+                .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
+                .map(|q| q.x)
+                .collect();
+            let mut noisy: Vec<&Plateau> = a
+                .levels
+                .iter()
+                .zip(&a.plateaus)
+                .filter(|(l, _)| l.verdict == hwcal_model::Verdict::Noisy)
+                .map(|(_, p)| p)
+                .collect();
+            if a.memory
+                .as_ref()
+                .is_some_and(|m| m.verdict == hwcal_model::Verdict::Noisy)
+            {
+                noisy.extend(a.plateaus.get(a.levels.len()));
             }
-            let q = bench.chase(0, p.x as usize, 0, false)?;
-            merge_point(p, q);
+            let ranges: Vec<(f64, f64)> = noisy
+                .iter()
+                .filter_map(|p| Some((*xs.get(p.first)?, *xs.get(p.last)?)))
+                .collect();
+            if ranges.is_empty() {
+                break;
+            }
+            progress.say(&format!(
+                "cache: {} plateau(s) read unevenly; measuring them again ({round} of {NOISY_ROUNDS})",
+                ranges.len()
+            ));
+            self.hw.pause(250);
+            for p in points
+                .iter_mut()
+                .filter(|p| ranges.iter().any(|&(lo, hi)| p.x >= lo && p.x <= hi))
+            {
+                if self.hw.now_s() - t > NOISY_BUDGET_S {
+                    return Ok(());
+                }
+                let q = bench.chase(0, p.x as usize, 0, false)?;
+                merge_point(p, q);
+            }
         }
+        Ok(())
     }
-    Ok(())
-}
 }
 
 /// Page placements each private level's edge is measured on (see
@@ -600,32 +610,32 @@ fn colour_edges(
 }
 
 impl Sweep<'_> {
-/// Step 3, repair: a larger working set cannot be faster than a smaller
-/// one, so a point well above a larger size's latency was disturbed.
-/// Measure it again, later.
-fn repair(&self, bench: &mut dyn ChasePoints, points: &mut [RawPoint]) -> Result<()> {
-    for _ in 0..3 {
-        if self.elapsed() > SWEEP_BUDGET_S {
-            break;
-        }
-        let mut suffix_min = f64::INFINITY;
-        let mut bad = Vec::new();
-        for i in (0..points.len()).rev() {
-            if points[i].y > 1.15 * suffix_min {
-                bad.push(i);
+    /// Step 3, repair: a larger working set cannot be faster than a smaller
+    /// one, so a point well above a larger size's latency was disturbed.
+    /// Measure it again, later.
+    fn repair(&self, bench: &mut dyn ChasePoints, points: &mut [RawPoint]) -> Result<()> {
+        for _ in 0..3 {
+            if self.elapsed() > SWEEP_BUDGET_S {
+                break;
             }
-            suffix_min = suffix_min.min(points[i].y);
+            let mut suffix_min = f64::INFINITY;
+            let mut bad = Vec::new();
+            for i in (0..points.len()).rev() {
+                if points[i].y > 1.15 * suffix_min {
+                    bad.push(i);
+                }
+                suffix_min = suffix_min.min(points[i].y);
+            }
+            if bad.is_empty() {
+                break;
+            }
+            for i in bad {
+                let q = bench.chase(0, points[i].x as usize, 0, false)?;
+                merge_point(&mut points[i], q);
+            }
         }
-        if bad.is_empty() {
-            break;
-        }
-        for i in bad {
-            let q = bench.chase(0, points[i].x as usize, 0, false)?;
-            merge_point(&mut points[i], q);
-        }
+        Ok(())
     }
-    Ok(())
-}
 }
 
 /// Step 3c: a last level with adaptive insertion (Intel's L3s, Zen 3 to

@@ -271,7 +271,10 @@ impl MemPoints for KernelBuffers {
         };
         let jobs = [Job {
             cpu: self.order[0],
-            work: Work::Chase { buf: &ring.buf, start },
+            work: Work::Chase {
+                buf: &ring.buf,
+                start,
+            },
         }];
         Ok(Some(run_jobs(&jobs, timing)?))
     }
