@@ -15,16 +15,16 @@ const GAP_ADDS: u32 = hwcal_probes::cache::IDLE_ADDS;
 
 /// Step 5's block: one primary slot per block, the pair's second load `d`
 /// away inside it.
-pub const LINE_BLOCK: usize = 2048;
+pub(crate) const LINE_BLOCK: usize = 2048;
 
 /// Step 6's chain counts.
-pub const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
+pub(crate) const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
 
 /// Step 5's two tests, (test, primaries), for first and last levels found
 /// of `l1` and `last` bytes: test 1 twice as many visits as L1 has lines
 /// (misses L1, fits L2), test 2 touched lines at least 4× the last level
 /// and 8 MiB (misses every cache); at least 64 visits each.
-pub fn line_tests(l1: f64, last: f64) -> [(u32, usize); 2] {
+pub(crate) fn line_tests(l1: f64, last: f64) -> [(u32, usize); 2] {
     [
         (1, ((2.0 * l1 / 64.0) as usize).max(64)),
         (2, (((4.0 * last).max(8.0 * 1048576.0) / 128.0) as usize).max(64)),
@@ -34,7 +34,7 @@ pub fn line_tests(l1: f64, last: f64) -> [(u32, usize); 2] {
 /// Step 5b's eviction walk before level `k`'s flush test (levels found of
 /// `sizes` bytes): twice the level below, at most the geometric middle of
 /// the two, so the targets leave the levels below and stay in this one.
-pub fn flush_evict(sizes: &[f64], k: usize) -> f64 {
+pub(crate) fn flush_evict(sizes: &[f64], k: usize) -> f64 {
     match k {
         0 => 0.0,
         _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * sizes[k]).sqrt()),
@@ -43,7 +43,7 @@ pub fn flush_evict(sizes: &[f64], k: usize) -> f64 {
 
 /// Step 6's footprint: 8× the last level (found or stated), at least
 /// 64 MiB, at most `cap` (the bench's whole buffer).
-pub fn mlp_footprint(last: f64, cap: f64) -> f64 {
+pub(crate) fn mlp_footprint(last: f64, cap: f64) -> f64 {
     (8.0 * last).max(64.0 * 1048576.0).min(cap)
 }
 
@@ -54,7 +54,7 @@ pub fn mlp_footprint(last: f64, cap: f64) -> f64 {
 /// would give no memory figure), up to twice the top and within a quarter
 /// of `avail` bytes of memory (the bench allocates a quarter more than its
 /// largest working set), and not for less than 1.4× the top.
-pub fn extension_sizes(lat: &RawCurve, memory_found: bool, avail: f64) -> Vec<f64> {
+pub(crate) fn extension_sizes(lat: &RawCurve, memory_found: bool, avail: f64) -> Vec<f64> {
     let top = lat.points.iter().map(|p| p.x).fold(0.0, f64::max);
     let to = (2.0 * top).min(avail / 4.0 / 1.25);
     if to < 1.4 * top || (memory_found && !cache_analysis::still_climbing(lat)) {

@@ -19,7 +19,7 @@ mod after;
 mod limits;
 
 use after::{curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
-pub use after::{extension_sizes, flush_evict, line_tests, mlp_footprint, LINE_BLOCK, MLP_CHAINS};
+use after::extension_sizes;
 pub use limits::{check_max_size, default_max_size, parse_max_size, sweep_top};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
