@@ -267,7 +267,7 @@ fn reanalysed(mut p: Profile) -> (Profile, cache::CacheAnalysis) {
 /// plateau. The analysis once took the L3's plateau for memory (11.5 ns,
 /// marked ok) and a bump on the L2 edge for an L3. Every run must read 3
 /// levels, an L3 of at least 8 MiB at 9–14 ns, and one memory latency
-/// within 10% of the run's own `mem` chase.
+/// within 10% of the documented 256 MiB chase (or not `ok`).
 #[test]
 fn zen5_runs_read_three_levels_and_one_memory_latency() {
     for name in ["zen5-run-a.json", "zen5-run-b.json", "zen5-run-c.json"] {
@@ -287,13 +287,17 @@ fn zen5_runs_read_three_levels_and_one_memory_latency() {
         let mib = l3.size_bytes as f64 / 1048576.0;
         assert!((8.0..=32.0).contains(&mib), "{name}: L3 {mib} MiB");
         assert!(l3.latency_ns > 9.0 && l3.latency_ns < 14.0, "{name}: {l3:?}");
-        let chase = p.mem.as_ref().unwrap().ns_per_op;
+        // The truth, not the run's own chase: a random 64 B-line chase
+        // over 256 MiB of 4 KiB pages on this guest reads 150 ns (the
+        // reference chase) to 157–159 ns (multichase, lat_mem_rd), page
+        // walks included (peer-figures.md, machine 4); within 10% of
+        // that, or not `ok`.
         let m = p.memory.as_ref().expect("a memory latency");
+        assert_eq!(p.mem.as_ref().unwrap().size_bytes, 256 << 20, "{name}");
         assert!(
-            within(m.latency_ns, chase, 0.1, 0.1),
-            "{name}: {m:?} vs the chase's {chase}"
+            (0.9 * 150.0..=1.1 * 159.0).contains(&m.latency_ns) || m.verdict == Verdict::Noisy,
+            "{name}: {m:?}"
         );
-        assert!(m.latency_ns > 100.0, "{name}: {m:?}");
         // Where the sweep reached no memory plateau, it says why.
         if c.memory.is_none() {
             assert!(

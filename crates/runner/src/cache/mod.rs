@@ -18,8 +18,8 @@ use hwcal_probes::cache::merge_point;
 mod after;
 mod limits;
 
-use after::{curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
 use after::extension_sizes;
+use after::{curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
 pub use limits::{check_max_size, default_max_size, parse_max_size, sweep_top};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
