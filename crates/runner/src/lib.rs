@@ -21,6 +21,7 @@
 mod batch;
 mod calibrate;
 mod error;
+mod kernels;
 pub mod machine;
 pub mod points;
 mod probe;
@@ -44,7 +45,10 @@ pub use calibrate::{
     reanalyse_stored, Eta, Header, Observer, Phase,
 };
 pub use error::{Context, Result, RunnerError};
+pub use kernels::Kernels;
 pub use machine::Real;
-pub use points::{ChaseBuffer, ChasePoints, Hardware, Kernels, MemPoints, PagePoints, TlbBenches, Watching};
+pub use points::{
+    ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, TlbBenches, TlbLayout, Watching,
+};
 pub use probe::{Machine, Plan, Planned, ProbeEntry, Progress, RunConfig, Silent};
 pub use registry::{plan, probe_ids, probes, select};

@@ -21,7 +21,7 @@ impl Machine for Real {
         hwcal_harness::harness_info(pinned_cpu)
     }
     fn run(&self, _probe: &ProbeEntry, plan: &dyn Plan, progress: &dyn Progress) -> Result<Profile> {
-        plan.run(&crate::points::Kernels, progress)
+        plan.run(&crate::kernels::Kernels, progress)
     }
 }
 

@@ -8,6 +8,7 @@
 //! the steps measured again, until they stay put. Then the same with one
 //! page per 2 MiB.
 
+pub use crate::points::TlbLayout;
 use crate::points::{Hardware, PagePoints};
 use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::Result;
@@ -184,27 +185,6 @@ fn sweep(
     Ok(pts)
 }
 
-/// The sizes of the TLB probe's buffers for a page size: a pure function of
-/// the plan, the memory available and the page sizes, so that 4, 16 and
-/// 64 KiB base pages can be checked against each other without such a
-/// kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TlbLayout {
-    pub pages: PageSizes,
-    /// Base pages the base-page test visits at most.
-    pub n: usize,
-    /// Bytes of the scattered base-page test buffer (n base pages).
-    pub small_len: usize,
-    /// Bytes of the dense baseline (n lines).
-    pub dense_len: usize,
-    /// Huge pages the huge-page baseline needs, and the bytes allocated
-    /// for it (a quarter more, for pages failing the TLB check).
-    pub baseline_need: usize,
-    pub baseline_len: usize,
-    /// Huge pages the huge-page test may visit (below 16: skipped).
-    pub huge_pages: usize,
-}
-
 /// Memory the probe may use: the test and its huge-page baseline take
 /// 2.25 × n base pages; n shrinks (to 64 at least) to fit half of `avail`
 /// (64 KiB pages make 8192 pages 512 MiB).
@@ -241,7 +221,10 @@ pub fn measure(
     let avail = hw.available_memory() as usize;
     let lay = layout(max_pages, max_huge_pages, avail, hw.page_sizes());
     let n = lay.n;
-    let b = hw.tlb_benches(&lay, progress)?;
+    let b = hw.tlb_benches(&lay)?;
+    if b.huge_baseline.is_none() {
+        progress.say("tlb: the TLB does not see huge pages; using the dense baseline");
+    }
     let fractions = [b.test_huge_fraction, b.baseline_huge_fraction];
     let mut test = b.test;
     // The huge-page baseline leads where the TLB sees huge pages (it has

@@ -20,9 +20,7 @@ use hwcal_model::{MachineInfo, RawCurve, RawPoint};
 use hwcal_probes::mem::{RunTiming, Slice, ThreadRun};
 use hwcal_probes::pages::PageSizes;
 use hwcal_probes::tlb::Layout;
-use hwcal_runner::{
-    ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, Progress, TlbBenches, Watching,
-};
+use hwcal_runner::{ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, TlbBenches, Watching};
 use hwcal_stats::SplitMix64;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -129,7 +127,6 @@ impl Hardware for SimHardware {
         &self,
         order: &[Option<usize>],
         (_, chase): (usize, usize),
-        _progress: &dyn Progress,
     ) -> hwcal_runner::Result<Box<dyn MemPoints>> {
         // Linking the ring's two cycles: a store per line, overlapped.
         let setup_s = chase as f64 / 64.0 * 5e-9;
@@ -212,11 +209,7 @@ impl Hardware for SimHardware {
         Ok(Some(points))
     }
 
-    fn tlb_benches(
-        &self,
-        lay: &hwcal_runner::tlb::TlbLayout,
-        _progress: &dyn Progress,
-    ) -> hwcal_runner::Result<TlbBenches> {
+    fn tlb_benches(&self, lay: &hwcal_runner::TlbLayout) -> hwcal_runner::Result<TlbBenches> {
         // The probe maps its test buffer with base pages whatever the
         // machine's huge-page setting; the huge-page baseline and the
         // 2 MiB TLB are not modelled, so the dense baseline leads.

@@ -34,7 +34,12 @@ pub(super) fn run_short(
     order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
     let n = order.len();
     let (stream, chase_size) = short_sizes(hw, n, CHASE_SIZE);
-    let mut mem = hw.mem_buffers(&order, (stream, chase_size), progress)?;
+    progress.say(&format!(
+        "mem: preparing {} buffers of {}",
+        n + 1,
+        hwcal_model::human_bytes(stream as u64)
+    ));
+    let mut mem = hw.mem_buffers(&order, (stream, chase_size))?;
     let plan = RunTiming {
         duration_ns: 0.3e9,
         slice_ns: 10e6,
@@ -223,15 +228,15 @@ fn short_bandwidth(
 pub(crate) fn kernel_buffers(
     order: &[Option<usize>],
     (stream, chase_size): (usize, usize),
-    progress: &dyn Progress,
 ) -> Result<Box<dyn MemPoints>> {
     let preps = short_preps(order, stream, chase_size);
-    let (bufs, setup_s) = prepare_timed(progress, &preps, "buffers", stream)?;
+    let t0 = std::time::Instant::now();
+    let bufs = prepared(mem_kernels::prepare_all(&preps))?;
     Ok(Box::new(KernelBuffers {
         order: order.to_vec(),
         bufs,
         stream,
-        setup_s,
+        setup_s: t0.elapsed().as_secs_f64(),
     }))
 }
 
