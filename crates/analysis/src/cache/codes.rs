@@ -57,7 +57,7 @@ pub const NOTE_CODES: [(&str, &str); 24] = [
     ),
     (
         "cache.tlb-share",
-        "chase on 4 KiB pages: the TLB's share of memory latency",
+        "chase on base pages (4, 16 or 64 KiB): the TLB's share of memory latency",
     ),
     (
         "cache.tlb-share-overshoot",

@@ -46,7 +46,7 @@ pub(super) fn colour_points(
         .iter()
         .filter(|q| q.x > 0.0)
         .filter_map(|q| {
-            let share = tlb.map_or(0.0, |t| t.at(q.x / 4096.0).0);
+            let share = tlb.map_or(0.0, |t| t.at_bytes(q.x).0);
             let mean = match pick {
                 Some(ix) => {
                     let v: Vec<f64> = ix.iter().filter_map(|&j| q.samples.get(j).copied()).collect();

@@ -41,7 +41,7 @@ pub(super) fn idle_points(gap: &RawCurve, plain: &[RawPoint], tlb: Option<&TlbSh
     gap.points
         .iter()
         .map(|p| {
-            let (share_ns, share_cy) = tlb.map_or((0.0, Some(0.0)), |t| t.at(p.x / 4096.0));
+            let (share_ns, share_cy) = tlb.map_or((0.0, Some(0.0)), |t| t.at_bytes(p.x));
             let samples: Vec<f64> = p
                 .samples
                 .iter()
@@ -227,7 +227,7 @@ pub(super) fn unstated_levels(
             .filter(|t| t.page_bytes as f64 == page)
             .map(|t| t.entries as f64 * page)
             .reduce(f64::max);
-        let measured = tlb.and_then(|t| t.levels.iter().map(|l| l.0 * 4096.0).reduce(f64::max));
+        let measured = tlb.and_then(TlbShare::reach);
         stated_reach.into_iter().chain(measured).collect()
     } else {
         Vec::new()

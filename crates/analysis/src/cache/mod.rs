@@ -23,7 +23,7 @@
 //! ([`CacheAnalysis`]); the steps live in the submodules:
 //! * `codes` — the note catalogue, raw curve ids, the size formatter;
 //! * `sweep` — the latency curve as the analysis reads it, and the busy check;
-//! * `tlb_share` — the TLB's share of a chase on 4 KiB pages;
+//! * `tlb_share` — the TLB's share of a chase on base pages;
 //! * `edge` — a level's edge: held capacity and the page-colour fit;
 //! * `plateaus` — the curve's plateaus and where each ends;
 //! * `levels` — cache levels from plateaus, with their notes;
@@ -212,7 +212,7 @@ pub fn analyze_curves(
 }
 
 /// As [`analyze_curves`], with the TLB's share removed from the latency
-/// curve first where the chase ran on pages the TLB sees as 4 KiB, and
+/// curve first where the chase ran on base pages as the TLB sees them, and
 /// the private levels' edges over several page placements (`colour`, see
 /// `edge::colour_points`) for their page-colour fit.
 #[allow(clippy::too_many_arguments)]
