@@ -297,7 +297,7 @@ fn analyze_with(
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&pl[k], &level, machine));
-        if private_shortfall(&level, &pl[k], machine, huge) || private_excess(&level, &pl[k], machine) {
+        if private_shortfall(&level, &pl[k], machine) || private_excess(&level, &pl[k], machine) {
             level.verdict = Verdict::Noisy;
         }
         out.notes.extend(miss_disagrees(&mut level));
