@@ -315,5 +315,10 @@ fn a_level_short_of_its_stated_private_size_on_base_pages_is_not_ok() {
     let l2 = &p.caches.as_ref().unwrap()[1];
     assert!(l2.size_bytes < 512 << 10, "{l2:?}");
     assert_eq!(l2.verdict, hwcal_model::Verdict::Noisy, "{l2:?}");
-    assert_ne!(outcome(&j, "cache levels"), Outcome::ConfidentlyWrong, "{:?}", p.caches);
+    assert_ne!(
+        outcome(&j, "cache levels"),
+        Outcome::ConfidentlyWrong,
+        "{:?}",
+        p.caches
+    );
 }
