@@ -343,3 +343,24 @@ fn a_first_tlb_level_whose_step_spreads_over_an_octave_is_not_ok() {
         "{j:?}"
     );
 }
+
+/// Found by the generated corpus (seed 1, machine 92: sysfs absent, an L1
+/// of 48 KiB whose replacement keeps part of the chase up to an L2 of
+/// about four times it, so the L2 has no plateau of its own): L1 read
+/// 55.1 KiB, and the L3's step its miss latency, `ok`. A virtually
+/// indexed L1 cannot hold more than where it began to climb; read so, the
+/// next level found is not the one that served its misses, and L1 is
+/// noisy.
+#[test]
+fn an_l1_seen_holding_more_than_where_it_climbed_is_not_ok() {
+    let (m, _) = corpus::generated(1, 92);
+    let (p, j) = judged(&m);
+    assert!(
+        p.notes.iter().any(|n| n.code == "cache.l1-edge-overheld"),
+        "{:?}",
+        p.notes
+    );
+    for f in ["L1 size", "L1 miss latency", "L1 replace time"] {
+        assert_ne!(outcome(&j, f), Outcome::ConfidentlyWrong, "{f}: {j:?}");
+    }
+}

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 24] = [
+pub const NOTE_CODES: [(&str, &str); 25] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -94,6 +94,10 @@ pub const NOTE_CODES: [(&str, &str); 24] = [
     (
         "cache.memory-climbing",
         "the memory plateau's top point reads above its figure beyond both intervals: latency still climbs there, memory marked noisy",
+    ),
+    (
+        "cache.l1-edge-overheld",
+        "L1 read as holding more than where it began to climb: a level between without a plateau, L1 marked noisy",
     ),
     (
         "cache.unstated-merged",

@@ -592,3 +592,20 @@ pub(super) fn missing_level_notes(
     }
     notes
 }
+
+/// The note for an L1 edge that held more than where it began to climb
+/// ([`super::edge::l1_overheld`]).
+pub(super) fn l1_overheld_note(held: f64, climbed: f64) -> Note {
+    note(
+        "cache",
+        "l1-edge-overheld",
+        format!(
+            "L1: its edge reads as holding {} where it began to climb at {}; a virtually indexed L1 misses \
+             nothing before its capacity, so it can never hold more than where it began to climb: the misses \
+             were read against a next level too slow to have served them (a level between with no plateau of \
+             its own), so its size and step are not confirmed and L1 is marked noisy",
+            size_text(held),
+            size_text(climbed)
+        ),
+    )
+}

@@ -303,6 +303,10 @@ fn analyze_with(
         out.notes.extend(miss_disagrees(&mut level));
         out.levels.push(level);
     }
+    if let (Some((held, climbed)), Some(l1)) = (edge::l1_overheld(&sw, &pl), out.levels.first_mut()) {
+        l1.verdict = Verdict::Noisy;
+        out.notes.push(levels::l1_overheld_note(held, climbed));
+    }
     out.notes
         .extend(unstated_levels(&mut out.levels, machine, !huge, tlb));
     if last_is_memory {
