@@ -96,12 +96,12 @@ pub const NOTE_CODES: [(&str, &str); 25] = [
         "the memory plateau's top point reads above its figure beyond both intervals: latency still climbs there, memory marked noisy",
     ),
     (
-        "cache.l1-edge-overheld",
-        "L1 read as holding more than where it began to climb: a level between without a plateau, L1 marked noisy",
-    ),
-    (
         "cache.unstated-merged",
         "a plateau past the stated levels, as slow as memory and less than 1.5x below it, taken as memory",
+    ),
+    (
+        "cache.l1-edge-overheld",
+        "L1 read as holding more than where it began to climb: a level between without a plateau, L1 marked noisy",
     ),
 ];
 
