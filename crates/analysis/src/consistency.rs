@@ -234,7 +234,7 @@ fn from_chase(
             (Some(d), Some(d * per_ns).filter(|c| c.is_finite()))
         }
         (None, Some(t)) => {
-            let (ns, cy) = t.at(m.size_bytes as f64 / 4096.0);
+            let (ns, cy) = t.at_bytes(m.size_bytes as f64);
             (Some(ns), cy)
         }
         (None, None) => (None, None),
@@ -328,7 +328,7 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
             model.map_or(String::new(), |t| format!(
                 " (the model from the measured TLB levels says {:.1} ns: a lower bound, since the walks' own \
                  loads miss the caches)",
-                t.at(m.size_bytes as f64 / 4096.0).0
+                t.at_bytes(m.size_bytes as f64).0
             ))
         ),
         (None, _) => String::new(),

@@ -23,7 +23,7 @@ use hwcal_model::{Note, Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verd
 
 /// Every code of a TLB analysis note (`{N}`: the level), with what it says.
 /// Codes are stable: scripts match them (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 12] = [
+pub const NOTE_CODES: [(&str, &str); 13] = [
     (
         "tlb.huge-unseen",
         "the TLB does not see huge pages: levels measured against the dense baseline",
@@ -68,6 +68,10 @@ pub const NOTE_CODES: [(&str, &str); 12] = [
     (
         "tlb.l{N}-unconfirmed",
         "a level read at its half-miss point, its step wider than the size tolerance, no plausible stated figure to confirm it: noisy",
+    ),
+    (
+        "tlb.l1-spread",
+        "the first level's step spreads over more than twice its start, no plausible stated figure to confirm it: noisy",
     ),
 ];
 
@@ -813,6 +817,16 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
             ),
         ));
     }
+    for l in a
+        .levels
+        .iter_mut()
+        .filter(|l| l.level == 1 && l.verdict == Verdict::Ok)
+    {
+        if let Some(n) = first_level_too_wide(l, confirmed.contains(&(l.level, l.page_bytes))) {
+            l.verdict = Verdict::Noisy;
+            a.notes.push(n);
+        }
+    }
     if let Some(n) = crate::neighbours::neighbour_note(p, NEIGHBOURS, "tlb") {
         a.notes.push(n);
         for l in &mut a.levels {
@@ -820,6 +834,40 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         }
     }
     Some(a)
+}
+
+/// How far a first-level TLB's step may spread, from 10% to 75% of its
+/// accesses missed, as the ratio of the two page counts: a first level is
+/// small and fully (or highly) associative, so it starts to miss exactly
+/// when the pages outgrow it and misses them all some 15–40% past its size
+/// (Golden Cove's and Zen's L1 DTLBs, see [`levels`]): its whole step
+/// lies within a factor of 1.5. Twice that spread is no one first level's
+/// step.
+pub const FIRST_LEVEL_MAX_SPREAD: f64 = 2.0;
+
+/// The note for a first level whose step spreads over more than
+/// [`FIRST_LEVEL_MAX_SPREAD`] with no plausible stated figure to confirm
+/// it: two levels whose steps ran together (an L1 DTLB whose misses cost
+/// little before a second level only a few times larger: a simulated
+/// 64-entry L1 and 512-entry L2 read as one level of 340 entries from 222
+/// to 621 pages, `ok`, the L2's figure 34% short).
+fn first_level_too_wide(l: &TlbLevel, confirmed: bool) -> Option<Note> {
+    let (lo, hi) = (l.entries_low?, l.entries_high?);
+    if confirmed || lo == 0 || (hi as f64) <= FIRST_LEVEL_MAX_SPREAD * lo as f64 {
+        return None;
+    }
+    Some(note(
+        "tlb",
+        "l1-spread",
+        format!(
+            "tlb: level 1 ({} pages): its step runs from {lo} to {hi} pages, more than {FIRST_LEVEL_MAX_SPREAD}x: a \
+             first-level TLB (small, fully associative) misses all its pages soon past its size, so this is \
+             no one level's step (two levels run together?), and no plausible stated figure confirms its {} \
+             entries: the level is marked noisy",
+            if l.page_bytes >= 2 << 20 { "2 MiB" } else { "base" },
+            l.entries
+        ),
+    ))
 }
 
 /// The note for a level whose step had not reached three quarters of the

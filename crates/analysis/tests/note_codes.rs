@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 24] = [
+const CACHE: [&str; 25] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -33,9 +33,10 @@ const CACHE: [&str; 24] = [
     "cache.l{N}-unstated",
     "cache.memory-climbing",
     "cache.unstated-merged",
+    "cache.l1-edge-overheld",
 ];
 
-const TLB: [&str; 12] = [
+const TLB: [&str; 13] = [
     "tlb.huge-unseen",
     "tlb.baseline-has-misses",
     "tlb.l{N}-baseline-disagree",
@@ -48,6 +49,7 @@ const TLB: [&str; 12] = [
     "tlb.l{N}-soft-edge",
     "tlb.l{N}-ways-corrected",
     "tlb.l{N}-unconfirmed",
+    "tlb.l1-spread",
 ];
 
 #[test]

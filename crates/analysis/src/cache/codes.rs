@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 24] = [
+pub const NOTE_CODES: [(&str, &str); 25] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -57,7 +57,7 @@ pub const NOTE_CODES: [(&str, &str); 24] = [
     ),
     (
         "cache.tlb-share",
-        "chase on 4 KiB pages: the TLB's share of memory latency",
+        "chase on base pages (4, 16 or 64 KiB): the TLB's share of memory latency",
     ),
     (
         "cache.tlb-share-overshoot",
@@ -98,6 +98,10 @@ pub const NOTE_CODES: [(&str, &str); 24] = [
     (
         "cache.unstated-merged",
         "a plateau past the stated levels, as slow as memory and less than 1.5x below it, taken as memory",
+    ),
+    (
+        "cache.l1-edge-overheld",
+        "L1 read as holding more than where it began to climb: a level between without a plateau, L1 marked noisy",
     ),
 ];
 

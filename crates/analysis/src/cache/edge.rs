@@ -46,7 +46,7 @@ pub(super) fn colour_points(
         .iter()
         .filter(|q| q.x > 0.0)
         .filter_map(|q| {
-            let share = tlb.map_or(0.0, |t| t.at(q.x / 4096.0).0);
+            let share = tlb.map_or(0.0, |t| t.at_bytes(q.x).0);
             let mean = match pick {
                 Some(ix) => {
                     let v: Vec<f64> = ix.iter().filter_map(|&j| q.samples.get(j).copied()).collect();
@@ -207,4 +207,26 @@ pub fn held_capacity(xs: &[f64], s: &[f64], from: usize, to: usize, a: f64, b: f
             xs[i] * (1.0 - m)
         })
         .fold(xs[from], f64::max)
+}
+
+/// L1's edge read two ways, when they contradict each other: (the most it
+/// was seen to hold, where it began to climb). L1 is virtually indexed, so
+/// a working set spreads evenly over its sets and no load misses it until
+/// the set outgrows it: the working set where it began to climb is at
+/// least its capacity, and it can never be seen to hold more than that.
+/// Where it was (beyond the size tolerance), the misses past the start of
+/// its edge were read against a next level too slow to be the one that
+/// served them — a level between with no plateau of its own, its hits
+/// counted as L1's (a simulated L1 with random replacement that kept part
+/// of the chase up to an L2 only four times larger, sysfs absent: L1
+/// 55.1 KiB for 48 KiB and the L3's step as its miss latency, `ok`).
+pub(super) fn l1_overheld(sw: &super::sweep::Sweep, pl: &[crate::levels::Plateau]) -> Option<(f64, f64)> {
+    let (p, n) = (pl.first()?, pl.get(1)?);
+    let (from, to, a, b) = (p.first, n.first, p.level, n.level);
+    if b <= a {
+        return None;
+    }
+    let climbed = crossing(&sw.xs, &sw.clean, from, to, a + (0.25 * (b - a)).min(0.5 * a))?;
+    let held = held_capacity(&sw.xs, &sw.clean, from, to, a, b);
+    (held > (1.0 + super::levels::NOMINAL_SIZE_TOLERANCE) * climbed).then_some((held, climbed))
 }

@@ -41,7 +41,7 @@ pub(super) fn idle_points(gap: &RawCurve, plain: &[RawPoint], tlb: Option<&TlbSh
     gap.points
         .iter()
         .map(|p| {
-            let (share_ns, share_cy) = tlb.map_or((0.0, Some(0.0)), |t| t.at(p.x / 4096.0));
+            let (share_ns, share_cy) = tlb.map_or((0.0, Some(0.0)), |t| t.at_bytes(p.x));
             let samples: Vec<f64> = p
                 .samples
                 .iter()
@@ -227,7 +227,7 @@ pub(super) fn unstated_levels(
             .filter(|t| t.page_bytes as f64 == page)
             .map(|t| t.entries as f64 * page)
             .reduce(f64::max);
-        let measured = tlb.and_then(|t| t.levels.iter().map(|l| l.0 * 4096.0).reduce(f64::max));
+        let measured = tlb.and_then(TlbShare::reach);
         stated_reach.into_iter().chain(measured).collect()
     } else {
         Vec::new()
@@ -457,29 +457,28 @@ pub const NOMINAL_SIZE_TOLERANCE: f64 = 0.125;
 /// virtually indexed, and on huge pages a physically indexed L2 sees no
 /// page-colour conflicts either), so a shortfall means the run was
 /// disturbed — typically by an SMT sibling this guest cannot see — and the
-/// level is marked noisy rather than reported as the hardware's size. On 4
-/// KiB pages a physically indexed level beyond L1 is judged only where its
-/// edge was measured over several page placements and the page-colour fit
-/// either sized it or rejected it: the held capacity of one placement
-/// loses capacity to page colouring without any disturbance, but a quiet
-/// edge over placements is what the fit explains, so a level still short
-/// there was sized short by the fit, or its edge was too disturbed for the
-/// fit to accept.
-pub(super) fn private_shortfall(
-    l: &CacheLevel,
-    p: &Plateau,
-    machine: &MachineInfo,
-    huge_pages: bool,
-) -> bool {
+/// level is marked noisy rather than reported as the hardware's size. On
+/// base pages a physically indexed level beyond L1 loses capacity to page
+/// colouring without any disturbance; where its edge was measured over
+/// several page placements the page-colour fit sizes it (or rejects it),
+/// so a level still short there was sized short by the fit, or its edge
+/// was too disturbed for the fit to accept. Where no fit sized it (ways
+/// not stated, or only the sweep's one placement and the model did not
+/// explain it) the held capacity of that one placement is short by an
+/// amount nothing measured: a size short of the stated one is then not
+/// confirmed either, and is judged as well. (Judged only with a fit
+/// before: a simulated L1 with random replacement kept part of the chase
+/// past its size, the slow fall-off read as an "L2" of 108 KiB against a
+/// stated private 1 MiB, `ok`, and the real L2 as an L3.)
+pub(super) fn private_shortfall(l: &CacheLevel, p: &Plateau, machine: &MachineInfo) -> bool {
     let Some(n) = machine.nominal_data_cache(l.level) else {
         return false;
     };
     let private = n.shared_cpus.len() <= 1;
-    let judged = l.level == 1 || huge_pages || p.colour.is_some() || p.colour_rejected;
     // The same size and margin as the "effective size" note of
     // `level_notes`, so a flagged level always carries that note.
     let size = l.size_bytes as f64;
-    private && judged && p.bounded && size < (1.0 - NOMINAL_SIZE_TOLERANCE) * n.size_bytes as f64
+    private && p.bounded && size < (1.0 - NOMINAL_SIZE_TOLERANCE) * n.size_bytes as f64
 }
 
 /// Where the last cache level's plateau ends (`prev_end`) and the working
@@ -592,4 +591,21 @@ pub(super) fn missing_level_notes(
         }
     }
     notes
+}
+
+/// The note for an L1 edge that held more than where it began to climb
+/// ([`super::edge::l1_overheld`]).
+pub(super) fn l1_overheld_note(held: f64, climbed: f64) -> Note {
+    note(
+        "cache",
+        "l1-edge-overheld",
+        format!(
+            "L1: its edge reads as holding {} where it began to climb at {}; a virtually indexed L1 misses \
+             nothing before its capacity, so it can never hold more than where it began to climb: the misses \
+             were read against a next level too slow to have served them (a level between with no plateau of \
+             its own), so its size and step are not confirmed and L1 is marked noisy",
+            size_text(held),
+            size_text(climbed)
+        ),
+    )
 }

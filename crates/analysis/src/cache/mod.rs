@@ -23,7 +23,7 @@
 //! ([`CacheAnalysis`]); the steps live in the submodules:
 //! * `codes` — the note catalogue, raw curve ids, the size formatter;
 //! * `sweep` — the latency curve as the analysis reads it, and the busy check;
-//! * `tlb_share` — the TLB's share of a chase on 4 KiB pages;
+//! * `tlb_share` — the TLB's share of a chase on base pages;
 //! * `edge` — a level's edge: held capacity and the page-colour fit;
 //! * `plateaus` — the curve's plateaus and where each ends;
 //! * `levels` — cache levels from plateaus, with their notes;
@@ -212,7 +212,7 @@ pub fn analyze_curves(
 }
 
 /// As [`analyze_curves`], with the TLB's share removed from the latency
-/// curve first where the chase ran on pages the TLB sees as 4 KiB, and
+/// curve first where the chase ran on base pages as the TLB sees them, and
 /// the private levels' edges over several page placements (`colour`, see
 /// `edge::colour_points`) for their page-colour fit.
 #[allow(clippy::too_many_arguments)]
@@ -297,11 +297,15 @@ fn analyze_with(
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&pl[k], &level, machine));
-        if private_shortfall(&level, &pl[k], machine, huge) || private_excess(&level, &pl[k], machine) {
+        if private_shortfall(&level, &pl[k], machine) || private_excess(&level, &pl[k], machine) {
             level.verdict = Verdict::Noisy;
         }
         out.notes.extend(miss_disagrees(&mut level));
         out.levels.push(level);
+    }
+    if let (Some((held, climbed)), Some(l1)) = (edge::l1_overheld(&sw, &pl), out.levels.first_mut()) {
+        l1.verdict = Verdict::Noisy;
+        out.notes.push(levels::l1_overheld_note(held, climbed));
     }
     out.notes
         .extend(unstated_levels(&mut out.levels, machine, !huge, tlb));

@@ -81,7 +81,7 @@ impl Sweep {
         let raw_cy: Option<Vec<f64>> = pts.iter().map(point_cycles).collect();
         let share: Vec<(f64, Option<f64>)> = xs
             .iter()
-            .map(|&x| tlb.map_or((0.0, Some(0.0)), |t| t.at(x / 4096.0)))
+            .map(|&x| tlb.map_or((0.0, Some(0.0)), |t| t.at_bytes(x)))
             .collect();
         let ys: Vec<f64> = raw_ys.iter().zip(&share).map(|(y, s)| y - s.0).collect();
         let clean = clean(&ys);

@@ -99,10 +99,11 @@ fn private_level_short_of_nominal_is_noisy() {
         "{:?}",
         a.notes
     );
-    // On 4 KiB pages a short L2 may be page colouring: only L1 is judged.
+    // On 4 KiB pages a short L2 may be page colouring, but with no
+    // colour fit to say so the shortfall is not confirmed: judged too.
     let a = analyze_curves(&c, None, none, None, Some(0.0), &machine());
     assert_eq!(a.levels[0].verdict, Verdict::Noisy);
-    assert_eq!(a.levels[1].verdict, Verdict::Ok);
+    assert_eq!(a.levels[1].verdict, Verdict::Noisy);
 }
 
 #[test]
@@ -423,10 +424,11 @@ fn a_private_edge_too_disturbed_for_the_colour_fit_is_noisy_when_short() {
     assert!(a.plateaus[1].colour.is_none(), "{:?}", a.plateaus[1]);
     assert!((l2.size_bytes as f64) < 0.875 * 512.0 * 1024.0, "{l2:?}");
     assert_eq!(l2.verdict, Verdict::Noisy, "{l2:?}");
-    // Without placements the held size alone is not judged: on 4 KiB
-    // pages page colouring shortens it on a quiet machine too.
+    // Without placements the held size alone is short by page colouring
+    // on a quiet machine too, by an amount nothing measured: a size short
+    // of the stated one is not confirmed, so it is judged as well.
     let b = analyze_curves_tlb(&short, None, None, None, none, None, Some(0.0), &m);
-    assert_eq!(b.levels[1].verdict, Verdict::Ok, "{:?}", b.levels[1]);
+    assert_eq!(b.levels[1].verdict, Verdict::Noisy, "{:?}", b.levels[1]);
 }
 
 #[test]

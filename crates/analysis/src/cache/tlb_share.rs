@@ -1,14 +1,16 @@
-//! The TLB's share of a random chase on 4 KiB pages ([`TlbShare`], from
-//! the TLB probe's measured levels), and the notes on the pages the chase
-//! ran on: the TLB's share of memory latency, a buffer not all huge pages.
+//! The TLB's share of a random chase on base pages ([`TlbShare`], from
+//! the TLB probe's measured levels of the machine's base page: 4, 16 or
+//! 64 KiB), and the notes on the pages the chase ran on: the TLB's share
+//! of memory latency, a buffer not all huge pages.
 
 use hwcal_model::note::analysis as note;
 use hwcal_model::{MemoryLatency, Note, Profile};
 
-/// Where the chase's loads miss the TLB, from the measured 4 KiB TLB
-/// levels: a random chase over S bytes touches a page picked at random
-/// among S/4096 on every load, so a level of E entries misses with
-/// probability 1 − E/P once P = S/4096 exceeds E, and each miss costs that
+/// Where the chase's loads miss the TLB, from the measured TLB levels of
+/// the base page P (the page the TLB probe's curves were measured with,
+/// [`crate::tlb::page_sizes`]): a random chase over S bytes touches a page
+/// picked at random among S/P on every load, so a level of E entries misses with
+/// probability 1 − E/N once N = S/P exceeds E, and each miss costs that
 /// level's miss latency. (The TLB probe's own curve is a cyclic walk, which
 /// thrashes a TLB the moment it is outgrown; a random chase does not, so
 /// its curve at the same page count would overstate the share near each
@@ -19,20 +21,40 @@ use hwcal_model::{MemoryLatency, Note, Profile};
 pub struct TlbShare {
     /// (entries, miss latency ns, miss latency cycles), by level.
     pub levels: Vec<(f64, f64, Option<f64>)>,
+    /// The base page those levels map (bytes). Only 4 KiB was modelled
+    /// once: on 16 KiB pages the walks past the TLB's reach were left in
+    /// the sweep and made a level of their own (a simulated 3-level
+    /// machine on 16 KiB pages read a phantom L3 of 15.9 MiB, `ok`).
+    pub page: f64,
 }
 
 impl TlbShare {
-    /// From the 4 KiB TLB levels a profile's TLB curves give; `None`
+    /// From the base-page TLB levels a profile's TLB curves give; `None`
     /// without them.
     pub fn from_profile(p: &Profile) -> Option<TlbShare> {
         let a = crate::tlb::analyze(p).filter(|a| a.baseline_ok)?;
+        let (base, _) = crate::tlb::page_sizes(p);
         let levels: Vec<(f64, f64, Option<f64>)> = a
             .levels
             .iter()
-            .filter(|l| l.page_bytes == 4096 && l.miss_latency_ns.is_finite() && l.miss_latency_ns > 0.0)
+            .filter(|l| l.page_bytes == base && l.miss_latency_ns.is_finite() && l.miss_latency_ns > 0.0)
             .map(|l| (l.entries as f64, l.miss_latency_ns, l.miss_latency_cycles))
             .collect();
-        (!levels.is_empty()).then_some(TlbShare { levels })
+        (!levels.is_empty()).then_some(TlbShare {
+            levels,
+            page: base as f64,
+        })
+    }
+
+    /// TLB time per load (ns, cycles) of a random chase over `bytes` of
+    /// base pages.
+    pub fn at_bytes(&self, bytes: f64) -> (f64, Option<f64>) {
+        self.at(bytes / self.page)
+    }
+
+    /// The largest level's reach (bytes).
+    pub fn reach(&self) -> Option<f64> {
+        self.levels.iter().map(|l| l.0 * self.page).reduce(f64::max)
     }
 
     /// TLB time per load (ns, cycles) of a random chase over `pages` pages.
@@ -62,7 +84,7 @@ pub(super) fn overshoot(curve: &hwcal_model::RawCurve, t: &TlbShare) -> Option<N
         .map(|q| (q.x, q.y))
         .collect();
     let floor = pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let &(x, y) = pts.iter().find(|(x, y)| y - t.at(x / 4096.0).0 < 0.9 * floor)?;
+    let &(x, y) = pts.iter().find(|(x, y)| y - t.at_bytes(*x).0 < 0.9 * floor)?;
     Some(note(
         "cache",
         "tlb-share-overshoot",
@@ -71,7 +93,7 @@ pub(super) fn overshoot(curve: &hwcal_model::RawCurve, t: &TlbShare) -> Option<N
              shows: at {} it would leave {:.1} ns of a {y:.1} ns load, under L1's {floor:.1} ns; not taken out, \
              and every level is marked noisy (the TLB's levels were likely misread)",
             super::codes::size_text(x),
-            y - t.at(x / 4096.0).0
+            y - t.at_bytes(x).0
         ),
     ))
 }
@@ -86,10 +108,11 @@ pub(super) fn tlb_note(tlb: Option<&TlbShare>, mem: Option<&MemoryLatency>) -> O
         "cache",
         "tlb-share",
         format!(
-        "cache: the chase ran on 4 KiB pages as the TLB sees them; level sizes and latencies are judged with \
+        "cache: the chase ran on {} pages as the TLB sees them; level sizes and latencies are judged with \
          the TLB's share removed (from the measured TLB levels), and of the sweep's {:.1} ns memory plateau \
          about {:.1} ns is TLB misses by that model (a lower bound: it leaves out that the page walks' own \
          loads miss the caches), so memory itself is at most {:.1} ns",
+        super::codes::size_text(tlb?.page),
         m.latency_ns,
         share,
         m.latency_ns - share
