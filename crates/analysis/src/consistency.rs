@@ -1093,7 +1093,11 @@ mod tests {
         let m = p.memory.as_ref().unwrap();
         assert_eq!(m.source.as_deref(), Some(MEM_SOURCE));
         assert_eq!(m.verdict, Verdict::Noisy);
-        let n = p.notes.iter().find(|n| n.code == "consistency.memory-measures").unwrap();
+        let n = p
+            .notes
+            .iter()
+            .find(|n| n.code == "consistency.memory-measures")
+            .unwrap();
         assert!(n.text.contains("a cache level"), "{}", n.text);
         // Past 8x that reach (32 MiB), the same gap is the last level's.
         let mut p = profile();
