@@ -287,11 +287,21 @@ fn zen5_runs_read_three_levels_and_one_memory_latency() {
         let mib = l3.size_bytes as f64 / 1048576.0;
         assert!((8.0..=32.0).contains(&mib), "{name}: L3 {mib} MiB");
         assert!(l3.latency_ns > 9.0 && l3.latency_ns < 14.0, "{name}: {l3:?}");
-        let chase = p.mem.as_ref().unwrap().ns_per_op;
+        // Memory latency is the chase's fastest slice, below the slices'
+        // mean (interference only adds time).
+        let chase = p
+            .raw_curve("mem.latency.t0")
+            .unwrap()
+            .points
+            .iter()
+            .map(|q| q.y)
+            .fold(f64::INFINITY, f64::min);
         let m = p.memory.as_ref().expect("a memory latency");
+        assert_eq!(m.latency_ns, chase, "{name}: {m:?}");
+        let mean = p.mem.as_ref().unwrap().ns_per_op;
         assert!(
-            within(m.latency_ns, chase, 0.1, 0.1),
-            "{name}: {m:?} vs the chase's {chase}"
+            m.latency_ns <= mean && within(m.latency_ns, mean, 0.1, 0.1),
+            "{name}"
         );
         assert!(m.latency_ns > 100.0, "{name}: {m:?}");
         // Where the sweep reached no memory plateau, it says why.
@@ -397,12 +407,22 @@ fn zen4_runs_name_every_shortfall() {
             }
             None => assert!(has(&c, "cache.l3-no-plateau"), "{name}: {:?}", c.notes),
         }
-        let chase = p.mem.as_ref().unwrap().ns_per_op;
+        // Memory latency is the chase's fastest slice (its slices wander
+        // from 172 to 272 ns on the busy host, the window-by-window chase's
+        // stay at 150-160: the slices' mean, 205 ns in `a`, is the host's
+        // load as much as memory's); they are 10 ms slices whose fastest
+        // three do not agree, so the figure is not repeated: noisy.
+        let chase = p
+            .raw_curve("mem.latency.t0")
+            .unwrap()
+            .points
+            .iter()
+            .map(|q| q.y)
+            .fold(f64::INFINITY, f64::min);
         let m = p.memory.as_ref().expect("a memory latency");
-        assert!(
-            within(m.latency_ns, chase, 0.1, 0.1),
-            "{name}: {m:?} vs the chase's {chase}"
-        );
+        assert_eq!(m.latency_ns, chase, "{name}: {m:?}");
+        assert!(m.latency_ns < p.mem.as_ref().unwrap().ns_per_op, "{name}");
+        assert_eq!(m.verdict, Verdict::Noisy, "{name}: {m:?}");
         assert!(m.latency_ns > 100.0, "{name}: {m:?}");
     }
 }
