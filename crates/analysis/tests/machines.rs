@@ -401,12 +401,22 @@ fn zen4_runs_name_every_shortfall() {
             }
             None => assert!(has(&c, "cache.l3-no-plateau"), "{name}: {:?}", c.notes),
         }
-        let chase = p.mem.as_ref().unwrap().ns_per_op;
+        // Memory latency is the chase's fastest slice (its slices wander
+        // from 172 to 272 ns on the busy host, the window-by-window chase's
+        // stay at 150-160: the slices' mean, 205 ns in `a`, is the host's
+        // load as much as memory's); they are 10 ms slices whose fastest
+        // three do not agree, so the figure is not repeated: noisy.
+        let chase = p
+            .raw_curve("mem.latency.t0")
+            .unwrap()
+            .points
+            .iter()
+            .map(|q| q.y)
+            .fold(f64::INFINITY, f64::min);
         let m = p.memory.as_ref().expect("a memory latency");
-        assert!(
-            within(m.latency_ns, chase, 0.1, 0.1),
-            "{name}: {m:?} vs the chase's {chase}"
-        );
+        assert_eq!(m.latency_ns, chase, "{name}: {m:?}");
+        assert!(m.latency_ns < p.mem.as_ref().unwrap().ns_per_op, "{name}");
+        assert_eq!(m.verdict, Verdict::Noisy, "{name}: {m:?}");
         assert!(m.latency_ns > 100.0, "{name}: {m:?}");
     }
 }
