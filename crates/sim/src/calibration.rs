@@ -136,7 +136,7 @@ pub fn calibrate(p: &Profile) -> Option<Calibration> {
         let next = model
             .levels
             .get(k + 1)
-            .map_or(model.memory_truth(l.size as f64 * 4.0), |n| n.ns);
+            .map_or(crate::guest::memory_truth(&model, l.size as f64 * 4.0), |n| n.ns);
         let mid = (l.ns + next) / 2.0;
         let from = l.size as f64 / 4.0;
         if let (Some(a), Some(b)) = (crossing(&xs, &ys, from, mid), crossing(&xs, &sim, from, mid)) {

@@ -9,15 +9,32 @@
 use crate::model::Model;
 use crate::points::SimHardware;
 use hwcal_model::{HarnessInfo, MachineIdentity, MachineInfo, NominalCache, Profile};
-use hwcal_runner::{Machine, Plan, ProbeEntry, Progress};
+use hwcal_runner::{Hardware, Machine, Plan, ProbeEntry, Progress};
 
 /// See the module documentation.
 #[derive(Debug, Clone)]
 pub struct Sim {
     pub model: Model,
+    /// The virtual clock, seconds, carried from one probe to the next as
+    /// a real run's time runs on (a drifting memory is where the clock has
+    /// brought it, whichever probe measures).
+    clock: std::cell::Cell<f64>,
 }
 
 impl Sim {
+    /// A simulated machine whose run starts at time 0.
+    pub fn new(model: Model) -> Self {
+        Sim {
+            model,
+            clock: std::cell::Cell::new(0.0),
+        }
+    }
+
+    /// Seconds of virtual time the probes run so far took.
+    pub fn elapsed_s(&self) -> f64 {
+        self.clock.get()
+    }
+
     /// The seed of probe `id`'s draws: the model's seed and the probe, so
     /// each probe's draws are its own whatever order they run in.
     fn seed(&self, id: &str) -> u64 {
@@ -92,10 +109,13 @@ impl Machine for Sim {
         progress.say(&format!("{}: simulated", probe.id));
         match probe.id {
             // The runner's own plans, on the model's points.
-            "cache" | "tlb" | "mem" => plan.run(
-                &SimHardware::new(&self.model, &self.info(), self.seed(probe.id)),
-                progress,
-            ),
+            "cache" | "tlb" | "mem" => {
+                let hw = SimHardware::new(&self.model, &self.info(), self.seed(probe.id))
+                    .starting_at(self.clock.get());
+                let p = plan.run(&hw, progress);
+                self.clock.set(hw.now_s());
+                p
+            }
             _ => Ok(Profile::default()),
         }
     }

@@ -213,22 +213,6 @@ impl Model {
         self.tlbs.iter().zip(tlb_miss).map(|(t, m)| t.miss_ns * m).sum()
     }
 
-    /// The figure the analysis should report as memory latency at a chase
-    /// over `bytes`: memory's own (the floor of a drifting memory: the
-    /// neighbour at rest) plus, on base pages, the page walks — their TLB
-    /// misses and, where the page tables live in the data caches, the
-    /// walks' own misses ([`crate::guest::walk_extra_ns`]).
-    pub fn memory_truth(&self, bytes: f64) -> f64 {
-        match self.pages {
-            Pages::Huge => self.memory_ns,
-            Pages::Base => {
-                self.memory_ns
-                    + self.tlb_penalty(&self.chase_tlb_miss(bytes / self.page as f64))
-                    + crate::guest::walk_extra_ns(self, bytes)
-            }
-        }
-    }
-
     /// The fraction of loads each TLB level misses in a chase over the
     /// lines of `pages` pages: consecutive loads fall on pages picked at
     /// random (the lines, not the pages, are what the chase cycles

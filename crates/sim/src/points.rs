@@ -73,6 +73,13 @@ impl SimHardware {
         }
     }
 
+    /// The same, its clock at `t` seconds (where the run's earlier probes
+    /// left it).
+    pub fn starting_at(self, t: f64) -> Self {
+        self.state.borrow_mut().clock = t;
+        self
+    }
+
     /// A seed for a new buffer's frames.
     fn new_buffer(&self) -> u64 {
         let mut st = self.state.borrow_mut();

@@ -58,6 +58,12 @@ pub fn calibrate(model: &Model) -> Result<Profile, String> {
 
 /// Calibrate the model's probes `sections` (runner probe ids).
 pub fn calibrate_sections(model: &Model, sections: &[&str]) -> Result<Profile, String> {
+    calibrate_timed(model, sections).map(|(p, _)| p)
+}
+
+/// [`calibrate_sections`], and the seconds of virtual time the run took
+/// (the span over which a drifting memory moved while it was measured).
+pub fn calibrate_timed(model: &Model, sections: &[&str]) -> Result<(Profile, f64), String> {
     let ids: Vec<String> = sections.iter().map(|s| s.to_string()).collect();
     let probes = hwcal_runner::select(hwcal_runner::probes(), &ids, &[]).map_err(|e| e.to_string())?;
     let config = hwcal_runner::RunConfig {
@@ -69,8 +75,10 @@ pub fn calibrate_sections(model: &Model, sections: &[&str]) -> Result<Profile, S
         started_unix: 0,
         pinned_cpu: Some(0),
     };
-    let sim = Sim { model: model.clone() };
-    hwcal_runner::calibrate(&sim, &config, &probes, header, &hwcal_runner::Silent).map_err(|e| e.to_string())
+    let sim = Sim::new(model.clone());
+    let p = hwcal_runner::calibrate(&sim, &config, &probes, header, &hwcal_runner::Silent)
+        .map_err(|e| e.to_string())?;
+    Ok((p, sim.elapsed_s()))
 }
 
 fn judge_one(figure: String, truth: f64, got: Option<(f64, Verdict)>, tolerance: f64) -> Judged {
@@ -199,7 +207,18 @@ fn level_count(
 /// - TLB levels of the base page: paired with the model's by entries
 ///   ([`align`] on log entries), each true level's entries (±12.5%), and
 ///   `TLB levels` as `cache levels`.
+///
+/// Memory that does not drift; see [`judge_over`].
 pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
+    judge_over(model, p, 0.0)
+}
+
+/// [`judge`] for a run that took `span_s` seconds of virtual time: a
+/// drifting memory (`guest::memory_ns_at`) is right at the latency it had
+/// at any moment of the run — its floor when the neighbour rested, more
+/// while it did not — since that is the memory the run measured; no
+/// figure outside what memory was during the run is right.
+pub fn judge_over(model: &Model, p: &Profile, span_s: f64) -> Vec<Judged> {
     let mut out = Vec::new();
     let caches = p.caches.as_deref().unwrap_or(&[]);
     let pairs = align(model.levels.len(), caches.len(), |i, j| {
@@ -247,10 +266,10 @@ pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
         // Miss latency and replace time step from this level to the next
         // (or memory): each is a difference of two latencies, each held to
         // ±5%, so the step is held to 5% of the latency it steps to.
-        let next = model
-            .levels
-            .get(i + 1)
-            .map_or_else(|| model.memory_truth(l.size as f64 * 8.0), |n| n.ns);
+        let next = model.levels.get(i + 1).map_or_else(
+            || crate::guest::memory_truth(&model, l.size as f64 * 8.0),
+            |n| n.ns,
+        );
         let tolerance = LATENCY_TOLERANCE * next / (next - l.ns);
         for (name, got) in [
             ("miss latency", found.and_then(|c| c.miss_latency_ns)),
@@ -290,11 +309,23 @@ pub fn judge(model: &Model, p: &Profile) -> Vec<Judged> {
         |b| b as f64,
     );
     let truth = if from_chase {
-        (model.memory_truth(at), model.memory_truth(at))
+        (
+            crate::guest::memory_truth(&model, at),
+            crate::guest::memory_truth(&model, at),
+        )
     } else {
-        (model.memory_truth(at / 8.0), model.memory_truth(at))
+        (
+            crate::guest::memory_truth(&model, at / 8.0),
+            crate::guest::memory_truth(&model, at),
+        )
     };
     let (lo, hi) = (truth.0.min(truth.1), truth.0.max(truth.1));
+    // What the drift added at most while the run measured.
+    let steps = (span_s / 0.05).ceil().max(0.0) as usize;
+    let drift = (0..=steps)
+        .map(|k| crate::guest::memory_ns_at(model, k as f64 * 0.05) - model.memory_ns)
+        .fold(0.0, f64::max);
+    let hi = hi + drift;
     out.push(Judged {
         headline: true,
         detail: format!(
@@ -693,7 +724,7 @@ pub fn score_sources(sources: &[Source], threads: usize, done: &(dyn Fn(usize) +
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(src) = sources.get(k) else { break };
                         let (m, c) = src.build();
-                        let r = calibrate(&m).map(|p| judge(&m, &p));
+                        let r = calibrate_timed(&m, SECTIONS).map(|(p, t)| judge_over(&m, &p, t));
                         done(count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
                         out.push((k, m, c, r));
                     }
@@ -782,7 +813,10 @@ mod tests {
         m.guest.host_base_pages = true;
         assert_eq!(m.pages, crate::model::Pages::Base, "{}", m.name);
         let gib = (1u64 << 30) as f64;
-        let (small, big) = (m.memory_truth(64.0 * 1048576.0), m.memory_truth(4.0 * gib));
+        let (small, big) = (
+            crate::guest::memory_truth(&m, 64.0 * 1048576.0),
+            crate::guest::memory_truth(&m, 4.0 * gib),
+        );
         assert!(big > small * 1.15, "{small} {big}");
         let memory = |source: &str, size: f64, ns: f64| Profile {
             memory: Some(hwcal_model::MemoryLatency {
@@ -811,7 +845,7 @@ mod tests {
         );
         // The sweep's plateau, a median over its far points: anywhere from
         // an eighth of its largest point up.
-        let eighth = m.memory_truth(gib / 2.0);
+        let eighth = crate::guest::memory_truth(&m, gib / 2.0);
         assert_eq!(
             outcome(&memory("cache sweep", 4.0 * gib, eighth)).0,
             Outcome::Right
