@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 24] = [
+pub const NOTE_CODES: [(&str, &str); 25] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -46,6 +46,10 @@ pub const NOTE_CODES: [(&str, &str); 24] = [
     (
         "cache.l{N}-step-unmeasured",
         "no miss latency or replace time: a stated level past it was not found, the step goes to memory",
+    ),
+    (
+        "cache.l{N}-replace-unsettled",
+        "no replace time: the next plateau's level is in doubt (scatter over 5%, or most points never settled)",
     ),
     (
         "cache.l{N}-line-unconfirmed",

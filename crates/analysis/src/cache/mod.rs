@@ -58,8 +58,8 @@ use hwcal_model::note::analysis as note;
 use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, Note, Profile, RawCurve, Verdict};
 use intervals::{intervals, Intervals};
 use levels::{
-    cache_level, cache_reach, idle_points, level_notes, line_nominal_note, miss_disagrees,
-    missing_level_notes, no_memory_note, private_excess, private_shortfall, step_to_memory,
+    cache_level, cache_reach, idle_points, level_in_doubt, level_notes, line_nominal_note, miss_disagrees,
+    missing_level_notes, no_memory_note, private_excess, private_shortfall, step_to_memory, step_unsettled,
     unfound_level_notes, unstated_levels, whole_lines,
 };
 use memory::{ends_in_memory, memory_latency};
@@ -301,6 +301,9 @@ fn analyze_with(
             level.verdict = Verdict::Noisy;
         }
         out.notes.extend(miss_disagrees(&mut level));
+        if level.verdict == Verdict::Ok && pl.get(k + 1).is_some_and(|n| level_in_doubt(&sw, n)) {
+            out.notes.push(step_unsettled(&mut level));
+        }
         out.levels.push(level);
     }
     out.notes
