@@ -428,7 +428,7 @@ pub(super) fn level_in_doubt(sw: &Sweep, p: &Plateau) -> bool {
 }
 
 /// A level whose own plateau stands but whose replace time steps to a
-/// plateau in doubt ([`level_in_doubt`]: the next level's, or memory's):
+/// cache level's plateau in doubt ([`level_in_doubt`]):
 /// the replace time is that plateau's level less this one's, so it is as
 /// doubtful as the next level, while this level's verdict says only how
 /// its own figures stand. The replace time is left out, with the reason;

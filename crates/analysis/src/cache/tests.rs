@@ -881,7 +881,13 @@ fn memory_averaged_over_a_climb_is_not_ok() {
 /// plateau's level (1 MiB), not on the first one within its extent.
 #[test]
 fn the_miss_latency_is_read_where_the_gap_chase_sits_on_the_plateau() {
-    let mut c = synthetic(&[(32768.0, 2.0), (8.0 * 1048576.0, 12.0)], 100.0, 4.0, 256.0 * 1048576.0, 0.0);
+    let mut c = synthetic(
+        &[(32768.0, 2.0), (8.0 * 1048576.0, 12.0)],
+        100.0,
+        4.0,
+        256.0 * 1048576.0,
+        0.0,
+    );
     for p in &mut c.points {
         if p.x > 40960.0 && p.x < 262144.0 {
             // The share L1 still serves falls off as (4 × L1 / x)² past it.
@@ -892,7 +898,12 @@ fn the_miss_latency_is_read_where_the_gap_chase_sits_on_the_plateau() {
     }
     let at128 = at(&c, 131072.0).1;
     assert!((10.7..11.0).contains(&at128), "{at128}");
-    let gap = gap_at(&[(4096.0, 2.0), (131072.0, at128), (1048576.0, 12.0), (64.0 * 1048576.0, 100.0)]);
+    let gap = gap_at(&[
+        (4096.0, 2.0),
+        (131072.0, at128),
+        (1048576.0, 12.0),
+        (64.0 * 1048576.0, 100.0),
+    ]);
     let m = MachineInfo::default();
     let a = analyze_curves(&c, Some(&gap), [(None, None); 2], None, Some(1.0), &m);
     let l1 = &a.levels[0];
@@ -932,8 +943,16 @@ fn a_step_to_a_plateau_whose_points_never_settled_is_not_stated() {
     let (l2, l3) = (&a.levels[1], &a.levels[2]);
     assert_eq!(l3.verdict, Verdict::Noisy, "{l3:?}");
     assert_eq!(l2.verdict, Verdict::Ok, "{l2:?}");
-    assert_eq!((l2.replace_time_ns, l2.replace_time_ns_ci95), (None, None), "{l2:?}");
-    assert!(a.notes.iter().any(|n| n.code == "cache.l2-replace-unsettled"), "{:?}", a.notes);
+    assert_eq!(
+        (l2.replace_time_ns, l2.replace_time_ns_ci95),
+        (None, None),
+        "{l2:?}"
+    );
+    assert!(
+        a.notes.iter().any(|n| n.code == "cache.l2-replace-unsettled"),
+        "{:?}",
+        a.notes
+    );
     // L1's step, to L2's settled plateau, stands.
     assert!(a.levels[0].replace_time_ns.is_some());
 }
