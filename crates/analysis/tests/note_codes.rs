@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 24] = [
+const CACHE: [&str; 25] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -33,6 +33,7 @@ const CACHE: [&str; 24] = [
     "cache.l{N}-unstated",
     "cache.memory-climbing",
     "cache.unstated-merged",
+    "cache.l{N}-replace-unsettled",
 ];
 
 const TLB: [&str; 12] = [

@@ -48,10 +48,6 @@ pub const NOTE_CODES: [(&str, &str); 25] = [
         "no miss latency or replace time: a stated level past it was not found, the step goes to memory",
     ),
     (
-        "cache.l{N}-replace-unsettled",
-        "no replace time: the next plateau's level is in doubt (scatter over 5%, or most points never settled)",
-    ),
-    (
         "cache.l{N}-line-unconfirmed",
         "only the pair test measured the line, and it over-read elsewhere in the run or contradicts the stated line",
     ),
@@ -102,6 +98,10 @@ pub const NOTE_CODES: [(&str, &str); 25] = [
     (
         "cache.unstated-merged",
         "a plateau past the stated levels, as slow as memory and less than 1.5x below it, taken as memory",
+    ),
+    (
+        "cache.l{N}-replace-unsettled",
+        "no replace time: the next cache level's plateau is in doubt (scatter over 5%, or most points never settled)",
     ),
 ];
 
