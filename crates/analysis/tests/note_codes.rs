@@ -34,6 +34,7 @@ const CACHE: [&str; 25] = [
     "cache.memory-climbing",
     "cache.unstated-merged",
     "cache.l1-edge-overheld",
+    "cache.l{N}-replace-unsettled",
 ];
 
 const TLB: [&str; 13] = [

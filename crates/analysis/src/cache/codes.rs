@@ -102,6 +102,8 @@ pub const NOTE_CODES: [(&str, &str); 25] = [
     (
         "cache.l1-edge-overheld",
         "L1 read as holding more than where it began to climb: a level between without a plateau, L1 marked noisy",
+        "cache.l{N}-replace-unsettled",
+        "no replace time: the next cache level's plateau is in doubt (scatter over 5%, or most points never settled)",
     ),
 ];
 

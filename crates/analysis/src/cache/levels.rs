@@ -289,12 +289,34 @@ fn edge(sw: &Sweep, pl: &[Plateau], k: usize) -> (Option<u64>, Option<u64>) {
     (at(0.1), at(0.9))
 }
 
-/// The idle-gap latency (ns, cycles) measured within plateau `k`, if the
-/// gap chase ran at a size on it.
-fn idle_at<'a>(idle: &'a [Idle], xs: &[f64], pl: &[Plateau], k: usize) -> Option<&'a Idle> {
+/// The sweep's latency at `x` (TLB share removed), linear in log size
+/// between the points either side.
+fn sweep_at(sw: &Sweep, x: f64) -> Option<f64> {
+    let i = sw.xs.iter().position(|&v| v >= x)?;
+    if i == 0 || sw.xs[i] <= x {
+        return Some(sw.ys[i]);
+    }
+    let (x0, x1) = (sw.xs[i - 1].ln(), sw.xs[i].ln());
+    let t = (x.ln() - x0) / (x1 - x0);
+    Some(sw.ys[i - 1] + t * (sw.ys[i] - sw.ys[i - 1]))
+}
+
+/// The idle-gap latency (ns, cycles) measured on plateau `k`: of the gap
+/// points within its extent, the one where the sweep itself reads nearest
+/// the plateau's level (not the first: the runner puts one at four times
+/// the level below and one in the plateau's middle). A gap point inside a plateau's extent
+/// need not sit on its level: past a level with adaptive insertion or
+/// random replacement, that level still serves part of a chase several
+/// times its size, so the next plateau's first part reads low (a
+/// simulated L1 of 32 KiB, adaptive, still read 10.7 ns at 128 KiB on an
+/// L2 plateau of 12.1 ns, and the gap point there read an L1 miss latency
+/// 14% short); the idle chase at that size reads low alike.
+fn idle_at<'a>(idle: &'a [Idle], sw: &Sweep, pl: &[Plateau], k: usize) -> Option<&'a Idle> {
     let p = pl.get(k)?;
+    let off = |i: &Idle| sweep_at(sw, i.x).map_or(f64::INFINITY, |y| (y - p.level).abs());
     idle.iter()
-        .find(|i| i.x >= xs[p.first] * 0.999 && i.x <= xs[p.last] * 1.001)
+        .filter(|i| i.x >= sw.xs[p.first] * 0.999 && i.x <= sw.xs[p.last] * 1.001)
+        .min_by(|a, b| off(a).total_cmp(&off(b)))
 }
 
 /// A level's size: the boundary to the next plateau, or the largest size
@@ -331,7 +353,7 @@ pub(super) fn cache_level(
         )
     });
     let (edge_start, edge_end) = edge(sw, pl, k);
-    let gaps = idle_at(idle, &sw.xs, pl, k).zip(idle_at(idle, &sw.xs, pl, k + 1));
+    let gaps = idle_at(idle, sw, pl, k).zip(idle_at(idle, sw, pl, k + 1));
     let miss = gaps.map(|(a, b)| (b.ns - a.ns, a.cycles.zip(b.cycles).map(|(a, b)| b - a)));
     let nominal = machine.nominal_data_cache(level);
     let size = plateau_size(p, &sw.xs);
@@ -349,7 +371,7 @@ pub(super) fn cache_level(
         nominal_size_bytes: nominal.map(|c| c.size_bytes),
         // Arm: CTR_EL0's smallest line where sysfs states none.
         nominal_line_bytes: nominal.and_then(|c| c.line_bytes).or(machine.dminline_bytes),
-        verdict: if spread > 0.05 {
+        verdict: if spread > 0.05 || unsettled(sw, p) {
             Verdict::Noisy
         } else {
             Verdict::Ok
@@ -364,6 +386,67 @@ pub(super) fn cache_level(
         miss_latency_ns_ci95: gaps
             .and_then(|(a, b)| crate::bootstrap::minima_interval(&a.samples, &b.samples, |a, b| b - a)),
     }
+}
+
+/// How many of a point's fastest samples must agree, and within what, for
+/// its minimum to stand: the cache probe's stopping rule
+/// (`hwcal_probes::cache::latency_policy`: the 3 fastest within 0.5%),
+/// which a point that ran to its sample cap never met.
+pub const SETTLED: (usize, f64) = (3, 0.005);
+
+/// Whether a point's repetitions agree ([`SETTLED`]); a point with fewer
+/// samples than that (an older profile) cannot tell, and counts as settled.
+fn settled(p: &RawPoint) -> bool {
+    let (k, tol) = SETTLED;
+    let mut s: Vec<f64> = p.samples.iter().copied().filter(|v| v.is_finite()).collect();
+    if s.len() < k {
+        return true;
+    }
+    s.sort_by(f64::total_cmp);
+    s[k - 1] <= s[0] * (1.0 + tol)
+}
+
+/// Whether most of a plateau's points ran to their sample cap without
+/// their fastest samples agreeing: its level (their median) then rests on
+/// minima that every sample's disturbance raised — on a machine with
+/// heavy spikes, the points of a large working set, whose samples last
+/// longest, meet a spike in every sample (a simulated L3 plateau read
+/// 21.5 ns on its settled first half and 23.4 ns, its median, on the
+/// rest). Such a level is marked noisy, and the step to it is not stated
+/// ([`step_unsettled`]).
+pub(super) fn unsettled(sw: &Sweep, p: &Plateau) -> bool {
+    let n = p.last + 1 - p.first;
+    let bad = sw.pts[p.first..=p.last].iter().filter(|q| !settled(q)).count();
+    2 * bad > n
+}
+
+/// Whether a plateau's level is in doubt by its own points: they scatter
+/// more than 5% about its trend, or most of them never settled
+/// ([`unsettled`]). The same test marks a level noisy in [`cache_level`].
+pub(super) fn level_in_doubt(sw: &Sweep, p: &Plateau) -> bool {
+    detrended_spread(&sw.xs[p.first..=p.last], &sw.ys[p.first..=p.last]) > 0.05 || unsettled(sw, p)
+}
+
+/// A level whose own plateau stands but whose replace time steps to a
+/// cache level's plateau in doubt ([`level_in_doubt`]):
+/// the replace time is that plateau's level less this one's, so it is as
+/// doubtful as the next level, while this level's verdict says only how
+/// its own figures stand. The replace time is left out, with the reason;
+/// the miss latency, from the idle-gap chase's own points, stays.
+pub(super) fn step_unsettled(l: &mut CacheLevel) -> Note {
+    l.replace_time_ns = None;
+    l.replace_time_cycles = None;
+    l.replace_time_ns_ci95 = None;
+    note(
+        "cache",
+        &format!("l{}-replace-unsettled", l.level),
+        format!(
+            "L{n}: replace time not stated: it is the step from L{n}'s plateau to the next one, and the next \
+             plateau's level is in doubt (its points scatter more than 5%, or most of them ran to their sample \
+             cap without their fastest samples agreeing)",
+            n = l.level
+        ),
+    )
 }
 
 /// Notes on one cache level: a size that is only a lower bound (the sweep

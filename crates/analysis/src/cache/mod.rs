@@ -58,8 +58,8 @@ use hwcal_model::note::analysis as note;
 use hwcal_model::{CacheLevel, MachineInfo, MemoryLatency, Note, Profile, RawCurve, Verdict};
 use intervals::{intervals, Intervals};
 use levels::{
-    cache_level, cache_reach, idle_points, level_notes, line_nominal_note, miss_disagrees,
-    missing_level_notes, no_memory_note, private_excess, private_shortfall, step_to_memory,
+    cache_level, cache_reach, idle_points, level_in_doubt, level_notes, line_nominal_note, miss_disagrees,
+    missing_level_notes, no_memory_note, private_excess, private_shortfall, step_to_memory, step_unsettled,
     unfound_level_notes, unstated_levels, whole_lines,
 };
 use memory::{ends_in_memory, memory_latency};
@@ -301,6 +301,11 @@ fn analyze_with(
             level.verdict = Verdict::Noisy;
         }
         out.notes.extend(miss_disagrees(&mut level));
+        // The step to a cache level's plateau (memory's has its own checks,
+        // and DRAM's samples rarely agree to 0.5% on a guest).
+        if level.verdict == Verdict::Ok && k + 1 < n_cache && level_in_doubt(&sw, &pl[k + 1]) {
+            out.notes.push(step_unsettled(&mut level));
+        }
         out.levels.push(level);
     }
     if let (Some((held, climbed)), Some(l1)) = (edge::l1_overheld(&sw, &pl), out.levels.first_mut()) {

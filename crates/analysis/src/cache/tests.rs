@@ -878,3 +878,86 @@ fn memory_averaged_over_a_climb_is_not_ok() {
         }
     }
 }
+
+/// A simulated L1 of 32 KiB with adaptive insertion keeps part of any
+/// chase several times its size: the L2 plateau creeps up from 10.7 ns at
+/// 128 KiB (four times L1, where the runner puts a gap point) to its 12 ns.
+/// The miss latency is read on the gap point where the sweep sits on the
+/// plateau's level (1 MiB), not on the first one within its extent.
+#[test]
+fn the_miss_latency_is_read_where_the_gap_chase_sits_on_the_plateau() {
+    let mut c = synthetic(
+        &[(32768.0, 2.0), (8.0 * 1048576.0, 12.0)],
+        100.0,
+        4.0,
+        256.0 * 1048576.0,
+        0.0,
+    );
+    for p in &mut c.points {
+        if p.x > 40960.0 && p.x < 262144.0 {
+            // The share L1 still serves falls off as (4 × L1 / x)² past it.
+            let kept = 0.12 * (131072.0 / p.x).powi(2);
+            p.y = 12.0 - kept * 10.0;
+            p.samples = vec![p.y, p.y * 1.01];
+        }
+    }
+    let at128 = at(&c, 131072.0).1;
+    assert!((10.7..11.0).contains(&at128), "{at128}");
+    let gap = gap_at(&[
+        (4096.0, 2.0),
+        (131072.0, at128),
+        (1048576.0, 12.0),
+        (64.0 * 1048576.0, 100.0),
+    ]);
+    let m = MachineInfo::default();
+    let a = analyze_curves(&c, Some(&gap), [(None, None); 2], None, Some(1.0), &m);
+    let l1 = &a.levels[0];
+    let miss = l1.miss_latency_ns.unwrap();
+    assert!(close(miss, 10.0, 0.02), "{l1:?}");
+    assert!(close(l1.replace_time_ns.unwrap(), 10.0, 0.02), "{l1:?}");
+}
+
+/// On a machine with heavy spikes the points of a large working set, whose
+/// samples last longest, meet a spike in every sample and run to their
+/// cap without their fastest samples agreeing: the L3 plateau reads 21.5
+/// ns on its settled half and 23.4 on the rest, its median. That level is
+/// noisy, and L2's replace time, the step to it, is not stated (L2's own
+/// figures stand).
+#[test]
+fn a_step_to_a_plateau_whose_points_never_settled_is_not_stated() {
+    let mut c = synthetic(
+        &[(32768.0, 1.4), (2.0 * 1048576.0, 3.4), (64.0 * 1048576.0, 21.5)],
+        200.0,
+        4.0,
+        1024.0 * 1048576.0,
+        0.0,
+    );
+    let settled = |y: f64| vec![y, y * 1.001, y * 1.002, y * 1.003, y * 1.004];
+    for p in &mut c.points {
+        if p.x >= 12.0 * 1048576.0 && p.x <= 64.0 * 1048576.0 {
+            p.y = 23.4;
+            p.samples = (0..25).map(|i| 23.4 * (1.0 + 0.01 * i as f64)).collect();
+        } else {
+            p.samples = settled(p.y);
+        }
+        p.mhz = vec![2500.0; p.samples.len()];
+    }
+    let m = MachineInfo::default();
+    let a = analyze_curves(&c, None, [(None, None); 2], None, Some(1.0), &m);
+    assert_eq!(a.levels.len(), 3, "{:?}", a.levels);
+    let (l2, l3) = (&a.levels[1], &a.levels[2]);
+    assert_eq!(l3.verdict, Verdict::Noisy, "{l3:?}");
+    assert_eq!(l2.verdict, Verdict::Ok, "{l2:?}");
+    assert_eq!(
+        (l2.replace_time_ns, l2.replace_time_ns_ci95),
+        (None, None),
+        "{l2:?}"
+    );
+    assert!(
+        a.notes.iter().any(|n| n.code == "cache.l2-replace-unsettled"),
+        "{:?}",
+        a.notes
+    );
+    // L1's step, to L2's settled plateau, stands.
+    assert!(a.levels[0].replace_time_ns.is_some());
+}
