@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 25] = [
+pub const NOTE_CODES: [(&str, &str); 26] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -102,6 +102,8 @@ pub const NOTE_CODES: [(&str, &str); 25] = [
     (
         "cache.l1-edge-overheld",
         "L1 read as holding more than where it began to climb: a level between without a plateau, L1 marked noisy",
+    ),
+    (
         "cache.l{N}-replace-unsettled",
         "no replace time: the next cache level's plateau is in doubt (scatter over 5%, or most points never settled)",
     ),
