@@ -511,3 +511,24 @@ fn a_pair_line_that_is_contradicted_is_not_stated() {
         );
     }
 }
+
+/// The recorded Zen 3 guest (`zen3-run.json`, from
+/// `shared/reference/machines/zen3-2vcpu.run.json`: L1 DTLB 64, L2 DTLB
+/// 2048 documented) ran its TLB probe against a huge-page baseline that
+/// had TLB misses of its own, and no dense one: the L1 step was lost and
+/// the L2's read as an "L1 TLB of 2059 entries", `ok`. No level read
+/// against such a baseline is `ok`.
+#[test]
+fn tlb_levels_against_a_baseline_with_misses_are_not_ok() {
+    let p = support::load("zen3-run.json");
+    let t = hwcal_analysis::tlb::analyze(&p).expect("TLB curves");
+    assert!(
+        t.notes.iter().any(|n| n.code == "tlb.baseline-has-misses"),
+        "{:?}",
+        t.notes
+    );
+    assert!(!t.levels.is_empty());
+    for l in &t.levels {
+        assert_eq!(l.verdict, Verdict::Noisy, "{l:?}");
+    }
+}
