@@ -267,7 +267,7 @@ pub fn judge_over(model: &Model, p: &Profile, span_s: f64) -> Vec<Judged> {
         // (or memory): each is a difference of two latencies, each held to
         // ±5%, so the step is held to 5% of the latency it steps to.
         let next = model.levels.get(i + 1).map_or_else(
-            || crate::guest::memory_truth(&model, l.size as f64 * 8.0),
+            || crate::guest::memory_truth(model, l.size as f64 * 8.0),
             |n| n.ns,
         );
         let tolerance = LATENCY_TOLERANCE * next / (next - l.ns);
@@ -310,13 +310,13 @@ pub fn judge_over(model: &Model, p: &Profile, span_s: f64) -> Vec<Judged> {
     );
     let truth = if from_chase {
         (
-            crate::guest::memory_truth(&model, at),
-            crate::guest::memory_truth(&model, at),
+            crate::guest::memory_truth(model, at),
+            crate::guest::memory_truth(model, at),
         )
     } else {
         (
-            crate::guest::memory_truth(&model, at / 8.0),
-            crate::guest::memory_truth(&model, at),
+            crate::guest::memory_truth(model, at / 8.0),
+            crate::guest::memory_truth(model, at),
         )
     };
     let (lo, hi) = (truth.0.min(truth.1), truth.0.max(truth.1));
