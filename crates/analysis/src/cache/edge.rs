@@ -220,7 +220,13 @@ pub fn held_capacity(xs: &[f64], s: &[f64], from: usize, to: usize, a: f64, b: f
 /// counted as L1's (a simulated L1 with random replacement that kept part
 /// of the chase up to an L2 only four times larger, sysfs absent: L1
 /// 55.1 KiB for 48 KiB and the L3's step as its miss latency, `ok`).
-pub(super) fn l1_overheld(sw: &super::sweep::Sweep, pl: &[crate::levels::Plateau]) -> Option<(f64, f64)> {
+/// `tolerance`: how far a size may stray before it disagrees (the
+/// levels' nominal-size tolerance).
+pub(super) fn l1_overheld(
+    sw: &super::sweep::Sweep,
+    pl: &[crate::levels::Plateau],
+    tolerance: f64,
+) -> Option<(f64, f64)> {
     let (p, n) = (pl.first()?, pl.get(1)?);
     let (from, to, a, b) = (p.first, n.first, p.level, n.level);
     if b <= a {
@@ -228,5 +234,5 @@ pub(super) fn l1_overheld(sw: &super::sweep::Sweep, pl: &[crate::levels::Plateau
     }
     let climbed = crossing(&sw.xs, &sw.clean, from, to, a + (0.25 * (b - a)).min(0.5 * a))?;
     let held = held_capacity(&sw.xs, &sw.clean, from, to, a, b);
-    (held > (1.0 + super::levels::NOMINAL_SIZE_TOLERANCE) * climbed).then_some((held, climbed))
+    (held > (1.0 + tolerance) * climbed).then_some((held, climbed))
 }

@@ -308,7 +308,10 @@ fn analyze_with(
         }
         out.levels.push(level);
     }
-    if let (Some((held, climbed)), Some(l1)) = (edge::l1_overheld(&sw, &pl), out.levels.first_mut()) {
+    if let (Some((held, climbed)), Some(l1)) = (
+        edge::l1_overheld(&sw, &pl, NOMINAL_SIZE_TOLERANCE),
+        out.levels.first_mut(),
+    ) {
         l1.verdict = Verdict::Noisy;
         out.notes.push(levels::l1_overheld_note(held, climbed));
     }
