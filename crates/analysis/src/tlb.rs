@@ -834,17 +834,20 @@ mod tests {
         }
     }
 
-    /// P(Poisson(λ) ≥ k): the share of a cyclic walk's pages a hashed
-    /// k-way TLB misses at λ = k · pages / entries (see
-    /// [`half_miss_fraction`]).
-    fn overflow(lambda: f64, k: u64) -> f64 {
-        let mut term = (-lambda).exp();
-        let mut below = 0.0;
-        for i in 0..k {
-            below += term;
-            term *= lambda / (i + 1) as f64;
+    /// The share of a cyclic walk's pages a hashed `ways`-way TLB of
+    /// `entries` misses over `pages` pages, by placing the pages in its
+    /// sets (seeded draws, not the closed form `half_miss_fraction` takes:
+    /// the test must not be built from the model it checks): a set that
+    /// drew more pages than its ways misses all of them (LRU, cyclic).
+    fn overflow(pages: f64, entries: u64, ways: u64) -> f64 {
+        let sets = (entries / ways) as usize;
+        let n = pages.round().max(1.0) as usize;
+        let mut rng = hwcal_stats::SplitMix64::new(0x7b1 ^ n as u64);
+        let mut load = vec![0u64; sets];
+        for _ in 0..n {
+            load[rng.index(sets)] += 1;
         }
-        1.0 - below
+        load.iter().filter(|&&k| k > ways).sum::<u64>() as f64 / n as f64
     }
 
     /// A 64-entry first level and a 2048-entry, 2-way hashed second level
@@ -853,7 +856,7 @@ mod tests {
     fn two_way(stated: u64, ways: Option<u64>) -> Profile {
         let test = |x: f64| {
             let l1 = ((x - 64.0) / 16.0).clamp(0.0, 1.0) * 7.0;
-            4.0 + l1 + 20.0 * overflow(2.0 * x / 2048.0, 2)
+            4.0 + l1 + 20.0 * overflow(x, 2048, 2)
         };
         let mut p = Profile::default();
         p.raw.push(curve(SMALL, test, 16384.0));

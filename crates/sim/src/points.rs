@@ -2,7 +2,8 @@
 //! [`Hardware`] seam. The runner's plans — the cache sweep with its
 //! refinement, repair, retries and extension, the colour placements, the
 //! idle-gap chase, the line tests, the flush granule, the chains, the TLB
-//! sweep and its refinement — run unchanged and ask for points; each point
+//! sweep and its refinement, the `mem` section's chase, windowed chase and
+//! chains — run unchanged and ask for points; each point
 //! is computed from the model (`curves`: which level serves each line,
 //! what the TLBs miss) under the harness's stopping rule and the model's
 //! noise. Nothing here plans.

@@ -121,9 +121,8 @@ pub fn measure(
 ) -> Result<Vec<RawCurve>> {
     let watch = hw.watch(own_cpu);
     hw.warm_up();
-    let (buffer, huge, tlb_ok) = chase_bench(hw, max_size, progress)?;
-    let mut bench = buffer;
-    let bench = bench.as_mut();
+    let (mut buffer, huge, tlb_ok) = chase_bench(hw, max_size, progress)?;
+    let bench = buffer.as_mut();
     let cap = (bench.capacity() as f64).min(max_size as f64);
     let t0 = hw.now_s();
     let since = |hw: &dyn Hardware| hw.now_s() - t0;
