@@ -852,7 +852,11 @@ mod tests {
     #[test]
     fn a_step_to_a_level_in_doubt_is_not_stated() {
         let mut p = Profile {
-            caches: Some(vec![level(1, 48 << 10, 0.9), level(2, 1 << 20, 3.1), level(3, 20 << 20, 10.0)]),
+            caches: Some(vec![
+                level(1, 48 << 10, 0.9),
+                level(2, 1 << 20, 3.1),
+                level(3, 20 << 20, 10.0),
+            ]),
             ..Default::default()
         };
         for l in p.caches.as_mut().unwrap() {

@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 26] = [
+const CACHE: [&str; 27] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -35,6 +35,7 @@ const CACHE: [&str; 26] = [
     "cache.unstated-merged",
     "cache.l1-edge-overheld",
     "cache.l{N}-replace-unsettled",
+    "cache.l{N}-size-unconfirmed",
 ];
 
 const TLB: [&str; 13] = [

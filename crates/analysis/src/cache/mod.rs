@@ -27,10 +27,12 @@
 //! * `edge` — a level's edge: held capacity and the page-colour fit;
 //! * `plateaus` — the curve's plateaus and where each ends;
 //! * `levels` — cache levels from plateaus, with their notes;
+//! * `confirm` — whether a level's size has a second figure behind it;
 //! * `memory` — memory latency and memory-level parallelism;
 //! * `intervals` — the figures' 95% intervals by a residual bootstrap.
 
 mod codes;
+mod confirm;
 mod edge;
 mod intervals;
 mod levels;
@@ -299,6 +301,10 @@ fn analyze_with(
         out.notes.extend(level_notes(&pl[k], &level, machine));
         if private_shortfall(&level, &pl[k], machine) || private_excess(&level, &pl[k], machine) {
             level.verdict = Verdict::Noisy;
+        }
+        if let Some(n) = confirm::size_unconfirmed(&level, &pl[k], machine, !huge) {
+            level.verdict = Verdict::Noisy;
+            out.notes.push(n);
         }
         out.notes.extend(miss_disagrees(&mut level));
         // The step to a cache level's plateau (memory's has its own checks,
