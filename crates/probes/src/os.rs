@@ -177,8 +177,17 @@ pub const WARM_UP_BATCHES: usize = 2;
 pub fn measure(op: OsOp, batches: usize, scratch: &std::path::Path) -> Result<Vec<f64>, ProbeError> {
     let timer = Timer::get();
     let n = op.per_batch();
-    let file = scratch.join(format!("hwcal-os-probe-{}", std::process::id()));
-    std::fs::write(&file, b"hwcal\n")?;
+    let dir = private_dir(scratch)?;
+    let file = dir.join("probe");
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"hwcal\n"));
+    if let Err(e) = made {
+        let _ = std::fs::remove_dir(&dir);
+        return Err(e.into());
+    }
     let result = (|| {
         let mut run = kernel(op, &file)?;
         let mut out = Vec::with_capacity(batches);
@@ -206,7 +215,39 @@ pub fn measure(op: OsOp, batches: usize, scratch: &std::path::Path) -> Result<Ve
         Ok(out)
     })();
     let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir(&dir);
     result
+}
+
+/// A new directory only this user can enter, under `scratch`: the file
+/// operations' file lives in it. A fixed or guessable name in a shared
+/// directory such as /tmp lets another user plant a symbolic link there
+/// (a root hwcal would then overwrite the file it points to), a FIFO (the
+/// open would block forever) or a directory (the write would fail); a
+/// directory made by `mkdir`, which never follows a link in its last
+/// component and fails if the name exists, under a name nobody can
+/// predict, with mode 0700, has none of these.
+fn private_dir(scratch: &std::path::Path) -> Result<std::path::PathBuf, ProbeError> {
+    use std::os::unix::fs::DirBuilderExt;
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let mut last = None;
+    for _ in 0..16 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+        // The address of a local adds what ASLR randomises to the name.
+        let salt = &seq as *const u64 as usize as u64;
+        let tag = (u64::from(nanos) ^ salt.rotate_left(17) ^ seq.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            & 0xffff_ffff_ffff;
+        let dir = scratch.join(format!("hwcal-os-{}-{tag:012x}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(last.map_or_else(|| ProbeError::Failed("no scratch directory".into()), Into::into))
 }
 
 /// A batch runner: `n` operations, returns the ns they took.
@@ -666,6 +707,44 @@ impl Drop for Child {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A scratch directory of this test's own under the system's temporary
+    /// directory, removed at the end.
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("hwcal-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn the_file_operations_never_follow_what_another_user_planted() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = scratch("os-plant");
+        let victim = d.join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        // The names an older hwcal used, planted as a link and a directory.
+        std::os::unix::fs::symlink(&victim, d.join(format!("hwcal-os-probe-{}", std::process::id())))
+            .unwrap();
+        std::fs::create_dir(d.join(format!("hwcal-os-{}", std::process::id()))).unwrap();
+        let mine = private_dir(&d).unwrap();
+        assert_eq!(
+            std::fs::metadata(&mine).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert_ne!(private_dir(&d).unwrap(), mine, "every directory is new");
+        assert!(measure(OsOp::Stat, 1, &d).is_ok());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn the_scratch_directory_is_gone_after_a_measurement() {
+        let d = scratch("os-clean");
+        assert!(measure(OsOp::OpenClose, 1, &d).is_ok());
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn ids_are_unique_and_found() {

@@ -100,22 +100,67 @@ pub fn calibrate_with(
     observer.phase(Phase::Planned { count: plans.len() });
     let typical: Vec<f64> = plans.iter().map(|(e, _)| e.typical_s).collect();
     let mut spent = 0.0;
+    let mut failed = 0;
     for (k, (probe, plan)) in plans.iter().enumerate() {
         let t = Instant::now();
         observer.phase(Phase::Start {
             probe,
             eta: Eta::starting(estimate(&typical, k, spent)),
         });
-        let frag = machine
-            .run(probe, plan.as_ref(), observer)
-            .with_context(|| format!("probe {}", probe.id))?;
-        absorb(&mut p, frag);
+        match machine.run(probe, plan.as_ref(), observer) {
+            Ok(frag) => absorb(&mut p, frag),
+            // Of several probes, one that fails leaves the others' results
+            // standing (a full run must not lose its cache and memory
+            // figures to a scratch file the os probe could not make); the
+            // failure is a warning in the profile. A single probe's failure
+            // is the command's, and so is a usage error (what was asked
+            // cannot be done here).
+            Err(e) if plans.len() > 1 && !e.is_usage() => {
+                let why = chain(&e);
+                observer.say(&format!(
+                    "{}: failed ({why}); going on with the other probes",
+                    probe.id
+                ));
+                p.notes.push(hwcal_model::Note::warning(
+                    "run",
+                    "probe-failed",
+                    format!(
+                        "run: probe {} failed and its figures are left out: {why}",
+                        probe.id
+                    ),
+                ));
+                failed += 1;
+            }
+            Err(e) => return Err(e).with_context(|| format!("probe {}", probe.id)),
+        }
         let secs = t.elapsed().as_secs_f64();
         spent += secs;
         observer.phase(Phase::Done { probe, secs });
     }
+    if failed > 0 && failed == plans.len() {
+        return Err(crate::RunnerError::Failed(
+            "every probe failed (see the messages above)".into(),
+        ));
+    }
     finish(&mut p, analysed);
     Ok(p)
+}
+
+/// An error with its causes, joined by `: ` (as `anyhow`'s `{:#}`).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        // A wrapper that prints its cause in its own message (thiserror's
+        // `{0}`) would say it twice.
+        let text = c.to_string();
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        cause = c.source();
+    }
+    out
 }
 
 /// The machine as the OS and CPUID describe it, with a note wherever sysfs
@@ -283,6 +328,66 @@ impl Eta {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The synthetic machine with one probe that fails as the os probe did
+    /// on a scratch directory it could not use.
+    #[cfg(feature = "synthetic")]
+    struct Failing(&'static str, bool);
+
+    #[cfg(feature = "synthetic")]
+    impl Machine for Failing {
+        fn info(&self) -> MachineInfo {
+            crate::synthetic::Synthetic.info()
+        }
+        fn cpuid_caches(&self) -> Vec<hwcal_model::NominalCache> {
+            Vec::new()
+        }
+        fn harness(&self, cpu: Option<usize>) -> hwcal_model::HarnessInfo {
+            crate::synthetic::Synthetic.harness(cpu)
+        }
+        fn run(
+            &self,
+            probe: &ProbeEntry,
+            plan: &dyn crate::probe::Plan,
+            progress: &dyn crate::probe::Progress,
+        ) -> Result<Profile> {
+            match (probe.id == self.0, self.1) {
+                (true, false) => Err(crate::RunnerError::Failed("scratch: not a directory".into())),
+                (true, true) => Err(crate::RunnerError::Usage("cannot be done here".into())),
+                _ => crate::synthetic::Synthetic.run(probe, plan, progress),
+            }
+        }
+    }
+
+    #[cfg(feature = "synthetic")]
+    #[test]
+    fn a_failed_probe_of_several_leaves_the_others_standing() {
+        let ids: Vec<String> = vec!["clock".into(), "ctx".into()];
+        let probes = crate::registry::select(crate::registry::probes(), &ids, &[]).unwrap();
+        let config = RunConfig {
+            probes: ids,
+            ..Default::default()
+        };
+        let run = |m: &Failing| calibrate(m, &config, &probes, Header::default(), &crate::probe::Silent);
+        let p = run(&Failing("ctx", false)).unwrap();
+        assert!(p.clock.is_some());
+        assert!(p.context_switch.is_none());
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.code == "run.probe-failed" && n.text.contains("not a directory")));
+        // A usage error is still the command's; so is every probe failing.
+        assert!(run(&Failing("ctx", true)).unwrap_err().is_usage());
+        let one = crate::registry::select(crate::registry::probes(), &["ctx".into()], &[]).unwrap();
+        assert!(calibrate(
+            &Failing("ctx", false),
+            &config,
+            &one,
+            Header::default(),
+            &crate::probe::Silent
+        )
+        .is_err());
+    }
 
     #[test]
     fn absorb_appends_and_replaces() {
