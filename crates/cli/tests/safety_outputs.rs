@@ -510,3 +510,41 @@ fn a_stored_password_reaches_no_output_of_any_format() {
         );
     }
 }
+
+/// A database that takes connections but refuses to store (a role without
+/// INSERT, a full disk, a lock held too long): the run's profile is kept in
+/// a file of its own, `--json` is still written, and the command fails
+/// saying where the profile is; importing that file stores the run.
+#[test]
+fn a_run_the_database_refuses_is_kept_not_lost() {
+    let e = Env::new();
+    e.import(0);
+    {
+        let c = rusqlite::Connection::open(e.db()).unwrap();
+        c.execute_batch(
+            "CREATE TRIGGER refuse BEFORE INSERT ON profiles BEGIN SELECT RAISE(ABORT, 'no insert for this role'); END;",
+        )
+        .unwrap();
+    }
+    let json = e.path("out.json");
+    let o = exits(
+        e.hwcal()
+            .env("HWCAL_SYNTHETIC_MACHINE", "1")
+            .env_remove("XDG_STATE_HOME")
+            .args(["run", "--quiet", "--only", "clock", "--json", s(&json)]),
+        1,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("not stored") && err.contains("db import"), "{}", out(&o));
+    assert!(json.is_file(), "--json still written: {}", out(&o));
+    let kept: Vec<PathBuf> = std::fs::read_dir(e.path(".local/state/hwcal/unsaved"))
+        .unwrap()
+        .map(|d| d.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    {
+        let c = rusqlite::Connection::open(e.db()).unwrap();
+        c.execute_batch("DROP TRIGGER refuse;").unwrap();
+    }
+    exits(e.hwcal().args(["db", "import", s(&kept[0])]), 0);
+}

@@ -119,10 +119,25 @@ pub fn run(a: RunArgs) -> Result<()> {
     };
     // Each run is stored as soon as it is done, before any output: a
     // stored run can always be exported or re-rendered, a measurement lost
-    // to an unwritable output file (or a batch cut short) cannot.
+    // to an unwritable output file (or a batch cut short) cannot. A store
+    // that fails (a lock held too long, a full disk, a server restarting, a
+    // role that may not insert) loses nothing either: the profile is kept in
+    // a file of its own, the outputs are still written, and the command
+    // then fails saying where the profile is.
+    let mut unstored: Vec<String> = Vec::new();
     let mut keep = |p: &hwcal_model::Profile| -> hwcal_runner::Result<()> {
         if let Some(db) = &mut db {
-            ids.push(store(db, p).map_err(|e| hwcal_runner::RunnerError::Failed(format!("{e:#}")))?);
+            match store(db, p) {
+                Ok(id) => ids.push(id),
+                Err(e) => {
+                    let kept = match keep_unstored(p) {
+                        Ok(f) => format!("kept in {}", f.display()),
+                        Err(k) => format!("and it could not be kept in a file either: {k:#}"),
+                    };
+                    crate::say!("run not stored ({e:#}); {kept}");
+                    unstored.push(format!("{e:#}; {kept}"));
+                }
+            }
         }
         Ok(())
     };
@@ -140,7 +155,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         b.bar.finish_and_clear();
     }
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
-    match runs.as_slice() {
+    let written = match runs.as_slice() {
         [one] => outputs.write(&one.profile),
         _ => {
             let (ps, secs): (Vec<_>, Vec<f64>) = runs.into_iter().map(|r| (r.profile, r.secs)).unzip();
@@ -152,7 +167,44 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
             Ok(())
         }
+    };
+    written?;
+    if !unstored.is_empty() {
+        anyhow::bail!(
+            "{} run(s) not stored in the database: {}; store a kept profile later with `hwcal db import FILE`",
+            unstored.len(),
+            unstored.join("; ")
+        );
     }
+    Ok(())
+}
+
+/// Where a profile the database refused is kept: `$XDG_STATE_HOME/hwcal/
+/// unsaved`, else `~/.local/state/hwcal/unsaved`, each profile a new file
+/// (never one that exists: nothing overwritten).
+fn keep_unstored(p: &hwcal_model::Profile) -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context as _;
+    use std::io::Write as _;
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let dir = match (var("XDG_STATE_HOME").filter(|d| d.is_absolute()), var("HOME")) {
+        (Some(d), _) => d.join("hwcal/unsaved"),
+        (None, Some(h)) => h.join(".local/state/hwcal/unsaved"),
+        (None, None) => anyhow::bail!("neither XDG_STATE_HOME nor HOME is set"),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let bytes = serde_json::to_vec_pretty(p).context("encoding the profile")?;
+    for k in 0..100 {
+        let f = dir.join(format!("run-{}-{}-{k}.json", p.created_unix, std::process::id()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&f) {
+            Ok(mut out) => {
+                out.write_all(&bytes).with_context(|| format!("writing {}", f.display()))?;
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("creating {}", f.display())),
+        }
+    }
+    anyhow::bail!("no free file name in {}", dir.display())
 }
 
 /// `hwcal run`'s view of the calibration: a line per phase, or one bar
