@@ -535,7 +535,11 @@ fn a_run_the_database_refuses_is_kept_not_lost() {
         1,
     );
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("not stored") && err.contains("db import"), "{}", out(&o));
+    assert!(
+        err.contains("not stored") && err.contains("db import"),
+        "{}",
+        out(&o)
+    );
     assert!(json.is_file(), "--json still written: {}", out(&o));
     let kept: Vec<PathBuf> = std::fs::read_dir(e.path(".local/state/hwcal/unsaved"))
         .unwrap()

@@ -306,6 +306,13 @@ fn create_test_file(a: &IoSpec, dir: &Path, stop: &AtomicBool, progress: &dyn Pr
     if size == 0 {
         usage!("--size must hold at least one block of --bs {bs}");
     }
+    for (f, bytes) in hwcal_probes::io::remove_leftovers(dir) {
+        progress.say(&format!(
+            "io: removed {} ({}), a test file an interrupted hwcal left",
+            f.display(),
+            human_bytes(bytes)
+        ));
+    }
     progress.say(&format!(
         "io: creating a {} test file in {}",
         human_bytes(size),

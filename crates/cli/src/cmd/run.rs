@@ -185,7 +185,11 @@ pub fn run(a: RunArgs) -> Result<()> {
 fn keep_unstored(p: &hwcal_model::Profile) -> anyhow::Result<std::path::PathBuf> {
     use anyhow::Context as _;
     use std::io::Write as _;
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
     let dir = match (var("XDG_STATE_HOME").filter(|d| d.is_absolute()), var("HOME")) {
         (Some(d), _) => d.join("hwcal/unsaved"),
         (None, Some(h)) => h.join(".local/state/hwcal/unsaved"),
@@ -197,7 +201,8 @@ fn keep_unstored(p: &hwcal_model::Profile) -> anyhow::Result<std::path::PathBuf>
         let f = dir.join(format!("run-{}-{}-{k}.json", p.created_unix, std::process::id()));
         match std::fs::OpenOptions::new().write(true).create_new(true).open(&f) {
             Ok(mut out) => {
-                out.write_all(&bytes).with_context(|| format!("writing {}", f.display()))?;
+                out.write_all(&bytes)
+                    .with_context(|| format!("writing {}", f.display()))?;
                 return Ok(f);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,

@@ -190,6 +190,52 @@ fn check_free_space(dir: &Path, size: u64) -> Result<(), IoError> {
     Ok(())
 }
 
+/// Test files that an hwcal killed before it could clean up (`kill -9`, a
+/// power cut, a Slurm time limit) left in `dir`: hidden files named as
+/// [`create_unique`] names them whose process no longer exists. Each is
+/// removed (a GiB each, by default, that nothing else would ever remove);
+/// returns what was removed and its size. Only regular files this user
+/// owns (never a link: it is the link's name that matches, not what it
+/// points to), and only where the process is gone (`kill(pid, 0)` says
+/// "no such process"; a live one, ours or another user's, keeps its file).
+pub fn remove_leftovers(dir: &Path) -> Vec<(PathBuf, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    // SAFETY: geteuid has no arguments and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(leftover_pid) else {
+            continue;
+        };
+        let Ok(md) = std::fs::symlink_metadata(e.path()) else {
+            continue;
+        };
+        if !md.file_type().is_file() || md.uid() != me || pid == std::process::id() {
+            continue;
+        }
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        let gone = unsafe { libc::kill(pid as libc::pid_t, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone && std::fs::remove_file(e.path()).is_ok() {
+            out.push((e.path(), md.len()));
+        }
+    }
+    out
+}
+
+/// The process id in a name [`create_unique`] gives (`.hwcal-io-PID-HEX.tmp`).
+fn leftover_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(".hwcal-io-")?.strip_suffix(".tmp")?;
+    let (pid, hex) = rest.split_once('-')?;
+    let hex_ok = !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit());
+    let pid: u32 = pid.parse().ok()?;
+    (hex_ok && pid > 0).then_some(pid)
+}
+
 /// Create a new, uniquely named hidden file in `dir` (`create_new`, so an
 /// existing file is never opened, let alone overwritten), trying up to 100
 /// other names if one is taken. The caller owns its removal.

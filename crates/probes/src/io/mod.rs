@@ -48,7 +48,7 @@ mod shared;
 mod sync;
 mod uring;
 
-pub use file::TestFile;
+pub use file::{remove_leftovers, TestFile};
 pub use job::{Engine, IoError, IoJob, IoRun, Pattern, ThreadStats};
 pub use run::run;
 

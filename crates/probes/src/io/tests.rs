@@ -177,3 +177,36 @@ fn no_space_is_refused_before_writing() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     std::fs::remove_dir(&dir).unwrap();
 }
+
+#[test]
+fn leftovers_of_a_killed_run_are_removed_and_nothing_else() {
+    let d = std::env::temp_dir().join(format!("hwcal-io-leftover-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir(&d).unwrap();
+    // A process id no process has: the kernel's limit is below 2^22.
+    let dead = d.join(".hwcal-io-4194303-1f.tmp");
+    std::fs::write(&dead, vec![0u8; 4096]).unwrap();
+    // A live process's file (this one's parent), a link at a matching name,
+    // and files that only look alike stay.
+    let live = d.join(format!(
+        ".hwcal-io-{}-2a.tmp",
+        std::os::unix::process::parent_id()
+    ));
+    std::fs::write(&live, b"x").unwrap();
+    let target = d.join("precious");
+    std::fs::write(&target, b"keep").unwrap();
+    std::os::unix::fs::symlink(&target, d.join(".hwcal-io-4194302-3b.tmp")).unwrap();
+    for other in [
+        ".hwcal-io-4194303-zz.tmp",
+        "hwcal-io-4194303-1f.tmp",
+        ".hwcal-io-4194303-1f.tmpx",
+    ] {
+        std::fs::write(d.join(other), b"x").unwrap();
+    }
+    let removed = super::remove_leftovers(&d);
+    assert_eq!(removed, vec![(dead.clone(), 4096)]);
+    assert!(!dead.exists() && live.exists());
+    assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 6);
+    std::fs::remove_dir_all(&d).unwrap();
+}
