@@ -552,3 +552,27 @@ fn a_run_the_database_refuses_is_kept_not_lost() {
     }
     exits(e.hwcal().args(["db", "import", s(&kept[0])]), 0);
 }
+
+/// Buffers are sized from what this process may use, not from the
+/// machine's free memory: under `ulimit -v` (or a cgroup's memory.max)
+/// the available memory hwcal plans with is within that limit.
+#[test]
+fn the_memory_hwcal_plans_with_is_within_its_rlimit() {
+    // An emulator reserves the guest's address space up front: no room
+    // under a 3 GB limit.
+    if common::emulated("the_memory_hwcal_plans_with_is_within_its_rlimit") {
+        return;
+    }
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 3000000 && exec {} info --json -",
+            assert_cmd::cargo::cargo_bin("hwcal").display()
+        ))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let avail = v["machine"]["memory_available_bytes"].as_u64().unwrap();
+    assert!(avail > 0 && avail <= 3_000_000 * 1024, "{avail}");
+}

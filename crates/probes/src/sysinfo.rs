@@ -49,11 +49,92 @@ fn meminfo_kb(meminfo: &str, key: &str) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-/// Free memory available to hwcal, bytes (MemAvailable).
+/// Memory available to hwcal, bytes: the machine's MemAvailable, less
+/// where this process is held to less — its cgroup's `memory.max` (a
+/// container, a Slurm job, a systemd unit: exceed it and the kernel kills
+/// the process) and its address-space and data rlimits (`ulimit -v`/`-d`:
+/// exceed them and allocations fail) — each less what is already used.
+/// 0 where MemAvailable cannot be read and nothing else limits.
 pub fn available_memory() -> u64 {
-    read("/proc/meminfo")
+    let machine = read("/proc/meminfo")
         .and_then(|m| meminfo_kb(&m, "MemAvailable"))
-        .map_or(0, |kb| kb * 1024)
+        .map(|kb| kb * 1024);
+    let limits = [cgroup_headroom(), rlimit_headroom(false), rlimit_headroom(true)];
+    machine
+        .into_iter()
+        .chain(limits.into_iter().flatten())
+        .min()
+        .unwrap_or(0)
+}
+
+/// What this process's cgroup (v2, or v1's memory controller) and every
+/// cgroup above it still allow: the least of limit − usage; `None` where
+/// none sets a limit.
+fn cgroup_headroom() -> Option<u64> {
+    let own = read("/proc/self/cgroup")?;
+    let mut least: Option<u64> = None;
+    let mut take = |limit: Option<String>, used: Option<String>| {
+        let limit = limit.and_then(|v| v.trim().parse::<u64>().ok());
+        let used = used.and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
+        // v1 states "no limit" as a huge number near 2^63.
+        if let Some(l) = limit.filter(|&l| l < 1 << 60) {
+            let room = l.saturating_sub(used);
+            least = Some(least.map_or(room, |m: u64| m.min(room)));
+        }
+    };
+    for line in own.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, ctrl, path) = (parts.next(), parts.next(), parts.next());
+        let (Some(ctrl), Some(path)) = (ctrl, path) else {
+            continue;
+        };
+        let (base, max, cur) = match ctrl {
+            "" => ("/sys/fs/cgroup", "memory.max", "memory.current"),
+            c if c.split(',').any(|x| x == "memory") => (
+                "/sys/fs/cgroup/memory",
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            ),
+            _ => continue,
+        };
+        // The cgroup and each ancestor: a parent's limit binds its children.
+        let mut dir = std::path::PathBuf::from(format!("{base}{}", path.trim_end_matches('/')));
+        loop {
+            take(read(dir.join(max)), read(dir.join(cur)));
+            if dir.as_os_str().len() <= base.len() || !dir.pop() {
+                break;
+            }
+        }
+    }
+    least
+}
+
+/// What the address-space rlimit (or, with `data`, the data rlimit) still
+/// allows this process, bytes: its soft limit less the `/proc/self/status`
+/// figure it is counted against (VmSize, VmData); `None` where unlimited.
+fn rlimit_headroom(data: bool) -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // The constants are named at each call: their C type differs between C
+    // libraries.
+    // SAFETY: getrlimit writes one rlimit into a live local.
+    let rc = unsafe {
+        if data {
+            libc::getrlimit(libc::RLIMIT_DATA, &mut r)
+        } else {
+            libc::getrlimit(libc::RLIMIT_AS, &mut r)
+        }
+    };
+    if rc != 0 || r.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let status_key = if data { "VmData" } else { "VmSize" };
+    let used = read("/proc/self/status")
+        .and_then(|s| meminfo_kb(&s, status_key))
+        .map_or(0, |kb| kb * 1024);
+    Some((r.rlim_cur as u64).saturating_sub(used))
 }
 
 /// The bracketed choice in a sysfs selector such as `always [madvise] never`.
@@ -271,7 +352,7 @@ pub fn machine_info() -> MachineInfo {
         hugepage_size_bytes: meminfo_kb(&meminfo, "Hugepagesize").map(|kb| kb * 1024),
         numa_nodes: nodes,
         memory_total_bytes: meminfo_kb(&meminfo, "MemTotal").unwrap_or(0) * 1024,
-        memory_available_bytes: meminfo_kb(&meminfo, "MemAvailable").unwrap_or(0) * 1024,
+        memory_available_bytes: available_memory(),
         invariant_tsc: hwcal_harness::timer::invariant_tsc(),
         nominal_tlbs: nominal_tlbs(
             field("vendor_id").as_deref().unwrap_or(""),
