@@ -6,8 +6,23 @@ use crate::error::HarnessError;
 use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
 
-/// CPUs the calling thread may run on.
+/// CPUs this process may run on (as it was started: before hwcal pinned
+/// itself).
 pub fn allowed_cpus() -> Vec<usize> {
+    // Once hwcal has pinned itself its own affinity names one CPU; what the
+    // user allowed (taskset, a cgroup's cpuset, Slurm's binding) is the set
+    // it had before.
+    if let Some(before) = BEFORE_PINNING.get() {
+        return before.clone();
+    }
+    current_cpus()
+}
+
+/// The process's CPUs before its first [`pin_to`].
+static BEFORE_PINNING: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+
+/// The calling thread's affinity now.
+fn current_cpus() -> Vec<usize> {
     match sched_getaffinity(Pid::from_raw(0)) {
         Ok(set) => (0..CpuSet::count())
             .filter(|&c| set.is_set(c).unwrap_or(false))
@@ -24,6 +39,7 @@ pub fn default_cpu() -> Option<usize> {
 
 /// Pin the calling thread to `cpu`.
 pub fn pin_to(cpu: usize) -> Result<(), HarnessError> {
+    BEFORE_PINNING.get_or_init(current_cpus);
     let mut set = CpuSet::new();
     set.set(cpu).map_err(|_| HarnessError::NoSuchCpu(cpu))?;
     sched_setaffinity(Pid::from_raw(0), &set).map_err(|e| HarnessError::Pin(cpu, e.to_string()))

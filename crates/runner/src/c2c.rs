@@ -26,14 +26,17 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     typical_s: 0.2,
     reads: &[],
     plan: |_, machine| {
-        // The online CPUs as the machine was described: by now the run's
-        // own thread is pinned to one, so its affinity names only that one.
-        Some(Box::new(C2c {
-            cpus: machine.online_cpus.clone(),
-            batches: BATCHES,
-            max_pairs: RUN_MAX_PAIRS,
-            methods: Method::ALL.to_vec(),
-        }))
+        // The online CPUs this process may use (taskset, a cpuset, Slurm's
+        // binding): never a pair outside them. Fewer than two: no pair at all.
+        let cpus = within_allowed(&machine.online_cpus);
+        (cpus.len() >= 2).then(|| -> Box<dyn crate::probe::Plan> {
+            Box::new(C2c {
+                cpus,
+                batches: BATCHES,
+                max_pairs: RUN_MAX_PAIRS,
+                methods: Method::ALL.to_vec(),
+            })
+        })
     },
     analyze: hwcal_analysis::c2c::reanalyze,
 };
@@ -46,6 +49,18 @@ pub struct C2c {
     pub batches: usize,
     pub max_pairs: usize,
     pub methods: Vec<Method>,
+}
+
+/// Of `cpus` (the machine's online ones), those this process may use; all
+/// of them where the affinity cannot be read.
+pub fn within_allowed(cpus: &[usize]) -> Vec<usize> {
+    let allowed = hwcal_harness::pin::allowed_cpus();
+    let out: Vec<usize> = cpus.iter().copied().filter(|c| allowed.contains(c)).collect();
+    if out.is_empty() {
+        allowed
+    } else {
+        out
+    }
 }
 
 /// Methods by id (`--method cas,rw`); an unknown id is a usage error.
@@ -100,6 +115,13 @@ impl C2c {
         let allowed = hwcal_harness::pin::allowed_cpus();
         if let Some(c) = self.cpus.iter().find(|c| !allowed.contains(c)) {
             usage!("--cpus: CPU {c} does not exist or is not allowed (allowed: {allowed:?})");
+        }
+        if self.cpus.len() < 2 {
+            usage!(
+                "core-to-core latency needs two CPUs to pass a line between, and {} {:?} (allowed: {allowed:?})",
+                if self.cpus.len() == 1 { "only this one was given or allowed:" } else { "none was given:" },
+                self.cpus
+            );
         }
         if self.methods.is_empty() {
             usage!("--method: at least one of cas, rw");

@@ -36,10 +36,11 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     typical_s: 3.5,
     reads: &[],
     plan: |config, machine| {
+        // The bandwidth phase's threads only on CPUs this process may use.
         let cpus = if machine.online_cpus.is_empty() {
             config.pinned_cpu.into_iter().collect()
         } else {
-            machine.online_cpus.clone()
+            crate::c2c::within_allowed(&machine.online_cpus)
         };
         Some(Box::new(Short {
             cpus,
