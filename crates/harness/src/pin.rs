@@ -72,9 +72,11 @@ mod tests {
         assert!(!all.is_empty());
         let cpu = default_cpu().unwrap();
         pin_to(cpu).unwrap();
-        assert_eq!(allowed_cpus(), vec![cpu]);
-        unpin(&all).unwrap();
+        assert_eq!(current_cpus(), vec![cpu]);
+        // What the process was allowed stays what it was allowed.
         assert_eq!(allowed_cpus(), all);
+        unpin(&all).unwrap();
+        assert_eq!(current_cpus(), all);
         assert!(matches!(pin_to(100_000), Err(HarnessError::NoSuchCpu(_))));
     }
 }
