@@ -514,7 +514,7 @@ fn a_stored_password_reaches_no_output_of_any_format() {
 /// A database that takes connections but refuses to store (a role without
 /// INSERT, a full disk, a lock held too long): the run's profile is kept in
 /// a file of its own, `--json` is still written, and the command fails
-/// saying where the profile is; importing that file stores the run.
+/// saying where the profile is; the next run stores it.
 #[test]
 fn a_run_the_database_refuses_is_kept_not_lost() {
     let e = Env::new();
@@ -550,7 +550,25 @@ fn a_run_the_database_refuses_is_kept_not_lost() {
         let c = rusqlite::Connection::open(e.db()).unwrap();
         c.execute_batch("DROP TRIGGER refuse;").unwrap();
     }
-    exits(e.hwcal().args(["db", "import", s(&kept[0])]), 0);
+    // The next run stores the kept one first, then its own.
+    let o = exits(
+        e.hwcal()
+            .env("HWCAL_SYNTHETIC_MACHINE", "1")
+            .env_remove("XDG_STATE_HOME")
+            .args(["run", "--only", "clock"]),
+        0,
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("when the database refused it"),
+        "{}",
+        out(&o)
+    );
+    assert!(!kept[0].exists());
+    let c = rusqlite::Connection::open(e.db()).unwrap();
+    let n: i64 = c
+        .query_row("SELECT count(*) FROM profiles", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 3, "the imported run, the kept one and the new one");
 }
 
 /// Buffers are sized from what this process may use, not from the

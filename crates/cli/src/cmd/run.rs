@@ -90,6 +90,9 @@ pub fn run(a: RunArgs) -> Result<()> {
     // Opened once, before measuring: a bad --db fails at once, not after
     // the measurement.
     let mut db = if a.no_save { None } else { Some(open_db()?) };
+    if let Some(db) = &mut db {
+        store_kept(db);
+    }
     let progress = Progress::new(a.common.quiet);
     // One bar across the phases. Created before pinning: its ticker thread
     // inherits the creator's CPU affinity and must not wake up on the
@@ -171,7 +174,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     written?;
     if !unstored.is_empty() {
         anyhow::bail!(
-            "{} run(s) not stored in the database: {}; store a kept profile later with `hwcal db import FILE`",
+            "{} run(s) not stored in the database: {}; the next `hwcal run` stores a kept profile, or `hwcal db import FILE`",
             unstored.len(),
             unstored.join("; ")
         );
@@ -179,22 +182,62 @@ pub fn run(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Where a profile the database refused is kept: `$XDG_STATE_HOME/hwcal/
-/// unsaved`, else `~/.local/state/hwcal/unsaved`, each profile a new file
-/// (never one that exists: nothing overwritten).
-fn keep_unstored(p: &hwcal_model::Profile) -> anyhow::Result<std::path::PathBuf> {
-    use anyhow::Context as _;
-    use std::io::Write as _;
+/// Where profiles the database refused are kept: `$XDG_STATE_HOME/hwcal/
+/// unsaved`, else `~/.local/state/hwcal/unsaved`.
+fn kept_dir() -> anyhow::Result<std::path::PathBuf> {
     let var = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())
             .map(std::path::PathBuf::from)
     };
-    let dir = match (var("XDG_STATE_HOME").filter(|d| d.is_absolute()), var("HOME")) {
-        (Some(d), _) => d.join("hwcal/unsaved"),
-        (None, Some(h)) => h.join(".local/state/hwcal/unsaved"),
-        (None, None) => anyhow::bail!("neither XDG_STATE_HOME nor HOME is set"),
+    Ok(
+        match (var("XDG_STATE_HOME").filter(|d| d.is_absolute()), var("HOME")) {
+            (Some(d), _) => d.join("hwcal/unsaved"),
+            (None, Some(h)) => h.join(".local/state/hwcal/unsaved"),
+            (None, None) => anyhow::bail!("neither XDG_STATE_HOME nor HOME is set"),
+        },
+    )
+}
+
+/// Runs an earlier `run` kept because the database refused them
+/// ([`keep_unstored`]) are stored now, each file removed once its run is
+/// in (a run already there is not stored twice); one that still fails
+/// stays for the next run.
+fn store_kept(db: &mut hwcal_db::Db) {
+    let Ok(dir) = kept_dir() else { return };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
     };
+    for f in entries.flatten().map(|e| e.path()) {
+        let is_kept = f.extension().is_some_and(|x| x == "json")
+            && std::fs::symlink_metadata(&f).is_ok_and(|m| m.file_type().is_file());
+        if !is_kept {
+            continue;
+        }
+        let stored = hwcal_report::read_profile_file(&f)
+            .and_then(|b| hwcal_report::parse_profile(&b))
+            .map_err(anyhow::Error::msg)
+            .and_then(|p| Ok(db.insert_new(&p, hwcal_db::Origin::Run)?));
+        match stored {
+            Ok((id, _)) => {
+                let _ = std::fs::remove_file(&f);
+                crate::say!(
+                    "stored run {id}, kept in {} when the database refused it",
+                    f.display()
+                );
+            }
+            Err(e) => crate::say!("{}: still not stored ({e:#}); kept for the next run", f.display()),
+        }
+    }
+}
+
+/// Where a profile the database refused is kept ([`kept_dir`]), each
+/// profile a new file (never one that exists: nothing overwritten); the
+/// next `run` stores it ([`store_kept`]), or `hwcal db import FILE`.
+fn keep_unstored(p: &hwcal_model::Profile) -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context as _;
+    use std::io::Write as _;
+    let dir = kept_dir()?;
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let bytes = serde_json::to_vec_pretty(p).context("encoding the profile")?;
     for k in 0..100 {
