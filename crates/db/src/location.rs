@@ -115,9 +115,11 @@ pub fn redact_command(command: &str) -> String {
 /// A URL as messages show it: the password in the user part and a
 /// `password=` parameter replaced by `***` (a `ps` listing or a CI log must
 /// not learn it from an error message). The URL is cut up as the driver
-/// (tokio-postgres) reads it, so nothing it takes for a password shows:
-/// the credentials run to the first `@` anywhere in the URL (a `/` or `?`
-/// inside a password does not end them), the user to the first `:` in
+/// (tokio-postgres) reads it, or further, so nothing it takes for a
+/// password shows: the credentials run to the last `@` anywhere in the URL
+/// (a `/` or `?` inside a password does not end them, and neither does an
+/// `@` typed in it unencoded, which the driver would cut there but whose
+/// rest is still the password), the user to the first `:` in
 /// them, and a parameter is a password when its key, percent-decoded, is
 /// `password` (`pass%77ord=` too). A string that does not start with a
 /// scheme is taken as libpq's `key=value` form, whose `password=` value is
@@ -142,9 +144,17 @@ fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let (creds, after) = match rest.find('@') {
-        Some(i) => (Some(&rest[..i]), &rest[i + 1..]),
-        None => (None, rest),
+    // The credentials: up to the last `@`, where what precedes it is a
+    // user (no `/` or `?`) or a user and a password (a `:` before any `/`
+    // or `?`); else that `@` is in the path or the query, which are
+    // masked below as such.
+    let userinfo = |c: &str| {
+        let end = c.find(['/', '?']).unwrap_or(c.len());
+        c[..end].contains(':') || end == c.len()
+    };
+    let (creds, after) = match rest.rfind('@') {
+        Some(i) if userinfo(&rest[..i]) => (Some(&rest[..i]), &rest[i + 1..]),
+        _ => (None, rest),
     };
     let creds = match creds {
         Some(c) => match c.split_once(':') {
@@ -412,11 +422,13 @@ mod tests {
             ),
             ("postgres://u:s@[::1]:5/db", "postgres://u:***@[::1]:5/db"),
             ("not a url", "not a url"),
-            // The driver reads the password up to the first `@`, whatever
-            // comes before it.
+            // A `/`, `?` or `@` typed in a password: all of it masked.
             ("postgres://slash:ab/secret@h/db", "postgres://slash:***@h/db"),
             ("postgres://q:ab?secret@h/db", "postgres://q:***@h/db"),
-            ("postgres://q:a@b@h/db", "postgres://q:***@b@h/db"),
+            ("postgres://hw:SEC@RETPW@h/db", "postgres://hw:***@h/db"),
+            // An `@` in a query's password is the query's to mask.
+            ("postgres://h/db?password=x@y", "postgres://h/db?password=***"),
+            ("postgres://u@h/db?password=x@y", "postgres://u@h/db?password=***"),
             // A percent-encoded key is still the password.
             (
                 "postgres://h/db?pass%77ord=secret",
