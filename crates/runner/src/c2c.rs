@@ -136,6 +136,9 @@ impl C2c {
     }
 }
 
+/// The CPU numbers Linux can have (its largest CONFIG_NR_CPUS).
+const MAX_CPUS: usize = 8192;
+
 /// A CPU list as Linux writes them (`0-3,8,10-11`), strictly: a usage
 /// error on anything else, each CPU once.
 pub fn parse_cpus(s: &str) -> Result<Vec<usize>> {
@@ -152,8 +155,14 @@ pub fn parse_cpus(s: &str) -> Result<Vec<usize>> {
                 (c, c)
             }
         };
-        if lo > hi || hi - lo > 65_536 {
+        if lo > hi {
             return Err(bad());
+        }
+        // Linux's CPU sets end at 8192 CPUs (CONFIG_NR_CPUS); a larger
+        // number is no CPU of any machine, and a list of a million would be
+        // built for nothing.
+        if hi >= MAX_CPUS {
+            usage!("--cpus {s}: CPU {hi} is beyond any machine (CPU numbers end below {MAX_CPUS})");
         }
         out.extend((lo..=hi).filter(|c| !out.contains(c)).collect::<Vec<_>>());
     }
@@ -227,5 +236,17 @@ mod tests {
         for bad in ["", "a", "3-1", "1,,2", "0-"] {
             assert!(parse_cpus(bad).unwrap_err().is_usage(), "{bad}");
         }
+        // A list, but of CPUs no machine has: said so, not "not a list".
+        let far = parse_cpus("0-999999").unwrap_err();
+        assert!(
+            far.is_usage() && far.to_string().contains("beyond any machine"),
+            "{far}"
+        );
+    }
+
+    #[test]
+    fn one_cpu_is_no_pair() {
+        let one = C2c::requested(Some("0"), 21, 0, &[]).unwrap_err();
+        assert!(one.is_usage() && one.to_string().contains("two CPUs"), "{one}");
     }
 }
