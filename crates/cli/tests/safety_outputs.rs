@@ -594,3 +594,20 @@ fn the_memory_hwcal_plans_with_is_within_its_rlimit() {
     let avail = v["machine"]["memory_available_bytes"].as_u64().unwrap();
     assert!(avail > 0 && avail <= 3_000_000 * 1024, "{avail}");
 }
+
+/// `hwcal analyze -` reads the profile from standard input, as the
+/// simulator's `sim profile` output is meant to be piped.
+#[test]
+fn analyze_reads_a_profile_from_standard_input() {
+    let e = Env::new();
+    let f = e.profile_file(0);
+    let o = e
+        .hwcal()
+        .args(["analyze", "-"])
+        .pipe_stdin(&f)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("L1"), "{}", out(&o));
+}

@@ -12,6 +12,23 @@ pub const MAX_PROFILE_BYTES: u64 = 64 << 20;
 /// before or while reading, never read to the end).
 pub fn read_profile_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
     use std::io::Read;
+    // `-`: standard input (`hwcal sim profile 3 | hwcal analyze -`), held
+    // to the same size limit.
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(MAX_PROFILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| e.to_string())?;
+        if bytes.len() as u64 > MAX_PROFILE_BYTES {
+            return Err(format!(
+                "more than the {} MiB a profile may have",
+                MAX_PROFILE_BYTES >> 20
+            ));
+        }
+        return Ok(bytes);
+    }
     let md = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if md.is_dir() {
         return Err("is a directory, not a profile file".into());

@@ -9,7 +9,7 @@ use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// A JSON profile written by `hwcal ... --json`.
+    /// A JSON profile written by `hwcal ... --json` ("-": standard input).
     pub file: std::path::PathBuf,
     /// Write the re-analysed profile to FILE ("-" for stdout).
     #[arg(long, value_name = "FILE")]
