@@ -36,7 +36,7 @@ pub struct Relation {
 
 /// Every relation, in the order they apply (the memory headline first:
 /// the others compare against it).
-pub const RELATIONS: [Relation; 7] = [
+pub const RELATIONS: [Relation; 8] = [
     Relation {
         id: "memory-headline",
         rule: "memory latency is one figure per run: the `mem` section's dedicated chase where it ran \
@@ -60,6 +60,13 @@ pub const RELATIONS: [Relation; 7] = [
                a contradiction (headline noisy); more than 5% above and above the headline's interval, \
                the sweep stopped on a climb (headline noisy)",
         check: memory_mlp,
+    },
+    Relation {
+        id: "memory-same-footprint",
+        rule: "the mem chase against the cache sweep's own point over the same working set (within 1.25x): \
+               the same chase timed twice, so apart by more than 1% and beyond both intervals is a \
+               contradiction (headline noisy)",
+        check: crate::footprint::same_footprint,
     },
     Relation {
         id: "memory-floor",
@@ -357,6 +364,12 @@ fn chase_figure(p: &Profile, m: &MemResult) -> (f64, Option<f64>, Option<[f64; 2
         Verdict::Noisy
     };
     (f.ns, cycles, f.ci95, verdict)
+}
+
+/// The `mem` section's latency chase ([`any_chase`]) as a measurement,
+/// where the run has one.
+pub(crate) fn chase_measure_of(p: &Profile) -> Option<MemoryMeasure> {
+    any_chase(p).map(|m| chase_measure(p, m))
 }
 
 /// The `mem` chase as one of the run's measurements.
@@ -840,6 +853,7 @@ mod tests {
                 "memory-headline",
                 "memory-measures",
                 "memory-mlp",
+                "memory-same-footprint",
                 "memory-floor",
                 "clock-methods",
                 "levels-stated",

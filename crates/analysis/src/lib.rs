@@ -12,6 +12,7 @@ pub mod colour;
 pub mod compare;
 pub mod consistency;
 pub mod ctx;
+mod footprint;
 pub mod gcd;
 pub mod io;
 pub mod levels;

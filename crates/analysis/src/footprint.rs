@@ -1,0 +1,154 @@
+//! Memory latency measured twice over the same working set: the `mem`
+//! section's chase and the cache sweep's own point at that size.
+//!
+//! The two are the same random dependent chase over the same number of
+//! bytes, timed by different loops (the sweep's samples, the chase's 1 ms
+//! slices), each figure the fastest of its repetitions. No working-set
+//! effect can separate them — the last level keeps the same share of both,
+//! the page walks miss alike — so where they disagree beyond both
+//! intervals one of them was disturbed in every repetition, and memory's
+//! headline, whichever it came from, is not `ok` (a simulated guest under
+//! heavy interrupt load read 135.5 ns on the sweep's 1 GiB point against
+//! 126.1 ns on the chase over the same 1 GiB; the headline, the sweep's
+//! 2 GiB plateau, stood at 135.9 ns for a memory of 123.5 ns, `ok`). This
+//! is the rule of The Calibrator's authors applied to hwcal's own two
+//! measurements: a figure is only as good as its agreement with an
+//! independent one.
+
+use hwcal_model::note::analysis as note;
+use hwcal_model::{Note, Profile, Verdict};
+
+/// How far apart the two may be before their intervals are consulted: the
+/// agreement a latency chase's own fastest slices must reach
+/// ([`crate::consistency::FASTEST_AGREE`]); two timings of one chase
+/// cannot be held to less than one is held to against itself.
+const FLOOR: f64 = crate::consistency::FASTEST_AGREE;
+
+/// Relation `memory-same-footprint` (see the module docs).
+pub(crate) fn same_footprint(p: &mut Profile) -> Vec<Note> {
+    let Some(chase) = crate::consistency::chase_measure_of(p) else {
+        return Vec::new();
+    };
+    let Some(size) = chase.size_bytes.filter(|&s| s > 0) else {
+        return Vec::new();
+    };
+    let Some(sweep) = p.raw_curve(crate::cache::LATENCY) else {
+        return Vec::new();
+    };
+    let same =
+        |x: f64| x > 0.0 && x.max(size as f64) <= crate::consistency::SAME_FOOTPRINT * x.min(size as f64);
+    let Some(point) = sweep.points.iter().filter(|q| same(q.x)).min_by(|a, b| {
+        (a.x / size as f64)
+            .ln()
+            .abs()
+            .total_cmp(&(b.x / size as f64).ln().abs())
+    }) else {
+        return Vec::new();
+    };
+    let at = point.x;
+    let samples: Vec<f64> = point
+        .samples
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let Some(fastest) = samples.iter().copied().reduce(f64::min) else {
+        return Vec::new();
+    };
+    let (a, a_ci) = (chase.latency_ns, chase.latency_ns_ci95);
+    let b_ci = crate::bootstrap::minimum_interval(&samples);
+    let apart = (fastest - a).abs() > FLOOR * a.min(fastest);
+    let beyond = match (a_ci, b_ci) {
+        (Some([al, ah]), Some([bl, bh])) => ah < bl || bh < al,
+        _ => false,
+    };
+    if !(apart && beyond) {
+        return Vec::new();
+    }
+    let Some(m) = p.memory.as_mut() else {
+        return Vec::new();
+    };
+    m.verdict = Verdict::Noisy;
+    let pct = (fastest / a - 1.0) * 100.0;
+    vec![note(
+        "consistency",
+        "memory-same-footprint",
+        format!(
+            "consistency: the cache sweep's point over {} reads {fastest:.1} ns and the mem chase over {} reads \
+             {a:.1} ns ({pct:+.0}%), beyond both intervals: the same chase over the same working set, so one of \
+             them was disturbed in every repetition; memory marked noisy",
+            hwcal_model::human_bytes(at as u64),
+            hwcal_model::human_bytes(size)
+        ),
+    )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_model::{MemResult, MemoryLatency, RawCurve, RawPoint};
+
+    /// A run whose `mem` chase over 1 GiB has slices around `chase` ns
+    /// and whose sweep has a point over 1 GiB with samples around `sweep`.
+    fn run(chase: f64, sweep: f64) -> Profile {
+        let jitter = |base: f64| {
+            (0..12)
+                .map(|i| base * (1.0 + 0.0015 * i as f64))
+                .collect::<Vec<f64>>()
+        };
+        let slices = RawCurve {
+            id: hwcal_model::curve::MemSeries::Latency.thread(0),
+            points: jitter(chase)
+                .into_iter()
+                .enumerate()
+                .map(|(i, y)| RawPoint {
+                    x: i as f64 + 1.0,
+                    y,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let sw = RawCurve {
+            id: crate::cache::LATENCY.into(),
+            points: vec![RawPoint {
+                x: (1u64 << 30) as f64,
+                y: sweep,
+                samples: jitter(sweep),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        Profile {
+            mem: Some(MemResult {
+                access_pattern: "random".into(),
+                threads: 1,
+                chains: 1,
+                size_bytes: 1 << 30,
+                ns_per_op: chase,
+                verdict: Verdict::Ok,
+                ..Default::default()
+            }),
+            memory: Some(MemoryLatency {
+                latency_ns: sweep,
+                verdict: Verdict::Ok,
+                ..Default::default()
+            }),
+            raw: vec![slices, sw],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_same_chase_timed_twice_must_agree() {
+        // The simulated heavy-interrupt guest: 126 against 135.5 ns.
+        let mut p = run(126.1, 135.5);
+        let notes = same_footprint(&mut p);
+        assert_eq!(notes.len(), 1);
+        assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Noisy);
+        // Within 1%: the two timings agree, nothing said.
+        let mut p = run(126.1, 126.9);
+        assert!(same_footprint(&mut p).is_empty());
+        assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
+    }
+}
