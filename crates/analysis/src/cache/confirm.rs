@@ -46,6 +46,55 @@ pub(super) fn size_unconfirmed(
     ))
 }
 
+/// Levels whose number is in doubt: level N+1 whose size lies nearer (in
+/// log) to the size the machine states for level N than to its own, where
+/// level N was read well short of that stated size (a private cache one
+/// thread fills, so the shortfall is not the hardware's). Then the found
+/// level N is most likely not that cache but part of the level below it
+/// (an L1 with random or adaptive replacement keeps part of a chase past
+/// its size, and the fall-off reads as a small plateau), and level N+1 is
+/// the stated level N found one number too high: a simulated L2 of 2 MiB
+/// read as "L2 106 KiB, noisy" and "L3 2.41 MiB, ok" against a stated
+/// L3 of 12 MiB. Which cache it is cannot be told, so it is marked noisy.
+/// Returns the notes; the levels' verdicts are set here.
+pub(super) fn numbering_in_doubt(levels: &mut [CacheLevel], machine: &MachineInfo) -> Vec<Note> {
+    let mut notes = Vec::new();
+    for k in 1..levels.len() {
+        let (below, this) = (&levels[k - 1], &levels[k]);
+        let Some(stated_below) = machine.nominal_data_cache(below.level) else {
+            continue;
+        };
+        let private = stated_below.shared_cpus.len() <= 1;
+        let sb = stated_below.size_bytes as f64;
+        let short = (below.size_bytes as f64) < (1.0 - super::NOMINAL_SIZE_TOLERANCE) * sb;
+        if !private || !short {
+            continue;
+        }
+        let size = this.size_bytes as f64;
+        let to_below = (size / sb).ln().abs();
+        let nearer_below = machine
+            .nominal_data_cache(this.level)
+            .is_none_or(|own| to_below < (size / own.size_bytes as f64).ln().abs());
+        if !nearer_below || this.verdict != hwcal_model::Verdict::Ok {
+            continue;
+        }
+        let (n, b) = (this.level, below.level);
+        levels[k].verdict = hwcal_model::Verdict::Noisy;
+        notes.push(note(
+            "cache",
+            &format!("l{n}-numbering"),
+            format!(
+                "cache: L{n} ({}) is nearer the {} the machine states for L{b} than its own, and L{b} was read \
+                 well short of that: L{b}'s plateau is most likely part of the level below it and this the \
+                 stated L{b} found one number too high; which cache it is cannot be told, marked noisy",
+                super::codes::size_text(size),
+                super::codes::size_text(sb)
+            ),
+        ));
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +141,57 @@ mod tests {
             ..Default::default()
         };
         assert!(size_unconfirmed(&level(2), &plateau(), &stated, true).is_none());
+    }
+
+    fn machine(l2: u64, l3: u64) -> MachineInfo {
+        let c = |level, size, cpus: Vec<usize>| NominalCache {
+            level,
+            cache_type: if level == 1 { "Data" } else { "Unified" }.into(),
+            size_bytes: size,
+            shared_cpus: cpus,
+            ..Default::default()
+        };
+        MachineInfo {
+            nominal_caches: vec![
+                c(1, 64 << 10, vec![0]),
+                c(2, l2, vec![0]),
+                c(3, l3, (0..16).collect()),
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn found(k: u32, size: u64, verdict: hwcal_model::Verdict) -> CacheLevel {
+        CacheLevel {
+            level: k,
+            size_bytes: size,
+            verdict,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_level_found_one_number_too_high_is_in_doubt() {
+        use hwcal_model::Verdict::{Noisy, Ok};
+        // An L1 that keeps part of the chase past its size made a small
+        // "L2"; the stated 2 MiB L2 was then read as "L3".
+        let m = machine(2 << 20, 12 << 20);
+        let mut levels = vec![
+            found(1, 64 << 10, Ok),
+            found(2, 106 << 10, Noisy),
+            found(3, 2_470_000, Ok),
+        ];
+        assert_eq!(numbering_in_doubt(&mut levels, &m).len(), 1);
+        assert_eq!(levels[2].verdict, Noisy);
+        // A guest's share of a shared L3 (3 MiB of 32) above a whole L2 is
+        // no such doubt, however far below its stated size.
+        let m = machine(512 << 10, 32 << 20);
+        let mut levels = vec![
+            found(1, 64 << 10, Ok),
+            found(2, 512 << 10, Ok),
+            found(3, 3 << 20, Ok),
+        ];
+        assert!(numbering_in_doubt(&mut levels, &m).is_empty());
+        assert_eq!(levels[2].verdict, Ok);
     }
 }

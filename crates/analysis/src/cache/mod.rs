@@ -322,6 +322,8 @@ fn analyze_with(
         out.notes.push(levels::l1_overheld_note(held, climbed));
     }
     out.notes
+        .extend(confirm::numbering_in_doubt(&mut out.levels, machine));
+    out.notes
         .extend(unstated_levels(&mut out.levels, machine, !huge, tlb));
     if last_is_memory {
         let (prev_end, reach) = cache_reach(&sw, &pl, n_cache);
