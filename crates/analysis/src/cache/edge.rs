@@ -139,6 +139,11 @@ fn colour_size(
     e: &Edge,
     memo: &mut crate::colour::Memo,
 ) -> ColourOutcome {
+    // L1 is indexed by virtual address (its sets lie within a page's
+    // offset bits): page placement cannot colour it.
+    if e.level < 2 {
+        return ColourOutcome::NotFitted;
+    }
     let Some(n) = machine.nominal_data_cache(e.level) else {
         return ColourOutcome::NotFitted;
     };
