@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 27] = [
+const CACHE: [&str; 28] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -36,6 +36,7 @@ const CACHE: [&str; 27] = [
     "cache.l1-edge-overheld",
     "cache.l{N}-replace-unsettled",
     "cache.l{N}-size-unconfirmed",
+    "cache.l{N}-sloping",
 ];
 
 const TLB: [&str; 13] = [

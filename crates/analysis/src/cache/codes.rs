@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 27] = [
+pub const NOTE_CODES: [(&str, &str); 28] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -110,6 +110,10 @@ pub const NOTE_CODES: [(&str, &str); 27] = [
     (
         "cache.l{N}-size-unconfirmed",
         "a level past L1 read on base pages with neither its size nor its ways stated: no second figure confirms the size, marked noisy",
+    ),
+    (
+        "cache.l{N}-sloping",
+        "the level's plateau still slopes where it reads its level (over 5% across the octave there): its median is no one latency, marked noisy",
     ),
 ];
 
