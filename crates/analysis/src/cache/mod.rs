@@ -308,6 +308,10 @@ fn analyze_with(
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
         }
+        if let Some(n) = confirm::shared_excess(&level, &pl[k], machine) {
+            level.verdict = Verdict::Noisy;
+            out.notes.push(n);
+        }
         if let Some(n) = slope::sloping_note(&sw, &pl[k], level.level) {
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
