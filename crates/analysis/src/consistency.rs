@@ -66,7 +66,7 @@ pub const RELATIONS: [Relation; 8] = [
         rule: "the mem chase against the cache sweep's own point over the same working set (within 1.25x): \
                the same chase timed twice, so apart by more than 1% and beyond both intervals is a \
                contradiction (headline noisy)",
-        check: crate::footprint::same_footprint,
+        check: memory_same_footprint,
     },
     Relation {
         id: "memory-floor",
@@ -366,10 +366,15 @@ fn chase_figure(p: &Profile, m: &MemResult) -> (f64, Option<f64>, Option<[f64; 2
     (f.ns, cycles, f.ci95, verdict)
 }
 
-/// The `mem` section's latency chase ([`any_chase`]) as a measurement,
-/// where the run has one.
-pub(crate) fn chase_measure_of(p: &Profile) -> Option<MemoryMeasure> {
-    any_chase(p).map(|m| chase_measure(p, m))
+/// Relation `memory-same-footprint` ([`crate::footprint`]): the `mem`
+/// chase ([`any_chase`]) against the sweep's point over its working set.
+fn memory_same_footprint(p: &mut Profile) -> Vec<Note> {
+    let chase = any_chase(p).map(|m| chase_measure(p, m));
+    let terms = crate::footprint::Terms {
+        floor: FASTEST_AGREE,
+        same: SAME_FOOTPRINT,
+    };
+    crate::footprint::same_footprint(p, chase, terms)
 }
 
 /// The `mem` chase as one of the run's measurements.

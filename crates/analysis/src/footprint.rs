@@ -16,17 +16,22 @@
 //! independent one.
 
 use hwcal_model::note::analysis as note;
-use hwcal_model::{Note, Profile, Verdict};
+use hwcal_model::{MemoryMeasure, Note, Profile, Verdict};
 
-/// How far apart the two may be before their intervals are consulted: the
-/// agreement a latency chase's own fastest slices must reach
-/// ([`crate::consistency::FASTEST_AGREE`]); two timings of one chase
-/// cannot be held to less than one is held to against itself.
-const FLOOR: f64 = crate::consistency::FASTEST_AGREE;
+/// The consistency stage's terms for this relation: how far apart the two
+/// may be before their intervals are consulted (`floor`: the agreement a
+/// latency chase's own fastest slices must reach, since two timings of
+/// one chase cannot be held to less than one is held to against itself)
+/// and what counts as the same working set (`same`, a ratio of sizes).
+pub(crate) struct Terms {
+    pub floor: f64,
+    pub same: f64,
+}
 
-/// Relation `memory-same-footprint` (see the module docs).
-pub(crate) fn same_footprint(p: &mut Profile) -> Vec<Note> {
-    let Some(chase) = crate::consistency::chase_measure_of(p) else {
+/// Relation `memory-same-footprint` (see the module docs) for the run's
+/// `mem` chase `chase`.
+pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: Terms) -> Vec<Note> {
+    let Some(chase) = chase else {
         return Vec::new();
     };
     let Some(size) = chase.size_bytes.filter(|&s| s > 0) else {
@@ -35,8 +40,7 @@ pub(crate) fn same_footprint(p: &mut Profile) -> Vec<Note> {
     let Some(sweep) = p.raw_curve(crate::cache::LATENCY) else {
         return Vec::new();
     };
-    let same =
-        |x: f64| x > 0.0 && x.max(size as f64) <= crate::consistency::SAME_FOOTPRINT * x.min(size as f64);
+    let same = |x: f64| x > 0.0 && x.max(size as f64) <= t.same * x.min(size as f64);
     let Some(point) = sweep.points.iter().filter(|q| same(q.x)).min_by(|a, b| {
         (a.x / size as f64)
             .ln()
@@ -57,7 +61,7 @@ pub(crate) fn same_footprint(p: &mut Profile) -> Vec<Note> {
     };
     let (a, a_ci) = (chase.latency_ns, chase.latency_ns_ci95);
     let b_ci = crate::bootstrap::minimum_interval(&samples);
-    let apart = (fastest - a).abs() > FLOOR * a.min(fastest);
+    let apart = (fastest - a).abs() > t.floor * a.min(fastest);
     let beyond = match (a_ci, b_ci) {
         (Some([al, ah]), Some([bl, bh])) => ah < bl || bh < al,
         _ => false,
@@ -139,16 +143,33 @@ mod tests {
         }
     }
 
+    fn check(p: &mut Profile) -> Vec<Note> {
+        let chase = p.mem.as_ref().map(|m| MemoryMeasure {
+            source: "mem chase".into(),
+            size_bytes: Some(m.size_bytes),
+            latency_ns: m.ns_per_op,
+            latency_ns_ci95: Some([m.ns_per_op, m.ns_per_op * 1.003]),
+        });
+        same_footprint(
+            p,
+            chase,
+            Terms {
+                floor: 0.01,
+                same: 1.25,
+            },
+        )
+    }
+
     #[test]
     fn the_same_chase_timed_twice_must_agree() {
         // The simulated heavy-interrupt guest: 126 against 135.5 ns.
         let mut p = run(126.1, 135.5);
-        let notes = same_footprint(&mut p);
+        let notes = check(&mut p);
         assert_eq!(notes.len(), 1);
         assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Noisy);
         // Within 1%: the two timings agree, nothing said.
         let mut p = run(126.1, 126.9);
-        assert!(same_footprint(&mut p).is_empty());
+        assert!(check(&mut p).is_empty());
         assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
     }
 }

@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 28] = [
+const CACHE: [&str; 30] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -37,6 +37,8 @@ const CACHE: [&str; 28] = [
     "cache.l{N}-replace-unsettled",
     "cache.l{N}-size-unconfirmed",
     "cache.l{N}-numbering",
+    "cache.l{N}-sloping",
+    "cache.l{N}-over-shared",
 ];
 
 const TLB: [&str; 13] = [

@@ -165,9 +165,8 @@ pub fn check_db(save: bool) -> Result<()> {
     Ok(())
 }
 
-/// Store the profile in the results database when `save` is set; prints the
-/// new run id on stderr. The profile is a calibration's (machine described,
-/// implausible figures left out): storing measures nothing.
+/// [`store`] in the results database when `save` is set. The profile is a calibration's (machine
+/// described, implausible figures left out): storing measures nothing.
 pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     if !save {
         return Ok(None);
@@ -175,9 +174,14 @@ pub fn save_if_requested(profile: &Profile, save: bool) -> Result<Option<i64>> {
     store(&mut open_db()?, profile).map(Some)
 }
 
-/// Store the profile in `db`; prints the new run id on stderr.
+/// Store the profile in `db` (one it refuses is kept: `hwcal_db::spool`),
+/// and then those kept before; prints the new run id on stderr.
 pub fn store(db: &mut Db, profile: &Profile) -> Result<i64> {
-    let id = db.insert(profile).context("storing the profile")?;
+    let id = db
+        .insert(profile)
+        .with_context(|| hwcal_db::spool::keep_said(profile))?;
     crate::say!("stored as run {id} in {}", db.path().display());
+    let kept = hwcal_db::spool::store_kept(|p| Ok(db.insert_new(p, hwcal_db::Origin::Run)?.0));
+    kept.iter().for_each(|line| crate::say!("{line}"));
     Ok(id)
 }

@@ -31,6 +31,12 @@ pub enum DbError {
     UnsupportedScheme(String, String),
     #[error("cannot create directory {path}: {err}")]
     CreateDir { path: PathBuf, err: std::io::Error },
+    /// A kept profile (see `spool`) that could not be written.
+    #[error("{path}: cannot write it: {err}")]
+    Unwritable { path: PathBuf, err: std::io::Error },
+    /// Neither XDG_STATE_HOME nor HOME says where kept profiles go.
+    #[error("no place to keep the profile: set XDG_STATE_HOME or HOME")]
+    NoSpool,
     #[error("cannot serialise the profile: {0}")]
     Serialise(#[from] serde_json::Error),
     #[error("no run with id {0} in the database")]

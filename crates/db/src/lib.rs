@@ -19,6 +19,7 @@ mod filter;
 mod group;
 mod location;
 mod pg;
+pub mod spool;
 mod sqlite;
 mod store;
 mod table;

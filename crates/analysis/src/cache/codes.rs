@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 28] = [
+pub const NOTE_CODES: [(&str, &str); 30] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -114,6 +114,14 @@ pub const NOTE_CODES: [(&str, &str); 28] = [
     (
         "cache.l{N}-numbering",
         "a level nearer the stated size of the level below, which was read well short: possibly that level found one number too high, marked noisy",
+    ),
+    (
+        "cache.l{N}-sloping",
+        "the level's plateau still slopes where it reads its level (over 5% across the octave there): its median is no one latency, marked noisy",
+    ),
+    (
+        "cache.l{N}-over-shared",
+        "a level read larger than the shared cache stated for it: not that cache (a level below left no plateau, or memory's climb), marked noisy",
     ),
 ];
 

@@ -95,6 +95,41 @@ pub(super) fn numbering_in_doubt(levels: &mut [CacheLevel], machine: &MachineInf
     notes
 }
 
+/// The note (and the caller's noisy verdict) for a level read larger than
+/// the stated size of the cache it is numbered as, where that cache is
+/// shared ([`super::levels::private_excess`] judges private ones): one
+/// CPU gets at most the whole of a shared cache, never more, so a level
+/// read well past it (beyond [`super::NOMINAL_SIZE_TOLERANCE`], which
+/// also covers a victim L3 that holds its L2's lines besides its own) is
+/// not that cache: a level below it left no plateau, so this plateau is
+/// the next one numbered one short, or no cache at all — on 4 KiB pages a
+/// guest's page walks miss the caches more as the working set grows, and
+/// memory's climb can hold still long enough to read as a level (a
+/// simulated guest read "L4 771 MiB 142.9 ns", `ok`, for a stated L4 of
+/// 128 MiB, its real L4 read as an L3 of 70.6 MiB against a stated 6 MiB).
+pub(super) fn shared_excess(l: &CacheLevel, p: &Plateau, machine: &MachineInfo) -> Option<Note> {
+    let n = machine.nominal_data_cache(l.level)?;
+    let stated = n.size_bytes as f64;
+    let over = n.shared_cpus.len() > 1
+        && p.bounded
+        && l.size_bytes as f64 > (1.0 + super::NOMINAL_SIZE_TOLERANCE) * stated;
+    over.then(|| {
+        note(
+            "cache",
+            &format!("l{}-over-shared", l.level),
+            format!(
+                "cache: L{} ({} at {:.1} ns) reads larger than the shared cache the machine states for it ({}): \
+                 one CPU gets at most the whole of a shared cache, so this plateau is not that cache (a level \
+                 below left no plateau of its own, or memory's climb held still); marked noisy",
+                l.level,
+                super::codes::size_text(l.size_bytes as f64),
+                l.latency_ns,
+                super::codes::size_text(stated)
+            ),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +228,40 @@ mod tests {
         ];
         assert!(numbering_in_doubt(&mut levels, &m).is_empty());
         assert_eq!(levels[2].verdict, Ok);
+    }
+
+    fn stated_l4(shared_cpus: Vec<usize>) -> MachineInfo {
+        MachineInfo {
+            nominal_caches: vec![NominalCache {
+                level: 4,
+                cache_type: "Unified".into(),
+                size_bytes: 128 << 20,
+                shared_cpus,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    /// The simulated guest's phantom "L4 771 MiB 142.9 ns" against a stated
+    /// shared L4 of 128 MiB; a level that reads its stated size (or a
+    /// share of it) stands.
+    #[test]
+    fn a_level_larger_than_the_shared_cache_stated_for_it_is_not_that_cache() {
+        let shared = stated_l4(vec![0, 1]);
+        let mut l = CacheLevel {
+            level: 4,
+            size_bytes: 771 << 20,
+            latency_ns: 142.9,
+            ..Default::default()
+        };
+        assert!(shared_excess(&l, &plateau(), &shared).is_some());
+        l.size_bytes = 120 << 20;
+        assert!(shared_excess(&l, &plateau(), &shared).is_none());
+        l.size_bytes = 40 << 20;
+        assert!(shared_excess(&l, &plateau(), &shared).is_none());
+        // A private cache's excess is `levels::private_excess`'s.
+        l.size_bytes = 771 << 20;
+        assert!(shared_excess(&l, &plateau(), &stated_l4(vec![0])).is_none());
     }
 }

@@ -28,6 +28,7 @@
 //! * `plateaus` — the curve's plateaus and where each ends;
 //! * `levels` — cache levels from plateaus, with their notes;
 //! * `confirm` — whether a level's size has a second figure behind it;
+//! * `slope` — whether a plateau is flat enough for its level to be a latency;
 //! * `memory` — memory latency and memory-level parallelism;
 //! * `intervals` — the figures' 95% intervals by a residual bootstrap.
 
@@ -38,6 +39,7 @@ mod intervals;
 mod levels;
 mod memory;
 mod plateaus;
+mod slope;
 mod sweep;
 mod tlb_share;
 
@@ -303,6 +305,14 @@ fn analyze_with(
             level.verdict = Verdict::Noisy;
         }
         if let Some(n) = confirm::size_unconfirmed(&level, &pl[k], machine, !huge) {
+            level.verdict = Verdict::Noisy;
+            out.notes.push(n);
+        }
+        if let Some(n) = confirm::shared_excess(&level, &pl[k], machine) {
+            level.verdict = Verdict::Noisy;
+            out.notes.push(n);
+        }
+        if let Some(n) = slope::sloping_note(&sw, &pl[k], level.level) {
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
         }

@@ -1,7 +1,6 @@
-//! `hwcal run`: the full calibration (`hwcal_runner::calibrate`: the machine
-//! described once, every selected probe of the registry planned, run and
-//! analysed), shown as a bar or a line per phase, then one summary, one
-//! profile, stored once.
+//! `hwcal run`: the full calibration (`hwcal_runner::calibrate`: the machine described once, every
+//! selected probe of the registry planned, run and analysed), shown as a bar or a line per phase,
+//! then one summary, one profile, stored once.
 
 use crate::cli::CommonArgs;
 use crate::common::{command_line, open_db, pin, store, Progress};
@@ -90,9 +89,6 @@ pub fn run(a: RunArgs) -> Result<()> {
     // Opened once, before measuring: a bad --db fails at once, not after
     // the measurement.
     let mut db = if a.no_save { None } else { Some(open_db()?) };
-    if let Some(db) = &mut db {
-        store_kept(db);
-    }
     let progress = Progress::new(a.common.quiet);
     // One bar across the phases. Created before pinning: its ticker thread
     // inherits the creator's CPU affinity and must not wake up on the
@@ -120,27 +116,13 @@ pub fn run(a: RunArgs) -> Result<()> {
         (false, 1) => {}
         (false, _) => progress.say(&format!("run: {k} of {n}")),
     };
-    // Each run is stored as soon as it is done, before any output: a
-    // stored run can always be exported or re-rendered, a measurement lost
-    // to an unwritable output file (or a batch cut short) cannot. A store
-    // that fails (a lock held too long, a full disk, a server restarting, a
-    // role that may not insert) loses nothing either: the profile is kept in
-    // a file of its own, the outputs are still written, and the command
-    // then fails saying where the profile is.
+    // Each run is stored as soon as it is done, before any output (a stored run can always be
+    // re-rendered); one the database refuses is kept (`common::store`), the outputs written, then an error.
     let mut unstored: Vec<String> = Vec::new();
     let mut keep = |p: &hwcal_model::Profile| -> hwcal_runner::Result<()> {
-        if let Some(db) = &mut db {
-            match store(db, p) {
-                Ok(id) => ids.push(id),
-                Err(e) => {
-                    let kept = match keep_unstored(p) {
-                        Ok(f) => format!("kept in {}", f.display()),
-                        Err(k) => format!("and it could not be kept in a file either: {k:#}"),
-                    };
-                    crate::say!("run not stored ({e:#}); {kept}");
-                    unstored.push(format!("{e:#}; {kept}"));
-                }
-            }
+        if let Some(r) = db.as_mut().map(|db| store(db, p)) {
+            r.map(|id| ids.push(id))
+                .unwrap_or_else(|e| unstored.push(format!("{e:#}")));
         }
         Ok(())
     };
@@ -158,7 +140,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         b.bar.finish_and_clear();
     }
     progress.say(&format!("run: done in {:.1} s", start.elapsed().as_secs_f64()));
-    let written = match runs.as_slice() {
+    match runs.as_slice() {
         [one] => outputs.write(&one.profile),
         _ => {
             let (ps, secs): (Vec<_>, Vec<f64>) = runs.into_iter().map(|r| (r.profile, r.secs)).unzip();
@@ -170,89 +152,9 @@ pub fn run(a: RunArgs) -> Result<()> {
             }
             Ok(())
         }
-    };
-    written?;
-    if !unstored.is_empty() {
-        anyhow::bail!(
-            "{} run(s) not stored in the database: {}; the next `hwcal run` stores a kept profile, or `hwcal db import FILE`",
-            unstored.len(),
-            unstored.join("; ")
-        );
-    }
+    }?;
+    anyhow::ensure!(unstored.is_empty(), "{}", unstored.join("; "));
     Ok(())
-}
-
-/// Where profiles the database refused are kept: `$XDG_STATE_HOME/hwcal/
-/// unsaved`, else `~/.local/state/hwcal/unsaved`.
-fn kept_dir() -> anyhow::Result<std::path::PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-    };
-    Ok(
-        match (var("XDG_STATE_HOME").filter(|d| d.is_absolute()), var("HOME")) {
-            (Some(d), _) => d.join("hwcal/unsaved"),
-            (None, Some(h)) => h.join(".local/state/hwcal/unsaved"),
-            (None, None) => anyhow::bail!("neither XDG_STATE_HOME nor HOME is set"),
-        },
-    )
-}
-
-/// Runs an earlier `run` kept because the database refused them
-/// ([`keep_unstored`]) are stored now, each file removed once its run is
-/// in (a run already there is not stored twice); one that still fails
-/// stays for the next run.
-fn store_kept(db: &mut hwcal_db::Db) {
-    let Ok(dir) = kept_dir() else { return };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for f in entries.flatten().map(|e| e.path()) {
-        let is_kept = f.extension().is_some_and(|x| x == "json")
-            && std::fs::symlink_metadata(&f).is_ok_and(|m| m.file_type().is_file());
-        if !is_kept {
-            continue;
-        }
-        let stored = hwcal_report::read_profile_file(&f)
-            .and_then(|b| hwcal_report::parse_profile(&b))
-            .map_err(anyhow::Error::msg)
-            .and_then(|p| Ok(db.insert_new(&p, hwcal_db::Origin::Run)?));
-        match stored {
-            Ok((id, _)) => {
-                let _ = std::fs::remove_file(&f);
-                crate::say!(
-                    "stored run {id}, kept in {} when the database refused it",
-                    f.display()
-                );
-            }
-            Err(e) => crate::say!("{}: still not stored ({e:#}); kept for the next run", f.display()),
-        }
-    }
-}
-
-/// Where a profile the database refused is kept ([`kept_dir`]), each
-/// profile a new file (never one that exists: nothing overwritten); the
-/// next `run` stores it ([`store_kept`]), or `hwcal db import FILE`.
-fn keep_unstored(p: &hwcal_model::Profile) -> anyhow::Result<std::path::PathBuf> {
-    use anyhow::Context as _;
-    use std::io::Write as _;
-    let dir = kept_dir()?;
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let bytes = serde_json::to_vec_pretty(p).context("encoding the profile")?;
-    for k in 0..100 {
-        let f = dir.join(format!("run-{}-{}-{k}.json", p.created_unix, std::process::id()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&f) {
-            Ok(mut out) => {
-                out.write_all(&bytes)
-                    .with_context(|| format!("writing {}", f.display()))?;
-                return Ok(f);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("creating {}", f.display())),
-        }
-    }
-    anyhow::bail!("no free file name in {}", dir.display())
 }
 
 /// `hwcal run`'s view of the calibration: a line per phase, or one bar
