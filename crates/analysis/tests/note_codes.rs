@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 27] = [
+const CACHE: [&str; 29] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -36,6 +36,8 @@ const CACHE: [&str; 27] = [
     "cache.l1-edge-overheld",
     "cache.l{N}-replace-unsettled",
     "cache.l{N}-size-unconfirmed",
+    "cache.l{N}-step-unconfirmed",
+    "cache.l{N}-step-unranked",
 ];
 
 const TLB: [&str; 13] = [

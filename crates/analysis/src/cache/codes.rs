@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 27] = [
+pub const NOTE_CODES: [(&str, &str); 29] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -110,6 +110,14 @@ pub const NOTE_CODES: [(&str, &str); 27] = [
     (
         "cache.l{N}-size-unconfirmed",
         "a level past L1 read on base pages with neither its size nor its ways stated: no second figure confirms the size, marked noisy",
+    ),
+    (
+        "cache.l{N}-step-unconfirmed",
+        "no miss latency or replace time: the next level's plateau does not show it is flat (fewer than three points)",
+    ),
+    (
+        "cache.l{N}-step-unranked",
+        "no miss latency or replace time: the last level steps to memory, but a level below it is in doubt (if no level, this one is the level below its number)",
     ),
 ];
 
