@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 30] = [
+const CACHE: [&str; 32] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -39,6 +39,8 @@ const CACHE: [&str; 30] = [
     "cache.l{N}-numbering",
     "cache.l{N}-sloping",
     "cache.l{N}-over-shared",
+    "cache.l{N}-step-unconfirmed",
+    "cache.l{N}-step-unranked",
 ];
 
 const TLB: [&str; 13] = [

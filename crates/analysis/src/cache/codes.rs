@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 30] = [
+pub const NOTE_CODES: [(&str, &str); 32] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -122,6 +122,14 @@ pub const NOTE_CODES: [(&str, &str); 30] = [
     (
         "cache.l{N}-over-shared",
         "a level read larger than the shared cache stated for it: not that cache (a level below left no plateau, or memory's climb), marked noisy",
+    ),
+    (
+        "cache.l{N}-step-unconfirmed",
+        "no miss latency or replace time: the next level's plateau does not show it is flat (fewer than three points)",
+    ),
+    (
+        "cache.l{N}-step-unranked",
+        "no miss latency or replace time: the last level steps to memory, but a level below it is in doubt (if no level, this one is the level below its number)",
     ),
 ];
 

@@ -29,6 +29,7 @@
 //! * `levels` — cache levels from plateaus, with their notes;
 //! * `confirm` — whether a level's size has a second figure behind it;
 //! * `slope` — whether a plateau is flat enough for its level to be a latency;
+//! * `steps` — whether a level's step has two level plateaus behind it;
 //! * `memory` — memory latency and memory-level parallelism;
 //! * `intervals` — the figures' 95% intervals by a residual bootstrap.
 
@@ -40,6 +41,7 @@ mod levels;
 mod memory;
 mod plateaus;
 mod slope;
+mod steps;
 mod sweep;
 mod tlb_share;
 
@@ -322,6 +324,9 @@ fn analyze_with(
         if level.verdict == Verdict::Ok && k + 1 < n_cache && level_in_doubt(&sw, &pl[k + 1]) {
             out.notes.push(step_unsettled(&mut level));
         }
+        if k + 1 < n_cache {
+            out.notes.extend(steps::step_unconfirmed(&mut level, &pl[k + 1]));
+        }
         out.levels.push(level);
     }
     if let (Some((held, climbed)), Some(l1)) = (
@@ -342,6 +347,8 @@ fn analyze_with(
             if let Some(l) = out.levels.last_mut() {
                 out.notes.push(step_to_memory(l));
             }
+        } else {
+            out.notes.extend(steps::last_step_unranked(&mut out.levels));
         }
         out.notes.extend(missing);
         out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
