@@ -134,7 +134,7 @@ fn rlimit_headroom(data: bool) -> Option<u64> {
     let used = read("/proc/self/status")
         .and_then(|s| meminfo_kb(&s, status_key))
         .map_or(0, |kb| kb * 1024);
-    Some((r.rlim_cur as u64).saturating_sub(used))
+    Some(r.rlim_cur.saturating_sub(used))
 }
 
 /// The bracketed choice in a sysfs selector such as `always [madvise] never`.
