@@ -103,16 +103,34 @@ mod tests {
         // Heavy spikes: the plateau's median point 7% high (a simulated
         // L3 of 34.6 ns read 37.2), the gap point (49 samples) found a
         // clean sample on the same level.
-        assert!(disagrees(37.17, Some([36.03, 38.18]), 34.73, Some([34.70, 34.80]), 0.13));
+        assert!(disagrees(
+            37.17,
+            Some([36.03, 38.18]),
+            34.73,
+            Some([34.70, 34.80]),
+            0.13
+        ));
     }
 
     #[test]
     fn readings_within_their_resolution_agree() {
-        assert!(!disagrees(21.9, Some([21.7, 22.1]), 22.0, Some([21.95, 22.1]), 0.05));
+        assert!(!disagrees(
+            21.9,
+            Some([21.7, 22.1]),
+            22.0,
+            Some([21.95, 22.1]),
+            0.05
+        ));
         // A plateau pinned to 0.2% and a gap point 0.6% off it, within the
         // 0.1% of the gap chase's whole time (54.6 and 49.1 ns) each
         // stands to.
-        assert!(!disagrees(7.84, Some([7.83, 7.86]), 7.89, Some([7.886, 7.90]), 0.10));
+        assert!(!disagrees(
+            7.84,
+            Some([7.83, 7.86]),
+            7.89,
+            Some([7.886, 7.90]),
+            0.10
+        ));
         // Without intervals, the resolutions alone.
         assert!(!disagrees(20.0, None, 20.15, None, 0.1));
         assert!(disagrees(20.0, None, 20.5, None, 0.1));
@@ -122,6 +140,12 @@ mod tests {
     fn a_gap_point_above_a_level_whose_share_moved_disagrees() {
         // The guest's share of a shared L3 shrank before the gap chase:
         // part of its loads missed to memory.
-        assert!(disagrees(30.0, Some([29.8, 30.2]), 34.0, Some([33.9, 34.2]), 0.15));
+        assert!(disagrees(
+            30.0,
+            Some([29.8, 30.2]),
+            34.0,
+            Some([33.9, 34.2]),
+            0.15
+        ));
     }
 }
