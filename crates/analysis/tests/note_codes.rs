@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 32] = [
+const CACHE: [&str; 33] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -41,6 +41,7 @@ const CACHE: [&str; 32] = [
     "cache.l{N}-over-shared",
     "cache.l{N}-step-unconfirmed",
     "cache.l{N}-step-unranked",
+    "cache.l{N}-latency-disagree",
 ];
 
 const TLB: [&str; 13] = [

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 32] = [
+pub const NOTE_CODES: [(&str, &str); 33] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -130,6 +130,10 @@ pub const NOTE_CODES: [(&str, &str); 32] = [
     (
         "cache.l{N}-step-unranked",
         "no miss latency or replace time: the last level steps to memory, but a level below it is in doubt (if no level, this one is the level below its number)",
+    ),
+    (
+        "cache.l{N}-latency-disagree",
+        "the level's plateau and the idle-gap chase's point on it, two measurements of its latency, disagree beyond both intervals: marked noisy",
     ),
 ];
 

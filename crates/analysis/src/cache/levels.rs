@@ -54,6 +54,9 @@ pub(super) fn idle_points(gap: &RawCurve, plain: &[RawPoint], tlb: Option<&TlbSh
                 ns: samples.iter().copied().fold(f64::INFINITY, f64::min),
                 cycles: point_cycles(p).zip(share_cy).map(|(c, s)| c - g - s),
                 samples,
+                // Both the point and the calibration it is taken against
+                // stand to the gap policy's resolution of their whole time.
+                resolution: GAP_SETTLED * (p.y + cal.y),
             }
         })
         .filter(|i| i.ns.is_finite())
@@ -69,7 +72,16 @@ pub(super) struct Idle {
     pub(super) ns: f64,
     pub(super) cycles: Option<f64>,
     pub(super) samples: Vec<f64>,
+    /// How far the reading stands (ns): [`GAP_SETTLED`] of this point's
+    /// and of the L1 calibration point's whole time, gap included.
+    pub(super) resolution: f64,
 }
+
+/// How closely the idle-gap chase's fastest samples must agree for a point
+/// to stand: the probe's gap policy (`hwcal_probes::cache::gap_policy`:
+/// the 3 fastest within 0.1%). Its points carry the gap's own ~100 cycles,
+/// so they are resolved to 0.1% of that whole time, not of the load's.
+pub const GAP_SETTLED: f64 = 0.001;
 
 /// The note for a sweep that shows no memory plateau: where it ended on the
 /// last level's plateau, or on a climb that never settled (the last level
@@ -311,7 +323,7 @@ fn sweep_at(sw: &Sweep, x: f64) -> Option<f64> {
 /// simulated L1 of 32 KiB, adaptive, still read 10.7 ns at 128 KiB on an
 /// L2 plateau of 12.1 ns, and the gap point there read an L1 miss latency
 /// 14% short); the idle chase at that size reads low alike.
-fn idle_at<'a>(idle: &'a [Idle], sw: &Sweep, pl: &[Plateau], k: usize) -> Option<&'a Idle> {
+pub(super) fn idle_at<'a>(idle: &'a [Idle], sw: &Sweep, pl: &[Plateau], k: usize) -> Option<&'a Idle> {
     let p = pl.get(k)?;
     let off = |i: &Idle| sweep_at(sw, i.x).map_or(f64::INFINITY, |y| (y - p.level).abs());
     idle.iter()

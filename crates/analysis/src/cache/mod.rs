@@ -31,7 +31,8 @@
 //! * `slope` — whether a plateau is flat enough for its level to be a latency;
 //! * `steps` — whether a level's step has two level plateaus behind it;
 //! * `memory` — memory latency and memory-level parallelism;
-//! * `intervals` — the figures' 95% intervals by a residual bootstrap.
+//! * `intervals` — the figures' 95% intervals by a residual bootstrap;
+//! * `twice` — whether a level's latency, read twice (plateau, gap point), agrees.
 
 mod codes;
 mod confirm;
@@ -44,6 +45,7 @@ mod slope;
 mod steps;
 mod sweep;
 mod tlb_share;
+mod twice;
 
 #[cfg(test)]
 mod tests;
@@ -369,6 +371,8 @@ fn analyze_with(
         for (l, _) in out.levels.iter_mut().zip(stepless).filter(|(_, s)| *s) {
             l.replace_time_ns_ci95 = None;
         }
+        out.notes
+            .extend(twice::latency_unconfirmed(&mut out.levels, &sw, &pl, &idle));
         if let (true, Some(m)) = (last_is_memory, out.memory.as_mut()) {
             out.notes.extend(memory::climbing(&sw, &pl[n_cache], m));
         }
