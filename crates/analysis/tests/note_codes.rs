@@ -57,6 +57,10 @@ const TLB: [&str; 13] = [
     "tlb.l{N}-ways-corrected",
     "tlb.l{N}-unconfirmed",
     "tlb.l1-spread",
+    "tlb.l{N}-steps-agree",
+    "tlb.l{N}-overshoot",
+    "tlb.l1-foot",
+    "tlb.first-plateau-raised",
 ];
 
 #[test]
