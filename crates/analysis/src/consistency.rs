@@ -36,7 +36,7 @@ pub struct Relation {
 
 /// Every relation, in the order they apply (the memory headline first:
 /// the others compare against it).
-pub const RELATIONS: [Relation; 9] = [
+pub const RELATIONS: [Relation; 8] = [
     Relation {
         id: "memory-headline",
         rule: "memory latency is one figure per run: the `mem` section's dedicated chase where it ran \
@@ -60,13 +60,6 @@ pub const RELATIONS: [Relation; 9] = [
                a contradiction (headline noisy); more than 5% above and above the headline's interval, \
                the sweep stopped on a climb (headline noisy)",
         check: memory_mlp,
-    },
-    Relation {
-        id: "mlp-bound",
-        rule: "k independent chains run at most k times as fast as one: a speed-up past its chain count \
-               (beyond its interval) means the single chase ran under slower conditions, and the table's \
-               speed-ups are withdrawn",
-        check: crate::mlp_bound::mlp_bound,
     },
     Relation {
         id: "memory-same-footprint",
@@ -865,7 +858,6 @@ mod tests {
                 "memory-headline",
                 "memory-measures",
                 "memory-mlp",
-                "mlp-bound",
                 "memory-same-footprint",
                 "memory-floor",
                 "clock-methods",

@@ -19,7 +19,6 @@ pub mod levels;
 pub mod line;
 pub mod mem;
 pub mod mem_raw;
-pub mod mlp_bound;
 pub mod neighbours;
 pub mod nominal;
 pub mod os;
