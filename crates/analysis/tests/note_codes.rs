@@ -43,7 +43,7 @@ const CACHE: [&str; 32] = [
     "cache.l{N}-step-unranked",
 ];
 
-const TLB: [&str; 13] = [
+const TLB: [&str; 17] = [
     "tlb.huge-unseen",
     "tlb.baseline-has-misses",
     "tlb.l{N}-baseline-disagree",
