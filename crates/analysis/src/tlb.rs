@@ -709,7 +709,21 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
     // The steps' shapes, where no plausible stated figure confirms a
     // level (see [`shape`]): a step whose top overshoots the plateau
     // after it, and two neighbouring steps of one height.
-    let over = shape::overshoots(&a.small, &a.small_plateaus);
+    // The 4 KiB curve in its plateaus' unit (cycles where every point has
+    // them, as [`levels`] found them on).
+    let cycles = a.small.iter().all(|q| q.diff_cycles.is_some());
+    let ys: Vec<f64> = a
+        .small
+        .iter()
+        .map(|q| {
+            if cycles {
+                q.diff_cycles.unwrap_or(q.diff_ns)
+            } else {
+                q.diff_ns
+            }
+        })
+        .collect();
+    let over = shape::overshoots(&ys, &a.small_plateaus);
     let small_idx: Vec<usize> = (0..a.levels.len())
         .filter(|&i| a.levels[i].page_bytes == page)
         .collect();
@@ -722,13 +736,19 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         }
     }
     for l in a.levels.iter_mut().filter(|l| l.verdict == Verdict::Ok) {
-        if let Some(n) = shape::foot_note(l, confirmed.contains(&(l.level, l.page_bytes))) {
+        if let Some(n) = shape::foot_note(l, confirmed.contains(&(l.level, l.page_bytes)), NOMINAL_TOLERANCE)
+        {
             l.verdict = Verdict::Noisy;
             a.notes.push(n);
         }
     }
     shape::steps_agree(&mut a.levels, &confirmed, &mut a.notes);
-    if let Some(n) = shape::first_plateau_raised(&a.small, &a.small_plateaus) {
+    if let Some(n) = shape::first_plateau_raised(
+        &ys,
+        &a.small_plateaus,
+        seg_options(cycles).merge_abs,
+        if cycles { "cycles" } else { "ns" },
+    ) {
         let mut any = false;
         for l in a.levels.iter_mut().filter(|l| l.page_bytes == page) {
             if l.verdict == Verdict::Ok && !confirmed.contains(&(l.level, l.page_bytes)) {

@@ -7,8 +7,6 @@ use crate::levels::Plateau;
 use hwcal_model::note::analysis as note;
 use hwcal_model::{Note, TlbLevel, Verdict};
 
-use super::DiffPoint;
-
 /// Whether two 95% intervals overlap.
 fn overlap(a: [f64; 2], b: [f64; 2]) -> bool {
     a[0] <= b[1] && b[0] <= a[1]
@@ -63,20 +61,8 @@ pub(super) fn steps_agree(levels: &mut [TlbLevel], confirmed: &[(u32, u64)], not
     }
 }
 
-/// The value of point `q` in the unit the plateaus were found in (cycles
-/// where every point has them, else ns).
-fn unit_of(d: &[DiffPoint]) -> impl Fn(&DiffPoint) -> f64 {
-    let cycles = d.iter().all(|q| q.diff_cycles.is_some());
-    move |q: &DiffPoint| {
-        if cycles {
-            q.diff_cycles.unwrap_or(q.diff_ns)
-        } else {
-            q.diff_ns
-        }
-    }
-}
-
-/// Levels (of the curve `d` and its plateaus `pl`, the i-th bounded
+/// Levels (of the difference curve `ys`, in the unit its plateaus `pl`
+/// were found in, the i-th bounded
 /// plateau ending at the i-th level, as [`super::levels`] built them)
 /// whose step overshoots: the step's rise and the first points of the
 /// plateau past it (and those between the two plateaus) peak above the upper plateau's
@@ -91,10 +77,8 @@ fn unit_of(d: &[DiffPoint]) -> impl Fn(&DiffPoint) -> f64 {
 /// the TLB's (a simulated 48-entry L1 DTLB read 55, `ok`, against a top
 /// that fell from +3.9 to +2.3 ns). Returns the indices of such levels in
 /// `levels` (those of page size `page`, in order).
-pub(super) fn overshoots(d: &[DiffPoint], pl: &[Plateau]) -> Vec<usize> {
-    let v = unit_of(d);
-    let ys: Vec<f64> = d.iter().map(&v).collect();
-    let m = crate::segments::median3(&ys);
+pub(super) fn overshoots(ys: &[f64], pl: &[Plateau]) -> Vec<usize> {
+    let m = crate::segments::median3(ys);
     let bounded: Vec<usize> = (0..pl.len()).filter(|&k| pl[k].bounded).collect();
     let mut out = Vec::new();
     for (i, &k) in bounded.iter().enumerate() {
@@ -158,12 +142,14 @@ pub fn first_level_foot(l: &TlbLevel) -> Option<f64> {
 /// 87 pages, then a rise to +5.4 ns by 108 took the quarter point to 77,
 /// `ok`), and where the level lies on it cannot be told. `confirmed`: a
 /// plausible stated figure agrees.
-pub(super) fn foot_note(l: &TlbLevel, confirmed: bool) -> Option<Note> {
+/// `tolerance`: how far a size may be measured off (the TLB's size
+/// tolerance).
+pub(super) fn foot_note(l: &TlbLevel, confirmed: bool, tolerance: f64) -> Option<Note> {
     if confirmed || l.level != 1 {
         return None;
     }
     let foot = first_level_foot(l)?;
-    if foot <= 0.0 || l.entries as f64 <= (1.0 + super::NOMINAL_TOLERANCE) * foot {
+    if foot <= 0.0 || l.entries as f64 <= (1.0 + tolerance) * foot {
         return None;
     }
     Some(note(
@@ -173,7 +159,7 @@ pub(super) fn foot_note(l: &TlbLevel, confirmed: bool) -> Option<Note> {
             "tlb: level 1 ({} pages): {} entries is where a quarter of the accesses miss, but the step starts              near {foot:.0} pages, more than {:.1}% below; a first-level TLB misses from its size on, about              linearly, so on its own step the two agree: this step holds a second rise beside the level's,              and no plausible stated figure confirms it: noisy",
             if l.page_bytes >= 2 << 20 { "2 MiB" } else { "base" },
             l.entries,
-            super::NOMINAL_TOLERANCE * 100.0
+            tolerance * 100.0
         ),
     ))
 }
@@ -188,16 +174,15 @@ pub(super) fn foot_note(l: &TlbLevel, confirmed: bool) -> Option<Note> {
 /// simulated 32-entry L1 DTLB left no step, and a 4096-entry L2 read as a
 /// first level of 3521, `ok`): no level read on it is the one it is
 /// numbered.
-pub(super) fn first_plateau_raised(d: &[DiffPoint], pl: &[Plateau]) -> Option<Note> {
+///
+/// `ys`: the curve in its plateaus' unit (`unit`), `margin` the
+/// segments' merge margin in it.
+pub(super) fn first_plateau_raised(ys: &[f64], pl: &[Plateau], margin: f64, unit: &str) -> Option<Note> {
     let first = pl.first()?;
-    if d.len() < 3 {
+    if ys.len() < 3 {
         return None;
     }
-    let v = unit_of(d);
-    let cycles = d.iter().all(|q| q.diff_cycles.is_some());
-    let start: Vec<f64> = d[..3].iter().map(&v).collect();
-    let zero = crate::stats::median(&start);
-    let margin = super::seg_options(cycles).merge_abs;
+    let zero = crate::stats::median(&ys[..3]);
     if first.level - zero <= margin {
         return None;
     }
@@ -206,8 +191,7 @@ pub(super) fn first_plateau_raised(d: &[DiffPoint], pl: &[Plateau]) -> Option<No
         "first-plateau-raised",
         format!(
             "tlb: the 4 KiB curve's first plateau sits at {:.1} {}, above the {zero:.1} its first points read,              where every page fits the first TLB: the first TLB's step was merged into a later level, so no              level is the one it is numbered; levels no plausible stated figure confirms are noisy",
-            first.level,
-            if cycles { "cycles" } else { "ns" }
+            first.level, unit
         ),
     ))
 }
@@ -253,17 +237,8 @@ mod tests {
         assert!(lv.iter().all(|l| l.verdict == Verdict::Ok));
     }
 
-    fn pts(ys: &[f64]) -> Vec<DiffPoint> {
-        ys.iter()
-            .enumerate()
-            .map(|(i, &y)| DiffPoint {
-                pages: 8.0 * 2f64.powf(i as f64 / 8.0),
-                test_ns: y,
-                base_ns: 0.0,
-                diff_ns: y,
-                diff_cycles: None,
-            })
-            .collect()
+    fn pts(ys: &[f64]) -> Vec<f64> {
+        ys.to_vec()
     }
 
     fn plateau(first: usize, last: usize, level: f64, bounded: bool) -> Plateau {
@@ -294,12 +269,12 @@ mod tests {
             ..Default::default()
         };
         assert!((first_level_foot(&l).unwrap() - 63.3).abs() < 0.5);
-        assert!(foot_note(&l, false).is_none());
+        assert!(foot_note(&l, false, 0.125).is_none());
         l.entries = 77;
         l.entries_low = Some(69);
-        let n = foot_note(&l, false).unwrap();
+        let n = foot_note(&l, false, 0.125).unwrap();
         assert_eq!(n.code, "tlb.l1-foot");
-        assert!(foot_note(&l, true).is_none());
+        assert!(foot_note(&l, true, 0.125).is_none());
     }
 
     /// A curve at zero for its first points under a first plateau at +8
@@ -307,9 +282,15 @@ mod tests {
     #[test]
     fn a_first_plateau_above_zero_is_raised() {
         let d = pts(&[0.0, 0.0, 0.0, 8.0, 8.0, 8.0, 8.0, 8.0, 8.0]);
-        let n = first_plateau_raised(&d, &[plateau(0, 8, 8.0, false)]).unwrap();
+        let n = first_plateau_raised(&d, &[plateau(0, 8, 8.0, false)], 1.4, "cycles").unwrap();
         assert_eq!(n.code, "tlb.first-plateau-raised");
-        assert!(first_plateau_raised(&d, &[plateau(0, 2, 0.0, true), plateau(3, 8, 8.0, false)]).is_none());
+        assert!(first_plateau_raised(
+            &d,
+            &[plateau(0, 2, 0.0, true), plateau(3, 8, 8.0, false)],
+            1.4,
+            "cycles"
+        )
+        .is_none());
     }
 
     /// A step whose top falls back (3.9 → 2.3) overshoots; a flat top
