@@ -21,13 +21,14 @@ use crate::stats::median;
 use hwcal_model::note::analysis as note;
 use hwcal_model::{Note, Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verdict};
 
+mod shape;
 mod stated;
 use stated::{first_level_too_wide, nominal_cross_check, soft_edge_note};
 pub use stated::{half_miss_fraction, FIRST_LEVEL_MAX_SPREAD, NOMINAL_TOLERANCE};
 
 /// Every code of a TLB analysis note (`{N}`: the level), with what it says.
 /// Codes are stable: scripts match them (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 13] = [
+pub const NOTE_CODES: [(&str, &str); 17] = [
     (
         "tlb.huge-unseen",
         "the TLB does not see huge pages: levels measured against the dense baseline",
@@ -76,6 +77,22 @@ pub const NOTE_CODES: [(&str, &str); 13] = [
     (
         "tlb.l1-spread",
         "the first level's step spreads over more than twice its start, no plausible stated figure to confirm it: noisy",
+    ),
+    (
+        "tlb.l{N}-steps-agree",
+        "the level's miss step agrees within the intervals with a neighbouring level's (one edge seen twice), no plausible stated figure to confirm it: noisy",
+    ),
+    (
+        "tlb.l{N}-overshoot",
+        "the curve peaks just past the level's step and falls back (a cache effect in the step's height), no plausible stated figure to confirm it: noisy",
+    ),
+    (
+        "tlb.l1-foot",
+        "the first level's quarter-miss point lies more than the size tolerance past its step's foot (a second rise in its step), no plausible stated figure to confirm it: noisy",
+    ),
+    (
+        "tlb.first-plateau-raised",
+        "the 4 KiB curve's first plateau sits above the zero its first points read (the first TLB's step merged into a later level): levels no plausible stated figure confirms are noisy",
     ),
 ];
 
@@ -686,6 +703,60 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
     {
         if let Some(n) = first_level_too_wide(l, confirmed.contains(&(l.level, l.page_bytes))) {
             l.verdict = Verdict::Noisy;
+            a.notes.push(n);
+        }
+    }
+    // The steps' shapes, where no plausible stated figure confirms a
+    // level (see [`shape`]): a step whose top overshoots the plateau
+    // after it, and two neighbouring steps of one height.
+    // The 4 KiB curve in its plateaus' unit (cycles where every point has
+    // them, as [`levels`] found them on).
+    let cycles = a.small.iter().all(|q| q.diff_cycles.is_some());
+    let ys: Vec<f64> = a
+        .small
+        .iter()
+        .map(|q| {
+            if cycles {
+                q.diff_cycles.unwrap_or(q.diff_ns)
+            } else {
+                q.diff_ns
+            }
+        })
+        .collect();
+    let over = shape::overshoots(&ys, &a.small_plateaus);
+    let small_idx: Vec<usize> = (0..a.levels.len())
+        .filter(|&i| a.levels[i].page_bytes == page)
+        .collect();
+    for i in over {
+        let Some(&j) = small_idx.get(i) else { continue };
+        let l = &mut a.levels[j];
+        if l.verdict == Verdict::Ok && !confirmed.contains(&(l.level, l.page_bytes)) {
+            l.verdict = Verdict::Noisy;
+            a.notes.push(shape::overshoot_note(l));
+        }
+    }
+    for l in a.levels.iter_mut().filter(|l| l.verdict == Verdict::Ok) {
+        if let Some(n) = shape::foot_note(l, confirmed.contains(&(l.level, l.page_bytes)), NOMINAL_TOLERANCE)
+        {
+            l.verdict = Verdict::Noisy;
+            a.notes.push(n);
+        }
+    }
+    shape::steps_agree(&mut a.levels, &confirmed, &mut a.notes);
+    if let Some(n) = shape::first_plateau_raised(
+        &ys,
+        &a.small_plateaus,
+        seg_options(cycles).merge_abs,
+        if cycles { "cycles" } else { "ns" },
+    ) {
+        let mut any = false;
+        for l in a.levels.iter_mut().filter(|l| l.page_bytes == page) {
+            if l.verdict == Verdict::Ok && !confirmed.contains(&(l.level, l.page_bytes)) {
+                l.verdict = Verdict::Noisy;
+                any = true;
+            }
+        }
+        if any {
             a.notes.push(n);
         }
     }

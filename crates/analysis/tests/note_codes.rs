@@ -44,7 +44,7 @@ const CACHE: [&str; 33] = [
     "cache.l{N}-latency-disagree",
 ];
 
-const TLB: [&str; 13] = [
+const TLB: [&str; 17] = [
     "tlb.huge-unseen",
     "tlb.baseline-has-misses",
     "tlb.l{N}-baseline-disagree",
@@ -58,6 +58,10 @@ const TLB: [&str; 13] = [
     "tlb.l{N}-ways-corrected",
     "tlb.l{N}-unconfirmed",
     "tlb.l1-spread",
+    "tlb.l{N}-steps-agree",
+    "tlb.l{N}-overshoot",
+    "tlb.l1-foot",
+    "tlb.first-plateau-raised",
 ];
 
 #[test]
