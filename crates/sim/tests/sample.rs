@@ -65,7 +65,7 @@ fn generated_sample() -> Vec<usize> {
 /// analysis meets machines nobody fitted it to here, and gets some wrong
 /// (issue 40). A ratchet: lower it as the analysis is fixed, never raise
 /// it to let a new failure through (the test prints the list).
-const GENERATED_WRONG_CEILING: usize = 5;
+const GENERATED_WRONG_CEILING: usize = 0;
 
 #[test]
 fn a_sample_of_the_generated_corpus_is_scored_and_no_worse_than_its_ceiling() {
