@@ -387,7 +387,10 @@ pub fn default_path_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Re
     if let Some(d) = var("XDG_DATA_HOME").filter(|d| d.is_absolute()) {
         return Ok(d.join("hwcal").join("hwcal.db"));
     }
-    match var("HOME") {
+    // A relative HOME (a broken environment) would put the database
+    // wherever the command happens to run: ignored, as a relative
+    // XDG_DATA_HOME is.
+    match var("HOME").filter(|h| h.is_absolute()) {
         Some(h) => Ok(h.join(".local/share/hwcal/hwcal.db")),
         None => Err(DbError::NoPath),
     }

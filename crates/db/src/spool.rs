@@ -13,7 +13,8 @@ use std::path::PathBuf;
 /// results).
 pub fn dir() -> Result<PathBuf, DbError> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    match (var("XDG_STATE_HOME").filter(|d| d.is_absolute()), var("HOME")) {
+    let home = var("HOME").filter(|h| h.is_absolute());
+    match (var("XDG_STATE_HOME").filter(|d| d.is_absolute()), home) {
         (Some(d), _) => Ok(d.join("hwcal/unsaved")),
         (None, Some(h)) => Ok(h.join(".local/state/hwcal/unsaved")),
         (None, None) => Err(DbError::NoSpool),

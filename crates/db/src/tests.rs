@@ -372,6 +372,9 @@ fn default_path_prefers_env_then_xdg_then_home() {
         PathBuf::from("/home/u/.local/share/hwcal/hwcal.db")
     );
     assert!(matches!(path(&[]), Err(DbError::NoPath)));
+    // A relative HOME is no home: the database would follow the working
+    // directory.
+    assert!(matches!(path(&[("HOME", "rel/home")]), Err(DbError::NoPath)));
 }
 
 /// A database with runs of two machines, and one host name shared by both
