@@ -750,12 +750,7 @@ fn steps_to_doubt(p: &mut Profile) -> Vec<Note> {
         if ok || l.verdict != Verdict::Ok || (l.miss_latency_ns.is_none() && l.replace_time_ns.is_none()) {
             continue;
         }
-        l.miss_latency_ns = None;
-        l.miss_latency_cycles = None;
-        l.miss_latency_ns_ci95 = None;
-        l.replace_time_ns = None;
-        l.replace_time_cycles = None;
-        l.replace_time_ns_ci95 = None;
+        l.withdraw_steps();
         withdrawn.push(format!("L{}", l.level));
     }
     if withdrawn.is_empty() {

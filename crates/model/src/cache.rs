@@ -66,3 +66,17 @@ pub struct CacheLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replace_time_ns_ci95: Option<[f64; 2]>,
 }
+
+impl CacheLevel {
+    /// Leave out both steps from this level (miss latency and replace time,
+    /// with their cycles and intervals): where the level they step to is in
+    /// doubt, so is each difference.
+    pub fn withdraw_steps(&mut self) {
+        self.miss_latency_ns = None;
+        self.miss_latency_cycles = None;
+        self.miss_latency_ns_ci95 = None;
+        self.replace_time_ns = None;
+        self.replace_time_cycles = None;
+        self.replace_time_ns_ci95 = None;
+    }
+}

@@ -11,23 +11,10 @@ pub const MAX_PROFILE_BYTES: u64 = 64 << 20;
 /// (a device such as `/dev/urandom`, a FIFO or a larger file is refused
 /// before or while reading, never read to the end).
 pub fn read_profile_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
     // `-`: standard input (`hwcal sim profile 3 | hwcal analyze -`), held
     // to the same size limit.
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(MAX_PROFILE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| e.to_string())?;
-        if bytes.len() as u64 > MAX_PROFILE_BYTES {
-            return Err(format!(
-                "more than the {} MiB a profile may have",
-                MAX_PROFILE_BYTES >> 20
-            ));
-        }
-        return Ok(bytes);
+        return read_bounded(std::io::stdin().lock());
     }
     let md = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if md.is_dir() {
@@ -43,9 +30,15 @@ pub fn read_profile_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
             MAX_PROFILE_BYTES >> 20
         ));
     }
-    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    read_bounded(std::fs::File::open(path).map_err(|e| e.to_string())?)
+}
+
+/// All of `r`, refused past [`MAX_PROFILE_BYTES`] (one byte more is read
+/// to tell, never the rest).
+fn read_bounded(r: impl std::io::Read) -> Result<Vec<u8>, String> {
+    use std::io::Read;
     let mut bytes = Vec::new();
-    f.take(MAX_PROFILE_BYTES + 1)
+    r.take(MAX_PROFILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > MAX_PROFILE_BYTES {

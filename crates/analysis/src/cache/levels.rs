@@ -633,12 +633,7 @@ pub(super) fn miss_disagrees(l: &mut CacheLevel) -> Option<Note> {
 /// no plateau read an L2 miss latency of 93 ns for a 12 ns step). Both
 /// are left out, with the reason.
 pub(super) fn step_to_memory(l: &mut CacheLevel) -> Note {
-    l.miss_latency_ns = None;
-    l.miss_latency_cycles = None;
-    l.miss_latency_ns_ci95 = None;
-    l.replace_time_ns = None;
-    l.replace_time_cycles = None;
-    l.replace_time_ns_ci95 = None;
+    l.withdraw_steps();
     note(
         "cache",
         &format!("l{}-step-unmeasured", l.level),

@@ -50,7 +50,7 @@ pub(super) fn step_unconfirmed(l: &mut CacheLevel, next: &Plateau) -> Option<Not
         return None;
     }
     let why = next_in_doubt(next)?;
-    withdraw(l);
+    l.withdraw_steps();
     Some(note(
         "cache",
         &format!("l{}-step-unconfirmed", l.level),
@@ -78,7 +78,7 @@ pub(super) fn last_step_unranked(levels: &mut [CacheLevel]) -> Option<Note> {
     if last.verdict != Verdict::Ok || (last.replace_time_ns.is_none() && last.miss_latency_ns.is_none()) {
         return None;
     }
-    withdraw(last);
+    last.withdraw_steps();
     Some(note(
         "cache",
         &format!("l{}-step-unranked", last.level),
@@ -89,15 +89,6 @@ pub(super) fn last_step_unranked(levels: &mut [CacheLevel]) -> Option<Note> {
             n = last.level
         ),
     ))
-}
-
-fn withdraw(l: &mut CacheLevel) {
-    l.miss_latency_ns = None;
-    l.miss_latency_cycles = None;
-    l.miss_latency_ns_ci95 = None;
-    l.replace_time_ns = None;
-    l.replace_time_cycles = None;
-    l.replace_time_ns_ci95 = None;
 }
 
 #[cfg(test)]
