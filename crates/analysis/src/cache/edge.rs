@@ -94,7 +94,7 @@ impl Edge {
         let held = held_capacity(xs, s, from, to, a, b);
         let size = climbed.map_or(held, |c| c.min(held));
         let fitted = if small_pages {
-            colour_size(xs, s, colour, machine, self, memo)
+            colour_size(xs, s, colour, machine, (self, held), memo)
         } else {
             ColourOutcome::NotFitted
         };
@@ -136,7 +136,7 @@ fn colour_size(
     clean: &[f64],
     colour: &[(f64, f64)],
     machine: &MachineInfo,
-    e: &Edge,
+    (e, held): (&Edge, f64),
     memo: &mut crate::colour::Memo,
 ) -> ColourOutcome {
     // L1 is indexed by virtual address (its sets lie within a page's
@@ -166,10 +166,31 @@ fn colour_size(
     };
     // The base page (4 KiB on x86; 16 or 64 KiB on some Arm kernels).
     let page = machine.page_bytes.unwrap_or(4096) as f64;
-    match memo.best(&pts, ways, page, xs[from], 2.0 * xs[to]) {
-        Some(f) if f.rms <= crate::colour::MAX_RMS => ColourOutcome::Fitted(f),
+    // No cache hits more lines than it holds, whatever its replacement:
+    // a capacity under what the level was seen to hold (less one colour,
+    // the fit's resolution) cannot be the level's. (A thrash-resistant
+    // model explained an edge disturbed at most placements by a third of
+    // the capacity its own sweep showed held.)
+    let floor = xs[from].max(held - ways as f64 * page);
+    match memo.best(&pts, ways, page, floor, 2.0 * xs[to]) {
+        Some(f) if f.rms <= crate::colour::MAX_RMS => {
+            // Two replacement models explaining the edge at capacities
+            // apart: the one the machine states is confirmed by two
+            // sources where it is among them; else the edge leaves it open.
+            let stated = n.size_bytes as f64;
+            match f
+                .candidates()
+                .find(|c| (c.capacity - stated).abs() < 0.5 * c.colour_bytes)
+            {
+                Some(c) => ColourOutcome::Fitted(c),
+                None if !f.ambiguous() => ColourOutcome::Fitted(f),
+                None if placed => ColourOutcome::Rejected,
+                None => ColourOutcome::NotFitted,
+            }
+        }
         // Measured over placements and still not explained — a fit too
-        // poor, or too little of a transition for any fit (the edge ran
+        // poor, two replacement policies explaining it with capacities
+        // apart, or too little of a transition for any fit (the edge ran
         // into the next level's): the held capacity is not confirmed.
         _ if placed => ColourOutcome::Rejected,
         _ => ColourOutcome::NotFitted,

@@ -101,6 +101,7 @@ pub(super) fn intervals(
                     a: levels[k],
                     b,
                 };
+                memo.restrict(pl[k].colour.map(|(f, _)| f.policy));
                 let (held, fit) = e.size(&sw.xs, &cl, &col, machine, small_pages, &mut memo);
                 size[k].push(fit.fit().map_or(held, |f| f.capacity));
             }

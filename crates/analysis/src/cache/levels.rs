@@ -478,13 +478,29 @@ pub(super) fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) ->
         notes.push(note("cache", &format!("l{level}-size-lower-bound"), text));
     }
     if let Some((fit, held)) = p.colour {
+        let others: Vec<String> = fit
+            .rivals
+            .iter()
+            .flatten()
+            .map(|r| format!("{} replacement at {}", r.policy.name(), size_text(r.capacity)))
+            .collect();
+        let rivals = if others.is_empty() {
+            "the best of three replacement models, and no other explains it as well".to_string()
+        } else {
+            format!(
+                "{} explain it nearly as well; this is the one within a colour of the stated size, \
+                 or the others lie within a colour of it",
+                others.join(" and ")
+            )
+        };
         let text = format!(
             "L{level}: on base pages (no huge pages to the TLB) its edge is spread by page colouring \
              (some of its page colours overflow while others still have room); the capacity that \
-             explains the edge under random page placement is {} (a whole number of colours, so to \
-             within {}; fit within {:.0}% of the loads at {} sizes on the edge), where it was seen to \
-             hold at most {}",
+             explains the edge under random page placement is {} ({} replacement: {rivals}; a whole \
+             number of colours, so to within {}; fit within {:.0}% of the loads at {} sizes on the \
+             edge), where it was seen to hold at most {}",
             size_text(fit.capacity),
+            fit.policy.name(),
             size_text(fit.colour_bytes),
             fit.rms * 100.0,
             fit.inside,

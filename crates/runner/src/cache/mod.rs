@@ -501,7 +501,10 @@ const SENTINEL_MARGIN: f64 = 1.05;
 /// draw decides where one curve starts to climb (a colour that drew many
 /// pages overflows early), the mean over draws is what the model of random
 /// page colours predicts, and the analysis fits that model to it
-/// (`hwcal_analysis::colour`).
+/// (`hwcal_analysis::colour`). Each level's regions are cut to its own
+/// edge: a larger level beside it (a one-CPU guest's L3, which sysfs shows
+/// as private) must not leave the small one's edge with two draws where
+/// the buffer holds six of its size.
 ///
 /// The edge of a private level is also where another thread on the same
 /// core shows most: on a VM the host's other hyperthread, which may run
@@ -526,21 +529,55 @@ fn colour_edges(
         .filter(|n| n.ways.is_some_and(|w| w >= 2 && n.size_bytes / (w * page) >= 2))
         .map(|n| n.size_bytes as f64)
         .collect();
-    let sizes: Vec<f64> = nominal
-        .iter()
-        .flat_map(|&n| sweep(0.5 * n, 2.5 * n, 8.0))
-        .map(|x| (x / 64.0).round() * 64.0)
-        .collect();
-    let Some(&largest) = sizes.iter().max_by(|a, b| a.total_cmp(b)) else {
-        return Ok(None);
-    };
-    let huge = hw.page_sizes().huge;
-    let region = (largest as usize).div_ceil(huge) * huge;
-    let placements = (cap as usize / region).saturating_sub(1).min(COLOUR_PLACEMENTS);
-    if placements < 2 {
+    let t = hw.now_s();
+    let mut pts: Vec<RawPoint> = Vec::new();
+    let (mut least, mut retries) = (usize::MAX, 0);
+    for &n in &nominal {
+        let sizes: Vec<f64> = sweep(0.5 * n, 2.5 * n, 8.0)
+            .into_iter()
+            .map(|x| (x / 64.0).round() * 64.0)
+            .collect();
+        let (done, again, row) = placements(hw, bench, (n, &sizes), cap, t)?;
+        if done < 2 {
+            continue;
+        }
+        least = least.min(done);
+        retries += again;
+        pts.extend(row);
+    }
+    if pts.is_empty() {
         return Ok(None);
     }
-    let t = hw.now_s();
+    for p in &mut pts {
+        p.y = cache_analysis::placement_mean(&p.samples).unwrap_or(f64::NAN);
+    }
+    progress.say(&format!(
+        "cache: {} private level edge(s) on {least} page placements or more ({retries} measured \
+         again: another thread on the core) in {:.1} s",
+        nominal.len(),
+        hw.now_s() - t
+    ));
+    Ok(Some(curve(
+        cache_analysis::COLOUR,
+        "working set (bytes)",
+        "ns per load, one sample per page placement",
+        pts,
+    )))
+}
+
+/// One level's edge (`sizes`, the level's nominal size `n`) on up to
+/// [`COLOUR_PLACEMENTS`] regions of the buffer past the sweep's own, each
+/// bracketed by its sentinel (see [`colour_edges`]); `t`: when the
+/// placements began (the budget is theirs together). Returns the
+/// placements kept, those measured again, and the points with one sample
+/// per placement.
+fn placements(
+    hw: &dyn Hardware,
+    bench: &mut dyn ChasePoints,
+    (n, sizes): (f64, &[f64]),
+    cap: f64,
+    t: f64,
+) -> Result<(usize, usize, Vec<RawPoint>)> {
     let mut pts: Vec<RawPoint> = sizes
         .iter()
         .map(|&x| RawPoint {
@@ -549,33 +586,27 @@ fn colour_edges(
             ..Default::default()
         })
         .collect();
-    // The quietest sentinel of each level seen so far.
-    let mut quiet: Vec<f64> = vec![f64::INFINITY; nominal.len()];
+    let Some(&largest) = sizes.iter().max_by(|a, b| a.total_cmp(b)) else {
+        return Ok((0, 0, pts));
+    };
+    let huge = hw.page_sizes().huge;
+    let region = (largest as usize).div_ceil(huge) * huge;
+    let wanted = (cap as usize / region).saturating_sub(1).min(COLOUR_PLACEMENTS);
+    // The quietest sentinel seen so far.
+    let mut quiet = f64::INFINITY;
     let (mut done, mut retries) = (0, 0);
     // Region 0 is the sweep's own; the placements start past it.
     let mut r = 1;
-    while done < placements && r * region + region <= cap as usize {
+    while done < wanted && r * region + region <= cap as usize {
         let at = r * region;
-        let sentinels = |bench: &mut dyn ChasePoints, quiet: &mut [f64]| -> Result<Vec<f64>> {
-            let mut v = Vec::new();
-            for (q, &n) in quiet.iter_mut().zip(&nominal) {
-                let y = bench.chase(at, (0.5 * n) as usize, 0, false)?.y;
-                *q = q.min(y);
-                v.push(y);
-            }
-            Ok(v)
-        };
-        let before = sentinels(bench, &mut quiet)?;
+        let before = bench.chase(at, (0.5 * n) as usize, 0, false)?.y;
         let mut row = Vec::with_capacity(sizes.len());
-        for &x in &sizes {
+        for &x in sizes {
             row.push(bench.chase(at, x as usize, 0, false)?);
         }
-        let after = sentinels(bench, &mut quiet)?;
-        let disturbed = before
-            .iter()
-            .chain(&after)
-            .zip(quiet.iter().cycle())
-            .any(|(y, q)| *y > SENTINEL_MARGIN * q);
+        let after = bench.chase(at, (0.5 * n) as usize, 0, false)?.y;
+        quiet = quiet.min(before).min(after);
+        let disturbed = before.max(after) > SENTINEL_MARGIN * quiet;
         r += 1;
         if disturbed && hw.now_s() - t < COLOUR_BUDGET_S {
             retries += 1;
@@ -588,24 +619,7 @@ fn colour_edges(
         }
         done += 1;
     }
-    if done < 2 {
-        return Ok(None);
-    }
-    for p in &mut pts {
-        p.y = cache_analysis::placement_mean(&p.samples).unwrap_or(f64::NAN);
-    }
-    progress.say(&format!(
-        "cache: {} private level edge(s) on {done} page placements ({retries} measured again: \
-         another thread on the core) in {:.1} s",
-        nominal.len(),
-        hw.now_s() - t
-    ));
-    Ok(Some(curve(
-        cache_analysis::COLOUR,
-        "working set (bytes)",
-        "ns per load, one sample per page placement",
-        pts,
-    )))
+    Ok((done, retries, pts))
 }
 
 impl Sweep<'_> {
