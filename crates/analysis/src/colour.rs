@@ -31,37 +31,66 @@
 //!   performance caching", ISCA 2007) keeps W − 1 lines for good and
 //!   misses the rest: h = (W − 1)/n.
 //!
-//! The onset of the misses (where the first colours overflow) is the
-//! capacity's alone; how much an overfull colour still hits is the
-//! policy's. The fraction of loads that hit, H(S; C), is fitted to the
-//! measured hit fraction over the whole edge, so the capacity comes from
-//! the shape of the transition, not from its first rise.
+//! How much an overfull colour still hits is the policy's; so is, for LRU,
+//! the onset (one line too many and the set misses all of them). The
+//! fraction of loads that hit, H(S; C), is fitted to the measured hit
+//! fraction over the whole edge, so the capacity comes from the shape of
+//! the transition, not from its first rise. Policy and capacity trade
+//! against each other, so the edge mostly *confirms* a capacity rather
+//! than measuring one: a stated capacity that explains the edge nearly as
+//! well as the best fit does (within the scatter of the placements' mean)
+//! is the level's, two sources agreeing; without one, the best fit stands
+//! only where no other policy explains the edge nearly as well with a
+//! capacity more than a colour away ([`Memo::settle`]).
 
 use std::collections::HashMap;
 
-/// How a set treats a cyclic chase of more lines than it has ways (see the
-/// module docs).
+/// How much of a cyclic chase that overflows a set the set keeps (see the
+/// module docs), in eighths of the way from LRU (nothing) over random
+/// replacement to thrash-resistant insertion (W − 1 lines). The fit tries
+/// the three marks only ([`Policy::ALL`]): between them, retention trades
+/// against capacity along a ridge the edge cannot resolve (a random-
+/// replacement edge with ±0.02 of scatter fits 1.0, 1.125 and 1.25 times
+/// its capacity at 3/8, 4/8 and 2/8 of the way within 10% of each other's
+/// rms, and a simulated Emerald Rapids L2 of 2 MiB fitted best at 2.19),
+/// so a finer scale would only widen what a stated size is confirmed by.
+/// A policy between the marks is read at the capacity its nearest mark
+/// gives (flagged against the stated size where beyond its tolerance) or
+/// left unconfirmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Policy {
-    /// LRU or a pseudo-LRU close to it: an overfull set hits nothing.
-    Lru,
-    /// Random replacement: an overfull set keeps a part that shrinks
-    /// quickly with the overflow.
-    Random,
-    /// Thrash-resistant insertion: an overfull set keeps W − 1 lines.
-    KeepsWays,
-}
+pub struct Policy(u8);
 
 impl Policy {
-    /// Every policy the fit tries.
-    pub const ALL: [Policy; 3] = [Policy::Lru, Policy::Random, Policy::KeepsWays];
+    /// LRU (or a pseudo-LRU close to it): an overfull set hits nothing.
+    pub const LRU: Policy = Policy(0);
+    /// Random replacement: an overfull set keeps a part that shrinks
+    /// quickly with the overflow.
+    pub const RANDOM: Policy = Policy(4);
+    /// Thrash-resistant insertion: an overfull set keeps W − 1 lines.
+    pub const KEEPS_WAYS: Policy = Policy(8);
+
+    /// Every policy the fit tries, from LRU to thrash-resistant.
+    pub const ALL: [Policy; 3] = [Policy::LRU, Policy::RANDOM, Policy::KEEPS_WAYS];
 
     /// Its name in a note.
     pub fn name(self) -> &'static str {
-        match self {
-            Policy::Lru => "LRU-like",
-            Policy::Random => "random",
-            Policy::KeepsWays => "thrash-resistant",
+        match self.0 {
+            0 => "LRU-like",
+            1..=3 => "between LRU-like and random",
+            4 => "random",
+            5..=7 => "between random and thrash-resistant",
+            _ => "thrash-resistant",
+        }
+    }
+
+    /// What an overfull set keeps under this policy, from what it keeps
+    /// under random replacement and under thrash-resistant insertion.
+    fn blend(self, random: f64, keeps: f64) -> f64 {
+        let t = f64::from(self.0.min(8)) / 4.0;
+        if t <= 1.0 {
+            t * random
+        } else {
+            (2.0 - t) * random + (t - 1.0) * keeps
         }
     }
 }
@@ -82,39 +111,40 @@ pub struct ColourFit {
     pub inside: usize,
     /// The replacement whose model fitted.
     pub policy: Policy,
-    /// Other policies' fits that explain the edge nearly as well (within
-    /// [`MAX_RMS`] and [`RIVAL_MISFIT`]) at another capacity, best first:
-    /// where one lies more than a colour away the edge alone leaves the
-    /// capacity ambiguous (see [`ColourFit::ambiguous`]).
-    pub rivals: [Option<Rival>; 2],
-}
-
-/// Another policy's fit of the same edge (see [`ColourFit::rivals`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rival {
-    pub capacity: f64,
-    pub policy: Policy,
-    pub rms: f64,
+    /// The least and the most capacity that explain the edge nearly as
+    /// well under some replacement policy (each policy's best, within
+    /// [`MAX_RMS`] and [`RIVAL_MISFIT`] of the best's misfit): how far the
+    /// edge alone pins the capacity down (see [`ColourFit::ambiguous`]).
+    pub spread: (f64, f64),
 }
 
 impl ColourFit {
-    /// Whether a rival's capacity lies more than one colour (the fit's
-    /// resolution) from this one's: the edge does not say which it is.
+    /// Whether capacities more than one colour (the fit's resolution) apart
+    /// explain the edge nearly as well: the edge alone does not say which
+    /// the level has. Where overfull sets keep more of the chase, the same
+    /// edge comes from a larger capacity, and nothing on the edge tells
+    /// the policy (a random-replacement edge with ±0.02 of scatter fits
+    /// 1.0, 1.125 and 1.25 times its capacity within 10% of each other's
+    /// rms).
     pub fn ambiguous(&self) -> bool {
-        self.rivals
-            .iter()
-            .flatten()
-            .any(|r| (r.capacity - self.capacity).abs() > 1.5 * self.colour_bytes)
+        self.spread.1 - self.spread.0 > 1.5 * self.colour_bytes
     }
 
-    /// This fit and its rivals, each as a fit of its own (best first).
-    pub fn candidates(&self) -> impl Iterator<Item = ColourFit> + '_ {
-        std::iter::once(*self).chain(self.rivals.iter().flatten().map(|r| ColourFit {
-            capacity: r.capacity,
-            policy: r.policy,
-            rms: r.rms,
-            ..*self
-        }))
+    /// Mean squared misfit.
+    fn mse(&self) -> f64 {
+        self.rms * self.rms
+    }
+
+    /// Whether `other` explains the edge nearly as well as this fit: its
+    /// misfit within [`RIVAL_MISFIT`] of this one's, or, where the edge's
+    /// `scatter` is known (the standard error of the placements' mean, in
+    /// hit fraction), within that scatter of it — on a quiet edge a fit of
+    /// 1% and one of 1.5% differ by less than the luck of six draws of
+    /// pages.
+    pub fn rivalled_by(&self, other: &ColourFit, scatter: Option<f64>) -> bool {
+        other.rms <= MAX_RMS
+            && (other.mse() <= RIVAL_MISFIT * self.mse()
+                || scatter.is_some_and(|s| other.rms <= self.rms + s))
     }
 }
 
@@ -139,11 +169,7 @@ pub fn policy_set_hit(policy: Policy, n: usize, ways: usize) -> f64 {
     if n <= ways {
         return 1.0;
     }
-    match policy {
-        Policy::Lru => 0.0,
-        Policy::Random => set_hit(n, ways),
-        Policy::KeepsWays => (ways - 1) as f64 / n as f64,
-    }
+    policy.blend(set_hit(n, ways), (ways - 1) as f64 / n as f64)
 }
 
 /// Per-set hit probability for `n` lines in `ways` ways under random
@@ -175,17 +201,23 @@ pub fn hit_fraction(ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f6
 }
 
 /// The capacity whose modelled hit fractions best match `points` (working
-/// set in bytes, measured hit fraction), searched from `lo` to `hi` bytes.
-/// The model sees the capacity only through its number of colours (each
-/// colour holds `ways` pages whatever the size), and a real cache's
-/// capacity is exactly colours × ways × page, so the search runs over
-/// whole colour counts. `None` when fewer than three points lie inside the
-/// transition, no count in the range has two colours or more, or the best
-/// fit is worse than [`MAX_RMS`].
-pub fn fit(points: &[(f64, f64)], ways: usize, page: f64, lo: f64, hi: f64) -> Option<ColourFit> {
-    Memo::default()
-        .best(points, ways, page, lo, hi)
-        .filter(|b| b.rms <= MAX_RMS && !b.ambiguous())
+/// set in bytes, measured hit fraction), searched from `lo` to `hi` bytes
+/// over whole colour counts (the model sees the capacity only through
+/// them, and a real cache's capacity is exactly colours × ways × page) and
+/// the replacement policies, then settled by [`Memo::settle`] against the
+/// `stated` capacity. `None` when fewer than three points lie inside the
+/// transition, no count in the range has two colours or more, the best fit
+/// is worse than [`MAX_RMS`], or the edge leaves the capacity open.
+pub fn fit(
+    points: &[(f64, f64)],
+    ways: usize,
+    page: f64,
+    (lo, hi): (f64, f64),
+    stated: Option<f64>,
+) -> Option<ColourFit> {
+    let mut m = Memo::default();
+    let best = m.best(points, ways, page, (lo, hi), None)?;
+    m.settle(best, points, (ways, page, lo), stated, None)
 }
 
 /// The model's values, each computed once: a fit asks for every candidate
@@ -195,9 +227,11 @@ pub fn fit(points: &[(f64, f64)], ways: usize, page: f64, lo: f64, hi: f64) -> O
 /// colours, ways) and the policy, which are the keys.
 #[derive(Debug, Default)]
 pub struct Memo {
-    /// [`hit_fraction`] under each of [`Policy::ALL`], by (pages,
-    /// colours, ways): the page counts' distribution is the policies'
-    /// common part, computed once for the three.
+    /// The hit fraction's parts by (pages, colours, ways): from sets that
+    /// fit, from overfull sets under random replacement, and from overfull
+    /// sets under thrash-resistant insertion. Every policy's hit fraction
+    /// is the first plus its blend of the others (the page counts'
+    /// distribution is computed once for all).
     hit: HashMap<(usize, usize, usize), [f64; 3]>,
     /// [`set_hit`] (random replacement's fixed point) by (lines, ways).
     random: HashMap<(usize, usize), f64>,
@@ -231,7 +265,7 @@ impl Memo {
 
     /// [`hit_fraction`] under random replacement, remembered.
     pub fn hit_fraction(&mut self, ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f64> {
-        self.policy_hit_fraction(Policy::Random, ws, capacity, ways, page)
+        self.policy_hit_fraction(Policy::RANDOM, ws, capacity, ways, page)
     }
 
     /// The expected hit fraction under `policy` (see [`hit_fraction`]),
@@ -252,10 +286,20 @@ impl Memo {
             return None;
         }
         let pages = (ws / page).round().max(1.0) as usize;
-        let at = Policy::ALL.iter().position(|&q| q == policy)?;
-        if let Some(h) = self.hit.get(&(pages, colours, ways)) {
-            return Some(h[at]);
-        }
+        let parts = match self.hit.get(&(pages, colours, ways)) {
+            Some(&h) => h,
+            None => {
+                let h = self.parts(pages, colours, ways);
+                self.hit.insert((pages, colours, ways), h);
+                h
+            }
+        };
+        Some((parts[0] + policy.blend(parts[1], parts[2])).clamp(0.0, 1.0))
+    }
+
+    /// The hit fraction's parts (see [`Memo::hit`]) over `pages` pages in
+    /// `colours` colours of `ways` ways.
+    fn parts(&mut self, pages: usize, colours: usize, ways: usize) -> [f64; 3] {
         let p = 1.0 / colours as f64;
         let mean = pages as f64 * p;
         let sd = (mean * (1.0 - p)).sqrt();
@@ -269,18 +313,15 @@ impl Memo {
                 + n as f64 * ln_p
                 + (pages - n) as f64 * ln_q;
             let lines = ln_pr.exp() * n as f64;
-            let random = *self.random.entry((n, ways)).or_insert_with(|| set_hit(n, ways));
-            for (h, &q) in held.iter_mut().zip(Policy::ALL.iter()) {
-                *h += lines
-                    * match q {
-                        Policy::Random => random,
-                        _ => policy_set_hit(q, n, ways),
-                    };
+            if n <= ways {
+                held[0] += lines;
+                continue;
             }
+            let random = *self.random.entry((n, ways)).or_insert_with(|| set_hit(n, ways));
+            held[1] += lines * random;
+            held[2] += lines * (ways - 1) as f64 / n as f64;
         }
-        let h = held.map(|v| (v / mean).clamp(0.0, 1.0));
-        self.hit.insert((pages, colours, ways), h);
-        Some(h[at])
+        held.map(|v| v / mean)
     }
 
     /// The best capacity over whole colour counts and the replacement
@@ -289,17 +330,15 @@ impl Memo {
     /// values remembered here): `None` only where no fit was tried (under
     /// three points inside the transition, no ways, an empty range).
     ///
-    /// Where two policies both explain the edge (each within [`MAX_RMS`],
-    /// and the other's misfit within [`RIVAL_MISFIT`] of the best's) with
-    /// capacities apart, the edge does not say which capacity it has:
-    /// [`ColourFit::rivals`] holds the others.
+    /// [`ColourFit::spread`] holds the capacities other policies explain
+    /// it with nearly as well.
     pub fn best(
         &mut self,
         points: &[(f64, f64)],
         ways: usize,
         page: f64,
-        lo: f64,
-        hi: f64,
+        (lo, hi): (f64, f64),
+        scatter: Option<f64>,
     ) -> Option<ColourFit> {
         let only = self.only;
         let fits: Vec<ColourFit> = Policy::ALL
@@ -308,22 +347,72 @@ impl Memo {
             .filter_map(|&policy| self.best_of(policy, points, ways, page, lo, hi))
             .collect();
         let mut best = *fits.iter().min_by(|a, b| a.rms.total_cmp(&b.rms))?;
-        let mut rivals: Vec<Rival> = fits
+        let near = fits
             .iter()
-            .filter(|f| {
-                f.rms <= MAX_RMS
-                    && f.rms * f.rms <= RIVAL_MISFIT * best.rms * best.rms
-                    && f.capacity != best.capacity
-            })
-            .map(|f| Rival {
-                capacity: f.capacity,
-                policy: f.policy,
-                rms: f.rms,
-            })
-            .collect();
-        rivals.sort_by(|a, b| a.rms.total_cmp(&b.rms));
-        best.rivals = [rivals.first().copied(), rivals.get(1).copied()];
+            .filter(|f| best.rivalled_by(f, scatter))
+            .map(|f| f.capacity);
+        best.spread = near.fold((best.capacity, best.capacity), |(lo, hi), c| {
+            (lo.min(c), hi.max(c))
+        });
         Some(best)
+    }
+
+    /// The capacity a level's edge gives, from its `best` fit: the `stated`
+    /// capacity where it explains the edge nearly as well as the best
+    /// ([`ColourFit::rivalled_by`]) — two sources then agree — and is not
+    /// under `lo` (what the level was seen to hold); else the best, where
+    /// the edge pins it down to a colour ([`ColourFit::ambiguous`]); else
+    /// `None`. Also `None` where the best fit is worse than [`MAX_RMS`].
+    pub fn settle(
+        &mut self,
+        best: ColourFit,
+        points: &[(f64, f64)],
+        (ways, page, lo): (usize, f64, f64),
+        stated: Option<f64>,
+        scatter: Option<f64>,
+    ) -> Option<ColourFit> {
+        if best.rms > MAX_RMS {
+            return None;
+        }
+        let confirmed = stated
+            .filter(|&s| s >= lo)
+            .and_then(|s| self.at(points, ways, page, s))
+            .filter(|f| best.rivalled_by(f, scatter));
+        match confirmed {
+            Some(f) => Some(ColourFit {
+                spread: best.spread,
+                ..f
+            }),
+            None => (!best.ambiguous()).then_some(best),
+        }
+    }
+
+    /// How well `capacity` (rounded to whole colours) explains the edge
+    /// under the policy that suits it best: `None` where no fit can be
+    /// tried (see [`Memo::best`]).
+    pub fn at(&mut self, points: &[(f64, f64)], ways: usize, page: f64, capacity: f64) -> Option<ColourFit> {
+        let per_colour = ways as f64 * page;
+        let colours = (capacity / per_colour).round().max(2.0) as usize;
+        let inside = points.iter().filter(|p| p.1 > 0.1 && p.1 < 0.9).count();
+        if inside < 3 || ways == 0 {
+            return None;
+        }
+        let only = self.only;
+        let c = colours as f64 * per_colour;
+        Policy::ALL
+            .iter()
+            .filter(|&&policy| only.is_none_or(|o| o == policy))
+            .filter_map(|&policy| {
+                let f = Fitting {
+                    policy,
+                    ways,
+                    page,
+                    inside,
+                };
+                self.scan(points, f, std::iter::once(colours))
+            })
+            .min_by(|a, b| a.rms.total_cmp(&b.rms))
+            .map(|f| ColourFit { spread: (c, c), ..f })
     }
 
     /// The best capacity under one policy.
@@ -396,7 +485,7 @@ impl Memo {
                     rms,
                     inside: f.inside,
                     policy: f.policy,
-                    rivals: [None; 2],
+                    spread: (c, c),
                 });
             }
         }
@@ -449,72 +538,68 @@ mod tests {
         assert_eq!(hit_fraction(64.0 * KIB, 32.0 * KIB, 8, 4096.0), None);
     }
 
-    #[test]
-    fn the_fit_recovers_the_capacity_of_a_modelled_curve() {
-        for (c, ways) in [(512.0 * KIB, 8), (1280.0 * KIB, 10), (2048.0 * KIB, 16)] {
-            let pts: Vec<(f64, f64)> = (0..30)
-                .map(|i| {
-                    let x = c * 0.4 * 1.07f64.powi(i);
-                    // ±0.02 of measurement error, alternating.
-                    let e = if i % 2 == 0 { 0.02 } else { -0.02 };
-                    (x, (hit_fraction(x, c, ways, 4096.0).unwrap() + e).clamp(0.0, 1.0))
-                })
-                .collect();
-            let f = fit(&pts, ways, 4096.0, c / 4.0, c * 4.0).unwrap();
-            assert_eq!(f.capacity, c, "{f:?}");
-            assert!(f.rms < 0.03);
-        }
+    /// A modelled edge under `policy`, with ±`e` of alternating
+    /// measurement error, from `from` times the capacity `c`.
+    fn edge(policy: Policy, c: f64, ways: usize, from: f64, n: i32, e: f64) -> Vec<(f64, f64)> {
+        let mut m = Memo::default();
+        (0..n)
+            .map(|i| {
+                let x = c * from * 1.07f64.powi(i);
+                let e = if i % 2 == 0 { e } else { -e };
+                let h = m.policy_hit_fraction(policy, x, c, ways, 4096.0).unwrap();
+                (x, (h + e).clamp(0.0, 1.0))
+            })
+            .collect()
     }
 
     #[test]
-    fn each_replacement_policy_s_edge_is_fitted_at_its_capacity_by_its_own_model() {
+    fn the_stated_capacity_is_confirmed_by_a_modelled_edge_and_a_wrong_one_is_not() {
         for policy in Policy::ALL {
-            for (c, ways) in [(1024.0 * KIB, 8), (1280.0 * KIB, 20)] {
-                let mut m = Memo::default();
-                let pts: Vec<(f64, f64)> = (0..24)
-                    .map(|i| {
-                        let x = c * 0.5 * 1.07f64.powi(i);
-                        let e = if i % 2 == 0 { 0.015 } else { -0.015 };
-                        let h = m.policy_hit_fraction(policy, x, c, ways, 4096.0).unwrap();
-                        (x, (h + e).clamp(0.0, 1.0))
-                    })
-                    .collect();
-                let f = fit(&pts, ways, 4096.0, c / 4.0, c * 4.0).unwrap_or_else(|| {
-                    panic!(
-                        "{policy:?} {c} {ways}: {:?}",
-                        m.best(&pts, ways, 4096.0, c / 4.0, c * 4.0)
-                    )
-                });
-                assert_eq!((f.policy, f.capacity), (policy, c), "{f:?}");
+            for (c, ways) in [(512.0 * KIB, 8), (1280.0 * KIB, 10), (2048.0 * KIB, 16)] {
+                let pts = edge(policy, c, ways, 0.4, 30, 0.02);
+                let range = (c / 4.0, c * 4.0);
+                let f = fit(&pts, ways, 4096.0, range, Some(c));
+                assert_eq!(f.map(|f| f.capacity), Some(c), "{policy:?} {c}: {f:?}");
+                assert!(f.unwrap().rms < 0.03);
+                // The best fit lies within the edge's spread, and the
+                // spread holds the true capacity.
+                let b = Memo::default().best(&pts, ways, 4096.0, range, None).unwrap();
+                assert!(b.spread.0 <= c && c <= b.spread.1, "{policy:?} {c}: {b:?}");
+                // Twice the capacity, or half, is not confirmed.
+                for wrong in [0.5 * c, 2.0 * c] {
+                    let f = fit(&pts, ways, 4096.0, range, Some(wrong));
+                    assert!(f.is_none_or(|f| f.capacity != wrong), "{policy:?} {c}: {f:?}");
+                }
             }
         }
         // LRU keeps nothing of an overfull set, thrash-resistant insertion
         // all but one way, random replacement a part between.
-        assert_eq!(policy_set_hit(Policy::Lru, 20, 16), 0.0);
-        assert_eq!(policy_set_hit(Policy::KeepsWays, 20, 16), 0.75);
-        let r = policy_set_hit(Policy::Random, 20, 16);
+        assert_eq!(policy_set_hit(Policy::LRU, 20, 16), 0.0);
+        assert_eq!(policy_set_hit(Policy::KEEPS_WAYS, 20, 16), 0.75);
+        let r = policy_set_hit(Policy::RANDOM, 20, 16);
         assert!(r > 0.0 && r < 0.75, "{r}");
-        assert_eq!(policy_set_hit(Policy::Lru, 16, 16), 1.0);
+        assert_eq!(policy_set_hit(Policy::LRU, 16, 16), 1.0);
     }
 
     #[test]
-    fn a_capacity_two_policies_explain_alike_is_not_fitted() {
+    fn an_edge_that_does_not_pin_the_capacity_down_gives_none_of_its_own() {
         // Only the start of an LRU edge, with scatter: where the first
-        // colours overflow, the policies differ too little to tell apart,
-        // and each places the capacity elsewhere.
+        // colours overflow the policies differ too little to tell apart,
+        // and each places the capacity elsewhere. Alone the edge gives
+        // nothing; it confirms the stated capacity.
         let c = 1024.0 * KIB;
-        let mut m = Memo::default();
-        let pts: Vec<(f64, f64)> = (0..8)
-            .map(|i| {
-                let x = c * 0.6 * 1.07f64.powi(i);
-                let e = if i % 2 == 0 { 0.03 } else { -0.03 };
-                let h = m.policy_hit_fraction(Policy::Lru, x, c, 8, 4096.0).unwrap();
-                (x, (h + e).clamp(0.0, 1.0))
-            })
-            .collect();
-        let b = m.best(&pts, 8, 4096.0, c / 4.0, c * 4.0).unwrap();
+        let pts = edge(Policy::LRU, c, 8, 0.6, 8, 0.03);
+        let b = Memo::default()
+            .best(&pts, 8, 4096.0, (c / 4.0, c * 4.0), None)
+            .unwrap();
         assert!(b.ambiguous(), "{b:?}");
-        assert_eq!(fit(&pts, 8, 4096.0, c / 4.0, c * 4.0), None);
+        assert_eq!(fit(&pts, 8, 4096.0, (c / 4.0, c * 4.0), None), None);
+        let f = fit(&pts, 8, 4096.0, (c / 4.0, c * 4.0), Some(c));
+        assert_eq!(f.map(|f| f.capacity), Some(c), "{f:?}");
+        // A stated capacity under what the level was seen to hold is not
+        // confirmed.
+        let f = fit(&pts, 8, 4096.0, (1.5 * c, c * 4.0), Some(c));
+        assert!(f.is_none_or(|f| f.capacity >= 1.5 * c), "{f:?}");
     }
 
     #[test]
@@ -527,10 +612,11 @@ mod tests {
                 (x, if x <= 512.0 * KIB { 1.0 } else { 0.0 })
             })
             .collect();
-        assert_eq!(fit(&pts, 8, 4096.0, 100.0 * KIB, 4096.0 * KIB), None);
+        let range = (100.0 * KIB, 4096.0 * KIB);
+        assert_eq!(fit(&pts, 8, 4096.0, range, Some(512.0 * KIB)), None);
         // Too few points inside the transition.
         let few = [(256.0 * KIB, 1.0), (512.0 * KIB, 0.7), (2048.0 * KIB, 0.0)];
-        assert_eq!(fit(&few, 8, 4096.0, 100.0 * KIB, 4096.0 * KIB), None);
+        assert_eq!(fit(&few, 8, 4096.0, range, Some(512.0 * KIB)), None);
         // A search that starts below two colours still finds the capacity.
         let pts: Vec<(f64, f64)> = (0..20)
             .map(|i| {
@@ -538,7 +624,7 @@ mod tests {
                 (x, hit_fraction(x, 512.0 * KIB, 8, 4096.0).unwrap())
             })
             .collect();
-        let f = fit(&pts, 8, 4096.0, 16.0 * KIB, 4096.0 * KIB).unwrap();
+        let f = fit(&pts, 8, 4096.0, (16.0 * KIB, 4096.0 * KIB), Some(512.0 * KIB)).unwrap();
         assert_eq!(f.capacity, 512.0 * KIB, "{f:?}");
     }
 

@@ -97,13 +97,15 @@ fn zen3_l2_on_4k_pages_is_sized_by_its_page_colours() {
         assert!(fit.rms <= 0.045, "{name}: {fit:?}");
         assert!(fit.rms < hwcal_analysis::colour::MAX_RMS);
     }
+    // The sweep's one placement alone: its edge either confirms the
+    // stated size too, or the level is not ok.
     let mut one = p.clone();
     one.raw.retain(|r| r.id != cache::COLOUR);
-    let single = cache::analyze(&one).unwrap();
+    let single = &cache::analyze(&one).unwrap().levels[1];
     assert!(
-        single.levels[1].size_bytes < l2.size_bytes,
-        "{:?}",
-        single.levels[1]
+        within(single.size_bytes as f64, 524288.0, 0.125, 0.125)
+            || single.verdict != hwcal_model::Verdict::Ok,
+        "{single:?}"
     );
 }
 

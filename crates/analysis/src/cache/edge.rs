@@ -14,6 +14,14 @@ use hwcal_model::{MachineInfo, RawCurve};
 /// or more (a burst of noise from another tenant lands on one placement,
 /// not on the draw). `None` with fewer than two valid placements.
 pub fn placement_mean(samples: &[f64]) -> Option<f64> {
+    placement_stats(samples).map(|(m, _)| m)
+}
+
+/// [`placement_mean`] and its standard error (the spread of the
+/// placements it averages over the square root of their number): how far
+/// the mean of this many draws of pages may lie from the expectation the
+/// colour model predicts.
+pub fn placement_stats(samples: &[f64]) -> Option<(f64, f64)> {
     let mut v: Vec<f64> = samples
         .iter()
         .copied()
@@ -26,22 +34,26 @@ pub fn placement_mean(samples: &[f64]) -> Option<f64> {
     if v.len() >= 5 {
         v.pop();
     }
-    Some(v.iter().sum::<f64>() / v.len() as f64)
+    let k = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / k;
+    let var = v.iter().map(|y| (y - mean).powi(2)).sum::<f64>() / (k - 1.0);
+    Some((mean, (var / k).sqrt()))
 }
 
-/// The edge curve over page placements ([`placement_mean`] at each working
-/// set), the TLB's share removed, in size order. `pick`: the placements to
+/// The edge curve over page placements ([`placement_stats`] at each
+/// working set: the mean and its standard error), the TLB's share removed,
+/// in size order. `pick`: the placements to
 /// use, by index, repeats allowed (the bootstrap's resample); all of them
 /// without it.
 pub(super) fn colour_points(
     colour: Option<&RawCurve>,
     tlb: Option<&TlbShare>,
     pick: Option<&[usize]>,
-) -> Vec<(f64, f64)> {
+) -> Vec<(f64, f64, f64)> {
     let Some(c) = colour else {
         return Vec::new();
     };
-    let mut out: Vec<(f64, f64)> = c
+    let mut out: Vec<(f64, f64, f64)> = c
         .points
         .iter()
         .filter(|q| q.x > 0.0)
@@ -50,11 +62,11 @@ pub(super) fn colour_points(
             let mean = match pick {
                 Some(ix) => {
                     let v: Vec<f64> = ix.iter().filter_map(|&j| q.samples.get(j).copied()).collect();
-                    placement_mean(&v)
+                    placement_stats(&v)
                 }
-                None => placement_mean(&q.samples),
+                None => placement_stats(&q.samples),
             };
-            mean.map(|m| (q.x, m - share))
+            mean.map(|(m, se)| (q.x, m - share, se))
         })
         .collect();
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -80,7 +92,7 @@ impl Edge {
         &self,
         xs: &[f64],
         s: &[f64],
-        colour: &[(f64, f64)],
+        colour: &[(f64, f64, f64)],
         machine: &MachineInfo,
         small_pages: bool,
         memo: &mut crate::colour::Memo,
@@ -134,7 +146,7 @@ impl ColourOutcome {
 fn colour_size(
     xs: &[f64],
     clean: &[f64],
-    colour: &[(f64, f64)],
+    colour: &[(f64, f64, f64)],
     machine: &MachineInfo,
     (e, held): (&Edge, f64),
     memo: &mut crate::colour::Memo,
@@ -160,7 +172,7 @@ fn colour_size(
     let over = edge_placements(xs, colour, from, to);
     let placed = over.len() >= PLACED_POINTS;
     let pts: Vec<(f64, f64)> = if placed {
-        over.iter().map(|&(x, y)| (x, hit(y))).collect()
+        over.iter().map(|&(x, y, _)| (x, hit(y))).collect()
     } else {
         (from..=to).map(|i| (xs[i], hit(clean[i]))).collect()
     };
@@ -172,28 +184,29 @@ fn colour_size(
     // model explained an edge disturbed at most placements by a third of
     // the capacity its own sweep showed held.)
     let floor = xs[from].max(held - ways as f64 * page);
-    match memo.best(&pts, ways, page, floor, 2.0 * xs[to]) {
-        Some(f) if f.rms <= crate::colour::MAX_RMS => {
-            // Two replacement models explaining the edge at capacities
-            // apart: the one the machine states is confirmed by two
-            // sources where it is among them; else the edge leaves it open.
-            let stated = n.size_bytes as f64;
-            match f
-                .candidates()
-                .find(|c| (c.capacity - stated).abs() < 0.5 * c.colour_bytes)
-            {
-                Some(c) => ColourOutcome::Fitted(c),
-                None if !f.ambiguous() => ColourOutcome::Fitted(f),
-                None if placed => ColourOutcome::Rejected,
-                None => ColourOutcome::NotFitted,
-            }
-        }
-        // Measured over placements and still not explained — a fit too
-        // poor, two replacement policies explaining it with capacities
-        // apart, or too little of a transition for any fit (the edge ran
-        // into the next level's): the held capacity is not confirmed.
-        _ if placed => ColourOutcome::Rejected,
-        _ => ColourOutcome::NotFitted,
+    // How far the placements' mean may stray from the model's expectation
+    // by the luck of its draws, in hit fraction: the standard errors'
+    // root mean square over the edge. (One placement has none to tell.)
+    let scatter = placed.then(|| {
+        let se2 = over.iter().map(|p| p.2 * p.2).sum::<f64>() / over.len() as f64;
+        se2.sqrt() / (e.b - e.a)
+    });
+    // Two sources agree where the stated size explains the edge nearly as
+    // well as the best capacity does; else the edge must pin it down alone.
+    let stated = Some(n.size_bytes as f64);
+    match memo.best(&pts, ways, page, (floor, 2.0 * xs[to]), scatter) {
+        Some(best) => match memo.settle(best, &pts, (ways, page, floor), stated, scatter) {
+            Some(f) => ColourOutcome::Fitted(f),
+            // Measured over placements and still not explained — a fit
+            // too poor, or capacities apart explaining it alike — the held
+            // capacity is not confirmed.
+            None if placed => ColourOutcome::Rejected,
+            None => ColourOutcome::NotFitted,
+        },
+        // Too little of a transition for any fit (the edge ran into the
+        // next level's).
+        None if placed => ColourOutcome::Rejected,
+        None => ColourOutcome::NotFitted,
     }
 }
 
@@ -203,7 +216,7 @@ const PLACED_POINTS: usize = 4;
 
 /// The placements' edge points (working set, ns) between points `from`
 /// and `to` of the sweep.
-fn edge_placements(xs: &[f64], colour: &[(f64, f64)], from: usize, to: usize) -> Vec<(f64, f64)> {
+fn edge_placements(xs: &[f64], colour: &[(f64, f64, f64)], from: usize, to: usize) -> Vec<(f64, f64, f64)> {
     let (lo, hi) = (xs[from], xs[to.min(xs.len() - 1)]);
     colour
         .iter()

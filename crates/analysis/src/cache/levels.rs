@@ -478,20 +478,18 @@ pub(super) fn level_notes(p: &Plateau, l: &CacheLevel, machine: &MachineInfo) ->
         notes.push(note("cache", &format!("l{level}-size-lower-bound"), text));
     }
     if let Some((fit, held)) = p.colour {
-        let others: Vec<String> = fit
-            .rivals
-            .iter()
-            .flatten()
-            .map(|r| format!("{} replacement at {}", r.policy.name(), size_text(r.capacity)))
-            .collect();
-        let rivals = if others.is_empty() {
-            "the best of three replacement models, and no other explains it as well".to_string()
-        } else {
+        let (lo, hi) = fit.spread;
+        let rivals = if fit.ambiguous() {
             format!(
-                "{} explain it nearly as well; this is the one within a colour of the stated size, \
-                 or the others lie within a colour of it",
-                others.join(" and ")
+                "other replacement policies explain the edge nearly as well with {} to {}, so \
+                 the edge alone does not pin the capacity down; the stated size is among them",
+                size_text(lo),
+                size_text(hi)
             )
+        } else {
+            "no capacity more than a colour away explains the edge nearly as well under any \
+             replacement policy"
+                .to_string()
         };
         let text = format!(
             "L{level}: on base pages (no huge pages to the TLB) its edge is spread by page colouring \

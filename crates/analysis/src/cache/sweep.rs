@@ -64,7 +64,7 @@ pub(super) struct Sweep {
     pub(super) clean: Vec<f64>,
     /// The private levels' edges averaged over page placements, TLB share
     /// removed (working set, ns); empty without them.
-    pub(super) colour: Vec<(f64, f64)>,
+    pub(super) colour: Vec<(f64, f64, f64)>,
 }
 
 impl Sweep {
