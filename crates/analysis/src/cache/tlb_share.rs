@@ -4,7 +4,7 @@
 //! of memory latency, a buffer not all huge pages.
 
 use hwcal_model::note::analysis as note;
-use hwcal_model::{MemoryLatency, Note, Profile};
+use hwcal_model::{CacheLevel, MemoryLatency, Note, Profile, Verdict};
 
 /// Where the chase's loads miss the TLB, from the measured TLB levels of
 /// the base page P (the page the TLB probe's curves were measured with,
@@ -26,6 +26,9 @@ pub struct TlbShare {
     /// the sweep and made a level of their own (a simulated 3-level
     /// machine on 16 KiB pages read a phantom L3 of 15.9 MiB, `ok`).
     pub page: f64,
+    /// Whether each level's figures were left not `ok` by the TLB analysis:
+    /// the share it adds is a correction nothing confirmed.
+    pub doubtful: Vec<bool>,
 }
 
 impl TlbShare {
@@ -34,15 +37,19 @@ impl TlbShare {
     pub fn from_profile(p: &Profile) -> Option<TlbShare> {
         let a = crate::tlb::analyze(p).filter(|a| a.baseline_ok)?;
         let (base, _) = crate::tlb::page_sizes(p);
-        let levels: Vec<(f64, f64, Option<f64>)> = a
+        let used: Vec<&hwcal_model::TlbLevel> = a
             .levels
             .iter()
             .filter(|l| l.page_bytes == base && l.miss_latency_ns.is_finite() && l.miss_latency_ns > 0.0)
+            .collect();
+        let levels: Vec<(f64, f64, Option<f64>)> = used
+            .iter()
             .map(|l| (l.entries as f64, l.miss_latency_ns, l.miss_latency_cycles))
             .collect();
         (!levels.is_empty()).then_some(TlbShare {
             levels,
             page: base as f64,
+            doubtful: used.iter().map(|l| l.verdict != Verdict::Ok).collect(),
         })
     }
 
@@ -50,6 +57,17 @@ impl TlbShare {
     /// base pages.
     pub fn at_bytes(&self, bytes: f64) -> (f64, Option<f64>) {
         self.at(bytes / self.page)
+    }
+
+    /// The part of [`TlbShare::at_bytes`] (ns) that levels not `ok` add.
+    pub fn doubtful_at_bytes(&self, bytes: f64) -> f64 {
+        let pages = bytes / self.page;
+        self.levels
+            .iter()
+            .zip(&self.doubtful)
+            .filter(|(_, d)| **d)
+            .map(|(&(e, n, _), _)| (1.0 - e / pages).max(0.0) * n)
+            .sum()
     }
 
     /// The largest level's reach (bytes).
@@ -139,4 +157,50 @@ pub(super) fn huge_page_note(huge_fraction: Option<f64>, base_page: Option<u64>)
             ),
         )
     })
+}
+
+/// Marks noisy each cache level (of the first `levels.len()` plateaus
+/// `pl`) whose latency had a share taken out that a TLB level not `ok`
+/// adds, where that share is more than the latency is resolved to (its 95%
+/// interval, at least [`super::levels::SETTLED`]'s tolerance): the
+/// correction is as unconfirmed as the TLB figures it comes from, and an
+/// error in it moves the latency beyond its own interval. (A simulated
+/// guest's 48-entry L1 TLB read as 55, noisy; the 1.06 ns it took off
+/// the L2's plateau left an L2 of 2.80 ns for 3.23, `ok`.) Every step to
+/// or from the level follows it in the consistency stage.
+pub(super) fn share_unconfirmed(
+    levels: &mut [CacheLevel],
+    xs: &[f64],
+    pl: &[crate::levels::Plateau],
+    tlb: Option<&TlbShare>,
+) -> Vec<Note> {
+    let Some(t) = tlb else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    for (l, p) in levels.iter_mut().zip(pl) {
+        let x = p.middle_x(xs);
+        let doubt = t.doubtful_at_bytes(x);
+        let half = l
+            .latency_ns_ci95
+            .map_or(0.0, |[a, b]| 0.5 * (b - a))
+            .max(super::levels::SETTLED.1 * l.latency_ns);
+        if l.verdict != Verdict::Ok || doubt <= half {
+            continue;
+        }
+        l.verdict = Verdict::Noisy;
+        notes.push(note(
+            "cache",
+            &format!("l{}-tlb-share-unconfirmed", l.level),
+            format!(
+                "cache: L{}: {doubt:.2} ns of TLB misses were taken out of its latency at {}, from TLB \
+                 figures that are not ok; an error in them moves its {:.2} ns beyond what it is \
+                 resolved to, so it is not confirmed",
+                l.level,
+                super::codes::size_text(x),
+                l.latency_ns
+            ),
+        ));
+    }
+    notes
 }
