@@ -405,3 +405,46 @@ fn a_small_level_beside_a_large_private_one_gets_its_own_placements() {
     }
     assert_eq!(outcome(&j, "L2 size"), Outcome::Right, "{:?}", p.caches);
 }
+
+/// Found by the generated corpus (seed 1, machine 1207: huge pages, sysfs
+/// absent, a 1.5 MiB L2 with adaptive insertion before a 6 MiB L3 with no
+/// plateau of its own): the L2 read as holding 1.8 MiB against the 58 ns
+/// of the next plateau found, where its curve was already 23% up at
+/// 1.59 MiB, and its step of 54 ns to that plateau stood as its miss
+/// latency, `ok`. On huge pages no set overflows before the capacity: a
+/// level read larger than where it began to climb is noisy.
+#[test]
+fn a_level_read_larger_than_where_it_began_to_climb_is_not_ok() {
+    let (m, _) = corpus::generated(1, 1207);
+    assert_eq!(m.pages, hwcal_sim::model::Pages::Huge, "{}", m.name);
+    let (p, j) = judged(&m);
+    let l2 = &p.caches.as_ref().unwrap()[1];
+    assert_eq!(l2.verdict, hwcal_model::Verdict::Noisy, "{l2:?}");
+    assert!(
+        p.notes.iter().any(|n| n.code == "cache.l2-overheld"),
+        "{:?}",
+        p.notes
+    );
+    for figure in ["L2 size", "L2 miss latency", "L2 replace time"] {
+        assert_ne!(outcome(&j, figure), Outcome::ConfidentlyWrong, "{figure}: {j:?}");
+    }
+}
+
+/// Found by the generated corpus (seed 7, machine 835: 4 KiB pages, a
+/// 48-entry L1 TLB read as 55, noisy): the 1.06 ns of TLB misses that
+/// reading took off the L2's plateau left an L2 of 2.80 ns for 3.23, `ok`,
+/// and L1's step to it short by as much. A latency corrected by TLB
+/// figures that are not ok, by more than it is resolved to, is noisy.
+#[test]
+fn a_latency_corrected_by_unconfirmed_tlb_figures_is_not_ok() {
+    let (m, _) = corpus::generated(7, 835);
+    let (p, j) = judged(&m);
+    assert!(
+        p.notes.iter().any(|n| n.code == "cache.l2-tlb-share-unconfirmed"),
+        "{:?}",
+        p.notes
+    );
+    for figure in ["L2 latency", "L1 miss latency", "L1 replace time"] {
+        assert_ne!(outcome(&j, figure), Outcome::ConfidentlyWrong, "{figure}: {j:?}");
+    }
+}

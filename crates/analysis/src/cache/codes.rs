@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 34] = [
+pub const NOTE_CODES: [(&str, &str); 35] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -134,6 +134,10 @@ pub const NOTE_CODES: [(&str, &str); 34] = [
     (
         "cache.l{N}-latency-disagree",
         "the level's plateau and the idle-gap chase's point on it, two measurements of its latency, disagree beyond both intervals: marked noisy",
+    ),
+    (
+        "cache.l{N}-overheld",
+        "a level past L1 on huge pages read as holding more than where its curve began to climb: a level between without a plateau, the level marked noisy",
     ),
     (
         "cache.l{N}-tlb-share-unconfirmed",

@@ -275,3 +275,37 @@ pub(super) fn l1_overheld(
     let held = held_capacity(&sw.xs, &sw.clean, from, to, a, b);
     (held > (1.0 + tolerance) * climbed).then_some((held, climbed))
 }
+
+/// How far above its plateau a level's curve must read, at two points in a
+/// row, to have begun to miss: a plateau is flat to this much when its
+/// level is `ok` (`crate::levels`' spread bound).
+const BEGAN_RISE: f64 = 0.05;
+
+/// A level past L1 on huge pages whose reported `size` (read from its
+/// edge) contradicts where its curve began to climb: that point, if so.
+/// With every page covering all the level's sets, a chase of S bytes puts
+/// S/C of its share in every set, so no set overflows — under any
+/// replacement — before S passes the capacity C: where the curve first
+/// rises above the plateau (two points in a row more than [`BEGAN_RISE`]
+/// above it) is at least C, and the level cannot be seen to hold more than
+/// that. Where its size says it did (beyond `tolerance`), the hit fraction was read
+/// against a next level too slow to be the one that served the first
+/// misses: a level between was not found (a simulated L2 of 1.5 MiB with
+/// adaptive insertion, sysfs absent, its L3 of 6 MiB with no plateau of
+/// its own: read as holding 1.8 MiB, the curve already 23% up at 1.59 MiB,
+/// and its step of 54 ns to a 58 ns L4 as its miss latency, `ok`).
+pub(super) fn overheld(
+    sw: &super::sweep::Sweep,
+    pl: &[crate::levels::Plateau],
+    (k, size): (usize, f64),
+    tolerance: f64,
+) -> Option<f64> {
+    let (p, n) = (pl.get(k)?, pl.get(k + 1)?);
+    let (to, a) = (n.first, p.level);
+    if k == 0 || n.level <= a {
+        return None;
+    }
+    let up = |i: usize| sw.clean.get(i).is_some_and(|&y| y > (1.0 + BEGAN_RISE) * a);
+    let began = sw.xs[(p.last + 1..to).find(|&i| up(i) && up(i + 1))?];
+    (size > (1.0 + tolerance) * began).then_some(began)
+}

@@ -697,6 +697,24 @@ pub(super) fn missing_level_notes(
     notes
 }
 
+/// The note for a level past L1 on huge pages that held more than where it
+/// began to climb ([`super::edge::overheld`]).
+pub(super) fn overheld_note(level: u32, held: f64, began: f64) -> Note {
+    note(
+        "cache",
+        &format!("l{level}-overheld"),
+        format!(
+            "L{level}: its edge reads as holding {} where its curve had already begun to climb at {}; on \
+             huge pages no set overflows before the working set passes the capacity, so it can never \
+             hold more than where it began to climb: the misses were read against a next level too slow \
+             to have served them (a level between with no plateau of its own), so its size and step are \
+             not confirmed and L{level} is marked noisy",
+            size_text(held),
+            size_text(began)
+        ),
+    )
+}
+
 /// The note for an L1 edge that held more than where it began to climb
 /// ([`super::edge::l1_overheld`]).
 pub(super) fn l1_overheld_note(held: f64, climbed: f64) -> Note {

@@ -338,6 +338,15 @@ fn analyze_with(
         l1.verdict = Verdict::Noisy;
         out.notes.push(levels::l1_overheld_note(held, climbed));
     }
+    if huge {
+        for (k, l) in out.levels.iter_mut().enumerate() {
+            let size = l.size_bytes as f64;
+            if let Some(began) = edge::overheld(&sw, &pl, (k, size), NOMINAL_SIZE_TOLERANCE) {
+                l.verdict = Verdict::Noisy;
+                out.notes.push(levels::overheld_note(l.level, size, began));
+            }
+        }
+    }
     out.notes
         .extend(confirm::numbering_in_doubt(&mut out.levels, machine));
     out.notes
