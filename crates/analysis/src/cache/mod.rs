@@ -382,8 +382,13 @@ fn analyze_with(
         }
         out.notes
             .extend(twice::latency_unconfirmed(&mut out.levels, &sw, &pl, &idle));
-        out.notes
-            .extend(tlb_share::share_unconfirmed(&mut out.levels, &sw.xs, &pl, tlb));
+        out.notes.extend(tlb_share::share_unconfirmed(
+            &mut out.levels,
+            &sw.xs,
+            &pl,
+            tlb,
+            levels::SETTLED.1,
+        ));
         if let (true, Some(m)) = (last_is_memory, out.memory.as_mut()) {
             out.notes.extend(memory::climbing(&sw, &pl[n_cache], m));
         }

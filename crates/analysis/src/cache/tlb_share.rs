@@ -162,7 +162,7 @@ pub(super) fn huge_page_note(huge_fraction: Option<f64>, base_page: Option<u64>)
 /// Marks noisy each cache level (of the first `levels.len()` plateaus
 /// `pl`) whose latency had a share taken out that a TLB level not `ok`
 /// adds, where that share is more than the latency is resolved to (its 95%
-/// interval, at least [`super::levels::SETTLED`]'s tolerance): the
+/// interval, at least `resolution` of it: the sweep's settling tolerance): the
 /// correction is as unconfirmed as the TLB figures it comes from, and an
 /// error in it moves the latency beyond its own interval. (A simulated
 /// guest's 48-entry L1 TLB read as 55, noisy; the 1.06 ns it took off
@@ -173,6 +173,7 @@ pub(super) fn share_unconfirmed(
     xs: &[f64],
     pl: &[crate::levels::Plateau],
     tlb: Option<&TlbShare>,
+    resolution: f64,
 ) -> Vec<Note> {
     let Some(t) = tlb else {
         return Vec::new();
@@ -184,7 +185,7 @@ pub(super) fn share_unconfirmed(
         let half = l
             .latency_ns_ci95
             .map_or(0.0, |[a, b]| 0.5 * (b - a))
-            .max(super::levels::SETTLED.1 * l.latency_ns);
+            .max(resolution * l.latency_ns);
         if l.verdict != Verdict::Ok || doubt <= half {
             continue;
         }
