@@ -338,21 +338,41 @@ impl Pg {
         if !mode.creates() && !has("hwcal_schema") {
             return Err(DbError::Missing { path: pg.location });
         }
+        // A command that only reads needs read rights only: a database
+        // already at this hwcal's schema is not migrated (the migration's
+        // CREATE TABLE IF NOT EXISTS needs the right to create in the
+        // schema, which a role granted SELECT alone lacks).
+        if mode == OpenMode::Read && pg.stored_version()? == Some(SCHEMA_VERSION) {
+            return Ok(pg);
+        }
         pg.migrate()?;
         Ok(pg)
     }
 
-    /// hwcal's tables present in the connection's schema.
+    /// hwcal's tables present in the connection's schema, whatever the
+    /// role may do with them: `pg_tables` lists every table, where
+    /// `information_schema` shows only those the role has rights on (a
+    /// role with none was told there was no database).
     fn tables(&self) -> Result<Vec<String>, DbError> {
         let rows = self.link.run(
             "looking for hwcal's tables",
             self.client.query(
-                "SELECT table_name::text FROM information_schema.tables
-                 WHERE table_schema = current_schema() AND table_name IN ('profiles', 'hwcal_schema')",
+                "SELECT tablename::text FROM pg_catalog.pg_tables
+                 WHERE schemaname = current_schema() AND tablename IN ('profiles', 'hwcal_schema')",
                 &[],
             ),
         )?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// The schema version stored, read without writing anything (a role
+    /// without SELECT on it gets the server's "permission denied").
+    fn stored_version(&self) -> Result<Option<i64>, DbError> {
+        let row = self.link.run(
+            "reading the schema version",
+            self.client.query_opt("SELECT version FROM hwcal_schema", &[]),
+        )?;
+        Ok(row.map(|r| r.get(0)))
     }
 
     /// Apply the missing migrations, each step in its own transaction under

@@ -527,3 +527,43 @@ fn a_stopped_backend_is_an_error_not_a_hang() {
     );
     assert!(seconds(&l) < 1.0, "{l}");
 }
+
+/// Reading needs read rights only (issue 41, medium 2): a role granted
+/// SELECT alone lists, shows and exports the runs (every read ran the
+/// migration's `CREATE TABLE IF NOT EXISTS`, which it may not), and is
+/// refused a store with the server's reason; a role with no rights on
+/// hwcal's tables is told so, not that there is no database there.
+#[test]
+fn a_role_that_may_only_read_reads() {
+    let Some(pg) = PgServer::start() else { return };
+    let url = pg.create_db("ro");
+    let mut db = Db::open(&url).unwrap();
+    let id = db.insert(&full_profile(2)).unwrap();
+    drop(db);
+    pg.psql(
+        "ro",
+        "CREATE ROLE reader LOGIN PASSWORD 'reader-pw'; \
+         CREATE ROLE stranger LOGIN PASSWORD 'stranger-pw'; \
+         REVOKE CREATE ON SCHEMA public FROM PUBLIC; \
+         GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader",
+    );
+    let as_role = |user: &str, pw: &str| format!("postgres://{user}:{pw}@127.0.0.1:{}/ro", pg.port);
+
+    let reader = as_role("reader", "reader-pw");
+    let mut db = Db::open_with(&reader, OpenMode::Read).unwrap();
+    assert_eq!(db.list().unwrap().len(), 1);
+    assert_eq!(db.get(id).unwrap(), full_profile(2));
+    drop(db);
+    let e = Db::open_with(&reader, OpenMode::Create)
+        .and_then(|mut db| db.insert(&full_profile(4)))
+        .err()
+        .expect("a reader cannot store");
+    assert!(e.to_string().contains("permission denied"), "{e}");
+
+    let e = Db::open_with(as_role("stranger", "stranger-pw"), OpenMode::Read)
+        .err()
+        .expect("no rights");
+    assert!(!matches!(e, DbError::Missing { .. }), "{e}");
+    assert!(e.to_string().contains("permission denied"), "{e}");
+    assert!(!e.to_string().contains("stranger-pw"), "{e}");
+}
