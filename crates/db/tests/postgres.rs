@@ -550,14 +550,13 @@ fn a_role_that_may_only_read_reads() {
     let as_role = |user: &str, pw: &str| format!("postgres://{user}:{pw}@127.0.0.1:{}/ro", pg.port);
 
     let reader = as_role("reader", "reader-pw");
-    let mut db = Db::open_with(&reader, OpenMode::Read).unwrap();
+    let db = Db::open_with(&reader, OpenMode::Read).unwrap();
     assert_eq!(db.list().unwrap().len(), 1);
     assert_eq!(db.get(id).unwrap(), full_profile(2));
     drop(db);
     let e = Db::open_with(&reader, OpenMode::Create)
         .and_then(|mut db| db.insert(&full_profile(4)))
-        .err()
-        .expect("a reader cannot store");
+        .expect_err("a reader cannot store");
     assert!(e.to_string().contains("permission denied"), "{e}");
 
     let e = Db::open_with(as_role("stranger", "stranger-pw"), OpenMode::Read)
