@@ -82,9 +82,14 @@ impl Protected {
 
     /// What `md` is, if it is a protected file.
     fn which(&self, md: &std::fs::Metadata) -> Option<&str> {
+        self.which_ids(md.dev(), md.ino())
+    }
+
+    /// What the file of device `dev` and inode `ino` is, if protected.
+    fn which_ids(&self, dev: u64, ino: u64) -> Option<&str> {
         self.files
             .iter()
-            .find(|g| g.dev == md.dev() && g.ino == md.ino())
+            .find(|g| g.dev == dev && g.ino == ino)
             .map(|g| g.what.as_str())
     }
 }
@@ -163,6 +168,69 @@ pub fn write(path: &Path, bytes: &[u8], protected: &Protected) -> Result<(), Wri
     }
     sync_dir(path);
     Ok(())
+}
+
+/// [`write`] of the plain name `name` (no `/`) in the open directory
+/// `dir`: the check, the temporary file and the rename all name the file
+/// relative to the descriptor, so a directory swapped for a symbolic link
+/// after it was opened cannot send the bytes elsewhere (the site's `runs`
+/// replaced by a link 20–100 ms into a build had its pages written into
+/// another directory). `shown`: the path for messages. A new file gets
+/// `0644`, an existing one is replaced by a new file of the same.
+pub fn write_at(
+    dir: &std::os::fd::OwnedFd,
+    name: &str,
+    shown: &Path,
+    bytes: &[u8],
+    protected: &Protected,
+) -> Result<(), WriteError> {
+    use rustix::fs::{openat, renameat, statat, unlinkat, AtFlags, FileType, Mode, OFlags};
+    let io = |err: std::io::Error| WriteError::Io {
+        path: shown.to_path_buf(),
+        err,
+    };
+    let check = || -> Result<Option<u32>, WriteError> {
+        match statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => {
+                let kind = FileType::from_raw_mode(st.st_mode as _);
+                if kind == FileType::Symlink {
+                    return Err(WriteError::Symlink(shown.to_path_buf()));
+                }
+                if kind != FileType::RegularFile {
+                    return Err(WriteError::NotAFile {
+                        path: shown.to_path_buf(),
+                        kind: "not a plain file",
+                    });
+                }
+                if let Some(what) = protected.which_ids(st.st_dev, st.st_ino) {
+                    return Err(WriteError::Protected {
+                        path: shown.to_path_buf(),
+                        what: what.to_string(),
+                    });
+                }
+                Ok(Some(st.st_mode & 0o7777))
+            }
+            Err(rustix::io::Errno::NOENT) => Ok(None),
+            Err(e) => Err(io(e.into())),
+        }
+    };
+    let mode = check()?.unwrap_or(0o644);
+    let tmp = temp_name(Path::new(name)).to_string_lossy().into_owned();
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = openat(dir, &tmp, flags, Mode::from_raw_mode(mode as _)).map_err(|e| io(e.into()))?;
+    let mut f = File::from(fd);
+    let written = f
+        .set_permissions(std::fs::Permissions::from_mode(mode))
+        .and_then(|()| f.write_all(bytes))
+        .and_then(|()| f.sync_all());
+    let renamed = written
+        .map_err(io)
+        .and_then(|()| check())
+        .and_then(|_| renameat(dir, &tmp, dir, name).map_err(|e| io(e.into())));
+    if renamed.is_err() {
+        let _ = unlinkat(dir, &tmp, AtFlags::empty());
+    }
+    renamed
 }
 
 /// Create `tmp` (never an existing file, nor through a link: `O_CREAT`

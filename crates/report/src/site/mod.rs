@@ -37,6 +37,7 @@ use hwcal_model::Profile;
 
 mod assets;
 mod catalogue;
+mod dirs;
 pub mod facts;
 mod history;
 pub mod machine;

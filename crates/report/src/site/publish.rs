@@ -8,6 +8,7 @@
 //! whole.
 
 use super::catalogue::Site;
+use super::dirs::SiteDirs;
 use super::facts::RunFacts;
 use super::marker::{is_site_file, marker, parse_marker, stale, MARKER};
 use crate::atomic::{self, Protected};
@@ -122,11 +123,12 @@ pub fn check_dir(dir: &Path) -> Result<Vec<String>, PublishError> {
     }
 }
 
-/// Each page replaces its earlier version whole (`atomic::write`): a build
-/// stopped by a full disk leaves the earlier pages readable.
-fn write(dir: &Path, f: &NamedFile, protected: &Protected) -> Result<(), PublishError> {
+/// Each page replaces its earlier version whole (`atomic::write_at`, in
+/// the site's directory opened once): a build stopped by a full disk
+/// leaves the earlier pages readable.
+fn write(dirs: &SiteDirs, f: &NamedFile, protected: &Protected) -> Result<(), PublishError> {
     debug_assert!(is_site_file(&f.name), "{}", f.name);
-    Ok(atomic::write(&dir.join(&f.name), &f.bytes, protected)?)
+    Ok(dirs.write(&f.name, &f.bytes, protected)?)
 }
 
 /// Calls `say` with a progress line at most once a second.
@@ -158,11 +160,43 @@ pub fn publish(
     protected: &Protected,
 ) -> Result<Published, PublishError> {
     let earlier = check_dir(dir)?;
-    let mut ticker = Ticker {
+    for sub in ["machines", "runs"] {
+        let path = dir.join(sub);
+        std::fs::create_dir_all(&path).map_err(|source| PublishError::Io {
+            what: "creating",
+            path,
+            source,
+        })?;
+    }
+    let dirs = SiteDirs::open(dir).map_err(|e| PublishError::Refused(format!("db site {e}")))?;
+    let ticker = Ticker {
         say,
         total: ids.len(),
         last: Instant::now(),
     };
+    publish_into(
+        &dirs,
+        (dir, earlier),
+        ids,
+        &mut load,
+        ticker,
+        generated_unix,
+        protected,
+    )
+}
+
+/// [`publish`] once the site's directories are open (`dirs`, on `dir`,
+/// whose earlier build wrote `earlier`): from here on every file is named
+/// relative to them.
+fn publish_into(
+    dirs: &SiteDirs,
+    (dir, earlier): (&Path, Vec<String>),
+    ids: &[i64],
+    load: &mut dyn FnMut(i64) -> Result<Profile, String>,
+    mut ticker: Ticker<'_>,
+    generated_unix: u64,
+    protected: &Protected,
+) -> Result<Published, PublishError> {
     let mut facts = Vec::with_capacity(ids.len());
     let mut skipped = Vec::new();
     for (i, &id) in ids.iter().enumerate() {
@@ -176,38 +210,24 @@ pub fn publish(
     let mut load = |id| load(id).map_err(|msg| PublishError::Load { id, msg });
     let site = Site::new(facts, generated_unix);
     let names = site.file_names();
-    for sub in ["machines", "runs"] {
-        let path = dir.join(sub);
-        std::fs::create_dir_all(&path).map_err(|source| PublishError::Io {
-            what: "creating",
-            path,
-            source,
-        })?;
-    }
     let mut all = earlier.clone();
     all.extend(names.iter().filter(|n| !earlier.contains(n)).cloned());
-    write(dir, &marker(&all), protected)?;
+    write(dirs, &marker(&all), protected)?;
     for (i, id) in site.run_ids().into_iter().enumerate() {
         ticker.tick("writing run reports", i);
-        write(dir, &site.run_page(id, &load(id)?), protected)?;
+        write(dirs, &site.run_page(id, &load(id)?), protected)?;
     }
     for name in stale(&earlier, &names) {
-        let path = dir.join(&name);
-        match std::fs::remove_file(&path) {
-            Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
-                return Err(PublishError::Io {
-                    what: "removing",
-                    path,
-                    source,
-                })
-            }
-            _ => {}
-        }
+        dirs.remove(&name).map_err(|source| PublishError::Io {
+            what: "removing",
+            path: dir.join(&name),
+            source,
+        })?;
     }
     // The index, the comparison, the machine pages, and last the marker
     // with the new list.
     for f in site.pages() {
-        write(dir, &f, protected)?;
+        write(dirs, &f, protected)?;
     }
     Ok(Published {
         machines: site.machines.len(),
@@ -231,6 +251,59 @@ mod tests {
             0,
             &Protected::default(),
         )
+    }
+
+    /// Issue 41, medium 3: `runs` swapped for a symbolic link to another
+    /// directory after the check (20–100 ms into a build) had the build
+    /// write its pages into that directory, overwrite a file there and
+    /// delete one a forged marker listed. The directories are opened once,
+    /// before the swap here, and every page goes where they were opened.
+    #[test]
+    fn a_runs_directory_swapped_for_a_link_midway_gets_nothing_written_through_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("site");
+        run(&dir, &[1, 2]).unwrap();
+        let other = tmp.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        for f in ["1.html", "2.html", "keep.txt"] {
+            std::fs::write(other.join(f), "theirs").unwrap();
+        }
+        let earlier = check_dir(&dir).unwrap();
+        let dirs = SiteDirs::open(&dir).unwrap();
+        std::fs::rename(dir.join("runs"), dir.join("runs.old")).unwrap();
+        std::os::unix::fs::symlink(&other, dir.join("runs")).unwrap();
+        let ticker = Ticker {
+            say: &mut |_| {},
+            total: 1,
+            last: Instant::now(),
+        };
+        let mut load = |id: i64| Ok(full_profile(id as u32));
+        publish_into(
+            &dirs,
+            (&dir, earlier),
+            &[1, 3],
+            &mut load,
+            ticker,
+            0,
+            &Protected::default(),
+        )
+        .unwrap();
+        // Nothing written, replaced or removed in the other directory.
+        let mut theirs: Vec<String> = std::fs::read_dir(&other)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        theirs.sort();
+        assert_eq!(theirs, ["1.html", "2.html", "keep.txt"]);
+        for f in ["1.html", "2.html", "keep.txt"] {
+            assert_eq!(std::fs::read_to_string(other.join(f)).unwrap(), "theirs", "{f}");
+        }
+        // The pages went into the directory that was opened, and its
+        // stale page (run 2) was removed there.
+        assert!(dir.join("runs.old/3.html").is_file());
+        assert!(!dir.join("runs.old/2.html").exists());
+        // A later build refuses the link outright.
+        assert!(matches!(run(&dir, &[1]), Err(PublishError::Refused(_))));
     }
 
     #[test]
