@@ -51,7 +51,7 @@ use std::collections::HashMap;
 /// the three marks only ([`Policy::ALL`]): between them, retention trades
 /// against capacity along a ridge the edge cannot resolve (a random-
 /// replacement edge with ±0.02 of scatter fits 1.0, 1.125 and 1.25 times
-/// its capacity at 3/8, 4/8 and 2/8 of the way within 10% of each other's
+/// its capacity at 4/8, 3/8 and 2/8 of the way within 10% of each other's
 /// rms, and a simulated Emerald Rapids L2 of 2 MiB fitted best at 2.19),
 /// so a finer scale would only widen what a stated size is confirmed by.
 /// A policy between the marks is read at the capacity its nearest mark
@@ -121,7 +121,7 @@ pub struct ColourFit {
 impl ColourFit {
     /// Whether capacities more than one colour (the fit's resolution) apart
     /// explain the edge nearly as well: the edge alone does not say which
-    /// the level has. Where overfull sets keep more of the chase, the same
+    /// the level has. Where overfull sets keep less of the chase, the same
     /// edge comes from a larger capacity, and nothing on the edge tells
     /// the policy (a random-replacement edge with ±0.02 of scatter fits
     /// 1.0, 1.125 and 1.25 times its capacity within 10% of each other's
