@@ -45,52 +45,47 @@
 
 use std::collections::HashMap;
 
-/// How much of a cyclic chase that overflows a set the set keeps (see the
-/// module docs), in eighths of the way from LRU (nothing) over random
-/// replacement to thrash-resistant insertion (W − 1 lines). The fit tries
-/// the three marks only ([`Policy::ALL`]): between them, retention trades
-/// against capacity along a ridge the edge cannot resolve (a random-
-/// replacement edge with ±0.02 of scatter fits 1.0, 1.125 and 1.25 times
-/// its capacity at 4/8, 3/8 and 2/8 of the way within 10% of each other's
-/// rms, and a simulated Emerald Rapids L2 of 2 MiB fitted best at 2.19),
-/// so a finer scale would only widen what a stated size is confirmed by.
-/// A policy between the marks is read at the capacity its nearest mark
-/// gives (flagged against the stated size where beyond its tolerance) or
-/// left unconfirmed.
+/// How a set treats a cyclic chase of more lines than it has ways (see the
+/// module docs). The fit tries these three only: between them, retention
+/// trades against capacity along a ridge the edge cannot resolve (with
+/// mixes of random replacement and its neighbours allowed, a random-
+/// replacement edge with ±0.02 of scatter fitted 1.0, 1.125 and 1.25 times
+/// its capacity within 10% of each other's rms, and a simulated Emerald
+/// Rapids L2 of 2 MiB fitted best at 2.19), so a finer scale would only
+/// widen what a stated size is confirmed by. A policy between them is read
+/// at the capacity the nearest gives (flagged against the stated size
+/// where beyond its tolerance) or left unconfirmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Policy(u8);
-
-impl Policy {
+pub enum Policy {
     /// LRU (or a pseudo-LRU close to it): an overfull set hits nothing.
-    pub const LRU: Policy = Policy(0);
+    Lru,
     /// Random replacement: an overfull set keeps a part that shrinks
     /// quickly with the overflow.
-    pub const RANDOM: Policy = Policy(4);
+    Random,
     /// Thrash-resistant insertion: an overfull set keeps W − 1 lines.
-    pub const KEEPS_WAYS: Policy = Policy(8);
+    KeepsWays,
+}
 
+impl Policy {
     /// Every policy the fit tries, from LRU to thrash-resistant.
-    pub const ALL: [Policy; 3] = [Policy::LRU, Policy::RANDOM, Policy::KEEPS_WAYS];
+    pub const ALL: [Policy; 3] = [Policy::Lru, Policy::Random, Policy::KeepsWays];
 
     /// Its name in a note.
     pub fn name(self) -> &'static str {
-        match self.0 {
-            0 => "LRU-like",
-            1..=3 => "between LRU-like and random",
-            4 => "random",
-            5..=7 => "between random and thrash-resistant",
-            _ => "thrash-resistant",
+        match self {
+            Policy::Lru => "LRU-like",
+            Policy::Random => "random",
+            Policy::KeepsWays => "thrash-resistant",
         }
     }
 
     /// What an overfull set keeps under this policy, from what it keeps
     /// under random replacement and under thrash-resistant insertion.
-    fn blend(self, random: f64, keeps: f64) -> f64 {
-        let t = f64::from(self.0.min(8)) / 4.0;
-        if t <= 1.0 {
-            t * random
-        } else {
-            (2.0 - t) * random + (t - 1.0) * keeps
+    fn keeps(self, random: f64, keeps_ways: f64) -> f64 {
+        match self {
+            Policy::Lru => 0.0,
+            Policy::Random => random,
+            Policy::KeepsWays => keeps_ways,
         }
     }
 }
@@ -169,7 +164,7 @@ pub fn policy_set_hit(policy: Policy, n: usize, ways: usize) -> f64 {
     if n <= ways {
         return 1.0;
     }
-    policy.blend(set_hit(n, ways), (ways - 1) as f64 / n as f64)
+    policy.keeps(set_hit(n, ways), (ways - 1) as f64 / n as f64)
 }
 
 /// Per-set hit probability for `n` lines in `ways` ways under random
@@ -230,7 +225,7 @@ pub struct Memo {
     /// The hit fraction's parts by (pages, colours, ways): from sets that
     /// fit, from overfull sets under random replacement, and from overfull
     /// sets under thrash-resistant insertion. Every policy's hit fraction
-    /// is the first plus its blend of the others (the page counts'
+    /// is the first plus what it keeps of the others (the page counts'
     /// distribution is computed once for all).
     hit: HashMap<(usize, usize, usize), [f64; 3]>,
     /// [`set_hit`] (random replacement's fixed point) by (lines, ways).
@@ -265,7 +260,7 @@ impl Memo {
 
     /// [`hit_fraction`] under random replacement, remembered.
     pub fn hit_fraction(&mut self, ws: f64, capacity: f64, ways: usize, page: f64) -> Option<f64> {
-        self.policy_hit_fraction(Policy::RANDOM, ws, capacity, ways, page)
+        self.policy_hit_fraction(Policy::Random, ws, capacity, ways, page)
     }
 
     /// The expected hit fraction under `policy` (see [`hit_fraction`]),
@@ -294,7 +289,7 @@ impl Memo {
                 h
             }
         };
-        Some((parts[0] + policy.blend(parts[1], parts[2])).clamp(0.0, 1.0))
+        Some((parts[0] + policy.keeps(parts[1], parts[2])).clamp(0.0, 1.0))
     }
 
     /// The hit fraction's parts (see [`Memo::hit`]) over `pages` pages in
@@ -574,11 +569,11 @@ mod tests {
         }
         // LRU keeps nothing of an overfull set, thrash-resistant insertion
         // all but one way, random replacement a part between.
-        assert_eq!(policy_set_hit(Policy::LRU, 20, 16), 0.0);
-        assert_eq!(policy_set_hit(Policy::KEEPS_WAYS, 20, 16), 0.75);
-        let r = policy_set_hit(Policy::RANDOM, 20, 16);
+        assert_eq!(policy_set_hit(Policy::Lru, 20, 16), 0.0);
+        assert_eq!(policy_set_hit(Policy::KeepsWays, 20, 16), 0.75);
+        let r = policy_set_hit(Policy::Random, 20, 16);
         assert!(r > 0.0 && r < 0.75, "{r}");
-        assert_eq!(policy_set_hit(Policy::LRU, 16, 16), 1.0);
+        assert_eq!(policy_set_hit(Policy::Lru, 16, 16), 1.0);
     }
 
     #[test]
@@ -588,7 +583,7 @@ mod tests {
         // and each places the capacity elsewhere. Alone the edge gives
         // nothing; it confirms the stated capacity.
         let c = 1024.0 * KIB;
-        let pts = edge(Policy::LRU, c, 8, 0.6, 8, 0.03);
+        let pts = edge(Policy::Lru, c, 8, 0.6, 8, 0.03);
         let b = Memo::default()
             .best(&pts, 8, 4096.0, (c / 4.0, c * 4.0), None)
             .unwrap();
