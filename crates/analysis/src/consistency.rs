@@ -254,15 +254,19 @@ fn chase_mlp(p: &Profile) -> Vec<MlpPoint> {
     let Some((1, one, one_s)) = pts.first().cloned() else {
         return Vec::new();
     };
-    pts.into_iter()
+    let mut out = pts
+        .into_iter()
         .map(|(k, v, s)| MlpPoint {
             chains: k,
             ns_per_load: v.ns,
             speedup: one.ns / v.ns,
             ns_per_load_ci95: v.ci95,
             speedup_ci95: crate::bootstrap::minima_interval(&one_s, &s, |a, b| a / b),
+            verdict: None,
         })
-        .collect()
+        .collect::<Vec<_>>();
+    crate::cache::judge_mlp(&mut out);
+    out
 }
 
 /// The headline from the `mem` chase, keeping what only the sweep gives

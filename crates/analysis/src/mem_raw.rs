@@ -264,6 +264,9 @@ fn reanalyze_mlp(p: &Profile, bw: &mut Bandwidth, tsc: Option<f64>) -> bool {
         m.speedup_ci95 = crate::stats::ratio_ci95(b, b_ci, m.ns_per_load, m.ns_per_load_ci95);
         any = true;
     }
+    if any {
+        crate::cache::judge_mlp(&mut bw.mlp);
+    }
     any
 }
 

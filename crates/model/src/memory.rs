@@ -103,4 +103,11 @@ pub struct MlpPoint {
     pub ns_per_load_ci95: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speedup_ci95: Option<[f64; 2]>,
+    /// `noisy` where a speed-up of the table is more than its chains can
+    /// give (beyond its interval): every speed-up divides the same single
+    /// chase, so one that is physically impossible puts all of them in
+    /// doubt. Absent otherwise: the table then stands with the verdict of
+    /// the memory figure it belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
 }

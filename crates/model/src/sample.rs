@@ -130,6 +130,7 @@ pub fn full_profile(variant: u32) -> Profile {
                     speedup,
                     ns_per_load_ci95: Some([dram / speedup * 0.98, dram / speedup * 1.02]),
                     speedup_ci95: Some([speedup * 0.97, speedup * 1.03]),
+                    verdict: None,
                 }
             })
             .collect(),

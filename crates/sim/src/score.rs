@@ -344,7 +344,7 @@ pub fn judge_over(model: &Model, p: &Profile, span_s: f64) -> Vec<Judged> {
     });
     let sixteen = memory.and_then(|m| {
         let q = m.mlp.iter().find(|q| q.chains == 16)?;
-        Some((q.speedup, m.verdict))
+        Some((q.speedup, q.verdict.unwrap_or(m.verdict)))
     });
     out.push(judge_one(
         "MLP (16 chains)".into(),

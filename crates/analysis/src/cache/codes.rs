@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 35] = [
+pub const NOTE_CODES: [(&str, &str); 36] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -106,6 +106,10 @@ pub const NOTE_CODES: [(&str, &str); 35] = [
     (
         "cache.l{N}-replace-unsettled",
         "no replace time: the next cache level's plateau is in doubt (scatter over 5%, or most points never settled)",
+    ),
+    (
+        "cache.mlp-superlinear",
+        "a memory-level-parallelism speed-up above its chain count beyond its interval: the table marked noisy",
     ),
     (
         "cache.l{N}-size-unconfirmed",

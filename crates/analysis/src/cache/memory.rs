@@ -70,10 +70,61 @@ pub fn mlp_points(mlp: Option<&RawCurve>) -> Vec<MlpPoint> {
                 speedup_ci95: one.and_then(|o| {
                     crate::bootstrap::minima_interval(&o.samples, &q.samples, |one, k| one / k)
                 }),
+                verdict: None,
             })
-            .collect()
+            .collect::<Vec<_>>()
+    })
+    .map(|mut v| {
+        judge_mlp(&mut v);
+        v
     })
     .unwrap_or_default()
+}
+
+/// The note on a memory-level-parallelism table [`judge_mlp`] put in
+/// doubt: which speed-up exceeds its chains.
+pub(super) fn mlp_note(m: &MemoryLatency) -> Option<Note> {
+    let q = m
+        .mlp
+        .iter()
+        .filter(|q| q.chains >= 1)
+        .max_by(|a, b| (a.speedup / f64::from(a.chains)).total_cmp(&(b.speedup / f64::from(b.chains))))?;
+    if !m.mlp.iter().any(|q| q.verdict == Some(Verdict::Noisy)) {
+        return None;
+    }
+    Some(note(
+        "cache",
+        "mlp-superlinear",
+        format!(
+            "cache: memory-level parallelism: {} chains read {:.1}x one chase, more than {} independent \
+             chases can overlap; the single chase every speed-up divides was disturbed, or the chains hit \
+             a cache it missed, so the table is marked noisy",
+            q.chains, q.speedup, q.chains
+        ),
+    ))
+}
+
+/// Judges a memory-level-parallelism table in place and returns whether
+/// it is in doubt. K independent chases overlap at most K misses, so over
+/// one footprint no speed-up exceeds its chain count (Little's law: the
+/// loads in flight bound the throughput); one that does beyond its
+/// interval means the single chase every point divides was disturbed (a
+/// neighbour, a share that moved) or the chains' footprint hit a cache
+/// the single chase missed — a simulated guest read 18.8× with 16 chains,
+/// marked `ok` with its memory figure. Then every point is `noisy`, as
+/// they share that divisor; else none has a verdict of its own: the table
+/// stands with the memory figure whose chases it shares (a memory latency
+/// that moved between two chases of one footprint moves the speed-ups
+/// too).
+pub fn judge_mlp(points: &mut [MlpPoint]) -> bool {
+    let impossible = points.iter().any(|q| {
+        let low = q.speedup_ci95.map_or(q.speedup, |ci| ci[0]);
+        q.chains >= 1 && low > f64::from(q.chains)
+    });
+    for q in points.iter_mut() {
+        q.verdict = impossible.then_some(Verdict::Noisy);
+    }
+    impossible
 }
 
 /// Memory latency from its plateau `m`, with the caches' reach and the
@@ -165,4 +216,62 @@ pub(super) fn climbing(sw: &Sweep, m: &Plateau, mem: &mut MemoryLatency) -> Opti
             (top.y / fig - 1.0) * 100.0
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(chains: u32, speedup: f64, ci: Option<[f64; 2]>) -> MlpPoint {
+        MlpPoint {
+            chains,
+            ns_per_load: 100.0 / speedup,
+            speedup,
+            speedup_ci95: ci,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_speed_up_over_its_chain_count_puts_the_whole_table_in_doubt() {
+        // The shape of a simulated guest whose single chase was slowed by
+        // a moving share: 2.28x with 2 chains, 18.8x with 16.
+        let mut t = vec![
+            point(1, 1.0, Some([0.99, 1.0])),
+            point(2, 2.28, Some([2.27, 2.30])),
+            point(4, 4.0, Some([3.98, 4.02])),
+            point(16, 18.8, Some([18.7, 18.9])),
+        ];
+        assert!(judge_mlp(&mut t));
+        assert!(t.iter().all(|q| q.verdict == Some(Verdict::Noisy)));
+        let m = MemoryLatency {
+            mlp: t,
+            ..Default::default()
+        };
+        let n = mlp_note(&m).expect("a note");
+        assert_eq!(n.code, "cache.mlp-superlinear");
+        assert!(n.text.contains("16 chains read 18.8x"), "{}", n.text);
+    }
+
+    #[test]
+    fn speed_ups_within_their_chains_or_their_interval_stand() {
+        // 16.3x with an interval reaching under 16 is the luck of the
+        // minima, not an impossibility; sublinear scaling is the rule.
+        let mut t = vec![
+            point(1, 1.0, None),
+            point(2, 1.95, None),
+            point(8, 6.8, Some([6.7, 6.9])),
+            point(16, 16.3, Some([15.6, 16.9])),
+        ];
+        assert!(!judge_mlp(&mut t));
+        assert!(t.iter().all(|q| q.verdict.is_none()));
+        let m = MemoryLatency {
+            mlp: t,
+            ..Default::default()
+        };
+        assert!(mlp_note(&m).is_none());
+        // Without an interval the figure itself is held to the bound.
+        let mut bare = vec![point(1, 1.0, None), point(4, 4.5, None)];
+        assert!(judge_mlp(&mut bare));
+    }
 }

@@ -54,7 +54,7 @@ pub use crate::neighbours::{neighbour_note, NEIGHBOUR_BUSY_LIMIT};
 pub use codes::{flush_id, line_id, note_patterns, NOTE_CODES};
 pub use edge::{held_capacity, placement_mean};
 pub use levels::{whole_cycle_note, NOMINAL_SIZE_TOLERANCE, WHOLE_CYCLE_TOLERANCE};
-pub use memory::{mlp_points, MEMORY_RISE, MIN_MEMORY_NS, MIN_MEMORY_STEP, SWEEP_SOURCE};
+pub use memory::{judge_mlp, mlp_points, MEMORY_RISE, MIN_MEMORY_NS, MIN_MEMORY_STEP, SWEEP_SOURCE};
 pub(crate) use plateaus::nominal_sizes;
 pub use sweep::busy_note;
 pub use tlb_share::TlbShare;
@@ -364,6 +364,7 @@ fn analyze_with(
         out.notes.extend(missing);
         out.memory = Some(memory_latency(&sw, pl.last().unwrap(), reach, mlp, huge_fraction));
         out.notes.extend(tlb_note(tlb, out.memory.as_ref()));
+        out.notes.extend(out.memory.as_ref().and_then(memory::mlp_note));
     } else {
         out.notes.push(no_memory_note(&sw, &pl));
         out.notes.extend(unfound_level_notes(machine, &sw, &pl));

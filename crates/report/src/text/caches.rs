@@ -122,8 +122,15 @@ pub fn caches_pages(levels: &[CacheLevel], memory: Option<&MemoryLatency>, pages
     for p in memory.map_or(&[][..], |m| &m.mlp[..]) {
         let _ = writeln!(
             s,
-            "  {:>2} parallel chases: {:7.2} ns per load ({:.2}× one chase)",
-            p.chains, p.ns_per_load, p.speedup
+            "  {:>2} parallel chases: {:7.2} ns per load ({:.2}× one chase){}",
+            p.chains,
+            p.ns_per_load,
+            p.speedup,
+            if p.verdict == Some(hwcal_model::Verdict::Noisy) {
+                " — noisy"
+            } else {
+                ""
+            }
         );
     }
     s

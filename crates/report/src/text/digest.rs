@@ -269,7 +269,14 @@ fn memory(m: &MemoryLatency, base_page: Option<u64>) -> Line {
         .iter()
         .max_by(|a, b| a.speedup.total_cmp(&b.speedup))
         .map_or(String::new(), |q| {
-            format!(" · {:.1}× with {} chains", q.speedup, q.chains)
+            // A table in doubt says so beside its figure: the line's
+            // verdict is memory latency's.
+            let doubt = if q.verdict == Some(hwcal_model::Verdict::Noisy) {
+                " (noisy)"
+            } else {
+                ""
+            };
+            format!(" · {:.1}× with {} chains{doubt}", q.speedup, q.chains)
         });
     // The TLB check's word, as the detail's (`pages::statement`, briefly):
     // smaps may count huge pages the TLB never sees.

@@ -213,8 +213,10 @@ impl Sweep<'_> {
                 speedup: base / r.ns_per_op,
                 ns_per_load_ci95: r.ns_per_op_ci95,
                 speedup_ci95: hwcal_analysis::stats::ratio_ci95(base, base_ci, r.ns_per_op, r.ns_per_op_ci95),
+                verdict: None,
             });
         }
+        hwcal_analysis::cache::judge_mlp(&mut bw.mlp);
         Ok(())
     }
 }
