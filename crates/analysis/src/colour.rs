@@ -587,6 +587,27 @@ mod tests {
     }
 
     #[test]
+    fn a_misfit_within_the_placements_own_scatter_is_taken() {
+        // An LRU edge measured with ±9% of error at every point: more than
+        // MAX_RMS, so without a scatter to weigh it by nothing is taken.
+        // Where the placements' mean scatters by 5%, the misfit is within
+        // twice that and the stated capacity stands; where it scatters by
+        // 1%, the misfit is the model's and nothing is taken.
+        let (c, ways) = (1024.0 * KIB, 16);
+        let pts = edge(Policy::Lru, c, ways, 0.4, 30, 0.09);
+        let range = (c / 4.0, c * 4.0);
+        let settle = |scatter: Option<f64>| {
+            let mut m = Memo::default();
+            let b = m.best(&pts, ways, 4096.0, range, scatter)?;
+            assert!(b.rms > MAX_RMS, "{b:?}");
+            m.settle(b, &pts, (ways, 4096.0, range.0), Some(c), scatter)
+        };
+        assert_eq!(settle(None), None);
+        assert_eq!(settle(Some(0.01)), None);
+        assert_eq!(settle(Some(0.05)).map(|f| f.capacity), Some(c));
+    }
+
+    #[test]
     fn an_edge_that_does_not_pin_the_capacity_down_gives_none_of_its_own() {
         // Only the start of an LRU edge, with scatter: where the first
         // colours overflow the policies differ too little to tell apart,
