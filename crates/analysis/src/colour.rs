@@ -225,6 +225,19 @@ pub fn fit(
     m.settle(best, points, (ways, page, lo), stated, None)
 }
 
+/// The hit fractions every replacement policy lies between on one draw of
+/// random pages, in expectation, with their standard deviations over
+/// draws (see [`Memo::envelope`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Envelope {
+    /// The colours that fit: what LRU hits, and no policy less.
+    pub lower: f64,
+    /// W lines per overfull set: what no policy exceeds.
+    pub upper: f64,
+    pub sd_lower: f64,
+    pub sd_upper: f64,
+}
+
 /// The model's values, each computed once: a fit asks for every candidate
 /// colour count at every point under every policy, and the bootstrap of
 /// `crate::cache` fits the same working sets again and again with other
@@ -300,6 +313,59 @@ impl Memo {
             }
         };
         Some((parts[0] + policy.keeps(parts[1], parts[2])).clamp(0.0, 1.0))
+    }
+
+    /// What any replacement policy can make of a chase over `ws` bytes of
+    /// random pages in a cache of `capacity` bytes and `ways` ways: `None`
+    /// where it has fewer than two colours. A set whose colour drew n ≤ W
+    /// pages holds them all under every policy, and no set hits more than
+    /// W lines of a cyclic chase per lap (a line that hits was resident
+    /// since its previous visit, a lap ago, so every line that hits in a
+    /// lap was resident at the lap's start, W at most). So the hit fraction
+    /// lies between the colours that fit (LRU: an overfull set hits
+    /// nothing) and Σ min(n, W) (no policy keeps more), whatever the
+    /// policy; each bound with its standard deviation over draws of pages
+    /// (colours' counts taken as independent binomials, which overstates
+    /// it a little: the counts of a multinomial are negatively correlated).
+    pub fn envelope(&mut self, ws: f64, capacity: f64, ways: usize, page: f64) -> Option<Envelope> {
+        if ways == 0 || page.is_nan() || page <= 0.0 {
+            return None;
+        }
+        let colours = (capacity / (ways as f64 * page)).round() as usize;
+        let pages = (ws / page).round().max(1.0) as usize;
+        if colours < 2 {
+            return None;
+        }
+        let p = 1.0 / colours as f64;
+        let mean = pages as f64 * p;
+        let sd = (mean * (1.0 - p)).sqrt();
+        let lo = (mean - 8.0 * sd - 1.0).floor().max(0.0) as usize;
+        let hi = ((mean + 8.0 * sd + 1.0).ceil() as usize).min(pages);
+        let (ln_p, ln_q) = (p.ln(), (1.0 - p).ln());
+        let ln_all = self.ln_factorial(pages);
+        // First and second moments of one colour's lines that fit (lower)
+        // and of min(n, W) (upper).
+        let (mut l1, mut l2, mut u1, mut u2) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for n in lo..=hi {
+            let ln_pr = ln_all - self.ln_factorial(n) - self.ln_factorial(pages - n)
+                + n as f64 * ln_p
+                + (pages - n) as f64 * ln_q;
+            let pr = ln_pr.exp();
+            let fits = if n <= ways { n as f64 } else { 0.0 };
+            let held = n.min(ways) as f64;
+            l1 += pr * fits;
+            l2 += pr * fits * fits;
+            u1 += pr * held;
+            u2 += pr * held * held;
+        }
+        let (k, total) = (colours as f64, pages as f64);
+        let sd_of = |m1: f64, m2: f64| (k * (m2 - m1 * m1).max(0.0)).sqrt() / total;
+        Some(Envelope {
+            lower: (k * l1 / total).clamp(0.0, 1.0),
+            upper: (k * u1 / total).clamp(0.0, 1.0),
+            sd_lower: sd_of(l1, l2),
+            sd_upper: sd_of(u1, u2),
+        })
     }
 
     /// The hit fraction's parts (see [`Memo::hit`]) over `pages` pages in
@@ -605,6 +671,34 @@ mod tests {
         assert_eq!(settle(None), None);
         assert_eq!(settle(Some(0.01)), None);
         assert_eq!(settle(Some(0.05)).map(|f| f.capacity), Some(c));
+    }
+
+    #[test]
+    fn every_policy_lies_within_the_envelope() {
+        // The envelope's lower bound is LRU's hit fraction; random
+        // replacement and thrash-resistant insertion lie between it and
+        // the upper bound, which falls below 1 once colours overflow.
+        let mut m = Memo::default();
+        for (c, ways) in [(512.0 * KIB, 8), (1280.0 * KIB, 20), (2048.0 * KIB, 16)] {
+            for i in 0..24 {
+                let x = c * 0.4 * 1.1f64.powi(i);
+                let e = m.envelope(x, c, ways, 4096.0).unwrap();
+                let lru = m.policy_hit_fraction(Policy::Lru, x, c, ways, 4096.0).unwrap();
+                assert!((e.lower - lru).abs() < 1e-9, "{c} {x}: {e:?} {lru}");
+                for policy in Policy::ALL {
+                    let h = m.policy_hit_fraction(policy, x, c, ways, 4096.0).unwrap();
+                    assert!(
+                        e.lower - 1e-9 <= h && h <= e.upper + 1e-9,
+                        "{policy:?} {c} {x}: {e:?} {h}"
+                    );
+                }
+                assert!(e.sd_lower >= 0.0 && e.sd_upper >= 0.0);
+            }
+            // Far past the capacity no policy holds more than the cache.
+            let far = m.envelope(3.0 * c, c, ways, 4096.0).unwrap();
+            assert!(far.upper <= 1.0 / 3.0 + 1e-9 && far.lower < 0.01, "{far:?}");
+        }
+        assert_eq!(m.envelope(64.0 * KIB, 32.0 * KIB, 8, 4096.0), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 36] = [
+const CACHE: [&str; 38] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -35,6 +35,8 @@ const CACHE: [&str; 36] = [
     "cache.unstated-merged",
     "cache.l1-edge-overheld",
     "cache.l{N}-replace-unsettled",
+    "cache.l{N}-stated-contradicted",
+    "cache.l{N}-colour-through-missing",
     "cache.mlp-superlinear",
     "cache.l{N}-size-unconfirmed",
     "cache.l{N}-numbering",

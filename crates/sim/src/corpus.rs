@@ -718,6 +718,11 @@ pub fn generated(seed: u64, index: usize) -> (Model, Condition) {
             }
         }
         17..=19 => Sysfs::Absent,
+        // QEMU's EPYC models' L2 and its legacy table's.
+        0..=1 => {
+            let (l2, ways) = pick(rng, &[(512u64 << 10, 8u64), (4 << 20, 16)]);
+            Sysfs::CpuModel { l2, ways }
+        }
         _ => Sysfs::Truth,
     };
     let page_tables_cached = rng.index(10) < 4;
@@ -863,7 +868,7 @@ mod tests {
         }
         assert_eq!(
             counts.keys().filter(|k| k.starts_with("sysfs")).count(),
-            5,
+            6,
             "{counts:?}"
         );
     }

@@ -33,6 +33,8 @@ use hwcal_stats::SplitMix64;
 /// - `TlbWrong { level, entries }`: as `Truth`, with TLB `level` (1-based)
 ///   stated at `entries`; a `level` the model does not have changes nothing.
 /// - `Absent`: no caches and no TLBs.
+/// - `CpuModel { l2, ways }`: as `Truth`, with a private L2 stated at `l2`
+///   bytes of `ways` ways (its sets to match).
 ///
 /// Independent of the guest's other fields, of the noise and of the seed.
 pub fn stated(model: &Model) -> (Vec<NominalCache>, Vec<NominalTlb>) {
@@ -43,17 +45,18 @@ pub fn stated(model: &Model) -> (Vec<NominalCache>, Vec<NominalTlb>) {
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let size = match model.guest.sysfs {
-                Sysfs::SharedAtNominal { nominal } if Some(i) == first_shared => nominal,
-                _ => l.size,
+            let (size, ways) = match model.guest.sysfs {
+                Sysfs::SharedAtNominal { nominal } if Some(i) == first_shared => (nominal, l.ways as u64),
+                Sysfs::CpuModel { l2, ways } if i == 1 && !l.shared => (l2, ways),
+                _ => (l.size, l.ways as u64),
             };
             NominalCache {
                 level: i as u32 + 1,
                 cache_type: if i == 0 { "Data" } else { "Unified" }.into(),
                 size_bytes: size,
                 line_bytes: Some(l.line),
-                ways: Some(l.ways as u64),
-                sets: Some(size / l.line / l.ways.max(1) as u64),
+                ways: Some(ways),
+                sets: Some(size / l.line / ways.max(1)),
                 shared_cpus: if l.shared { cpus.clone() } else { vec![0] },
                 source: "sysfs".into(),
             }
@@ -357,6 +360,19 @@ mod tests {
         assert_eq!(stated(&m).1[1].entries, 2048);
         m.guest.sysfs = Sysfs::Absent;
         assert_eq!(stated(&m), (Vec::new(), Vec::new()));
+        m.guest.sysfs = Sysfs::CpuModel {
+            l2: 4 << 20,
+            ways: 16,
+        };
+        let (c, t) = stated(&m);
+        assert_eq!(
+            (c[1].size_bytes, c[1].ways, c[1].sets),
+            (4 << 20, Some(16), Some(4096))
+        );
+        assert_eq!(
+            (c[0].size_bytes, c[2].size_bytes, t.len()),
+            (32 << 10, 6656 << 10, 2)
+        );
     }
 
     #[test]

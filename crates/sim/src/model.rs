@@ -122,6 +122,13 @@ pub enum Sysfs {
     /// No cache or TLB information at all (some containers, some Arm
     /// boards' device trees).
     Absent,
+    /// The private L2 stated as a hypervisor's CPU model has it, not as
+    /// the core does: QEMU's named models carry their own cache table
+    /// (its AMD EPYC models an L2 of 512 KiB, 8 ways; its legacy table
+    /// 4 MiB, 16 ways), whatever the host runs. `l2` bytes of `ways` ways;
+    /// the rest true. A model whose L2 is shared, or that has none, is
+    /// stated truly.
+    CpuModel { l2: u64, ways: u64 },
 }
 
 /// The guest's transparent-huge-page setting

@@ -391,6 +391,7 @@ pub fn shape(model: &Model) -> String {
         Sysfs::TlbMasked => tags.push("tlb-masked"),
         Sysfs::TlbWrong { .. } => tags.push("tlb-wrong"),
         Sysfs::Absent => tags.push("sysfs-absent"),
+        Sysfs::CpuModel { .. } => tags.push("sysfs-cpu-model-l2"),
     }
     if g.page_tables_cached && model.pages == crate::model::Pages::Base {
         tags.push(if g.host_base_pages { "pte-nested" } else { "pte" });

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 36] = [
+pub const NOTE_CODES: [(&str, &str); 38] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -106,6 +106,14 @@ pub const NOTE_CODES: [(&str, &str); 36] = [
     (
         "cache.l{N}-replace-unsettled",
         "no replace time: the next cache level's plateau is in doubt (scatter over 5%, or most points never settled)",
+    ),
+    (
+        "cache.l{N}-stated-contradicted",
+        "a private level on base pages whose edge no cache of the stated size and ways makes under any replacement: marked noisy",
+    ),
+    (
+        "cache.l{N}-colour-through-missing",
+        "the last level sized by a page-colour fit of an edge that runs to memory through a stated level not found: marked noisy",
     ),
     (
         "cache.mlp-superlinear",

@@ -659,6 +659,29 @@ pub(super) fn step_to_memory(l: &mut CacheLevel) -> Note {
     )
 }
 
+/// The last level's size from a page-colour fit of its edge where that edge
+/// runs to memory through a stated level the sweep did not find: the fit
+/// reads the missing level's hits as this level's, so its capacity is not
+/// this level's (a simulated guest's L2 of 2.5 MiB, beside an L3 of 8 MiB
+/// whose moving share left no plateau, fitted at the 4 MiB a CPU model's
+/// table stated, `ok`). Marked noisy, with `held`, what the level was
+/// seen to hold, for comparison.
+pub(super) fn colour_through_missing(l: &mut CacheLevel, held: f64) -> Note {
+    l.verdict = Verdict::Noisy;
+    note(
+        "cache",
+        &format!("l{}-colour-through-missing", l.level),
+        format!(
+            "L{n}: its size ({}) is a page-colour fit of an edge that runs to memory through a stated \
+             level the sweep did not find, so the fit counts that level's hits as L{n}'s; it was seen to \
+             hold {}; marked noisy",
+            size_text(l.size_bytes as f64),
+            size_text(held),
+            n = l.level
+        ),
+    )
+}
+
 /// Nominal levels without a plateau of their own: how much capacity they
 /// add at most, from the last level's end to where memory latency is reached.
 pub(super) fn missing_level_notes(

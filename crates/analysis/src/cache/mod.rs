@@ -28,6 +28,7 @@
 //! * `plateaus` — the curve's plateaus and where each ends;
 //! * `levels` — cache levels from plateaus, with their notes;
 //! * `confirm` — whether a level's size has a second figure behind it;
+//! * `envelope` — whether the stated size and ways can make a level's edge at all;
 //! * `slope` — whether a plateau is flat enough for its level to be a latency;
 //! * `steps` — whether a level's step has two level plateaus behind it;
 //! * `memory` — memory latency and memory-level parallelism;
@@ -37,6 +38,7 @@
 mod codes;
 mod confirm;
 mod edge;
+mod envelope;
 mod intervals;
 mod levels;
 mod memory;
@@ -286,6 +288,9 @@ fn analyze_with(
     let mut sw = Sweep::new(curve, tlb);
     if !huge {
         sw.colour = colour_points(colour, tlb, None);
+        sw.colour_draws = colour
+            .and_then(|c| c.points.iter().map(|q| q.samples.len()).min())
+            .unwrap_or(0);
     }
     let busy = busy_note(&sw.pts);
     let (pl, merged) = plateaus(&sw, machine, !huge, busy.is_some());
@@ -347,6 +352,15 @@ fn analyze_with(
             }
         }
     }
+    if !huge {
+        let mut memo = crate::colour::Memo::default();
+        for (k, l) in out.levels.iter_mut().enumerate() {
+            if let (Some(p), Some(next)) = (pl.get(k), pl.get(k + 1)) {
+                out.notes
+                    .extend(envelope::stated_contradicted(l, &sw, p, next, machine, &mut memo));
+            }
+        }
+    }
     out.notes
         .extend(confirm::numbering_in_doubt(&mut out.levels, machine));
     out.notes
@@ -357,6 +371,9 @@ fn analyze_with(
         if !missing.is_empty() {
             if let Some(l) = out.levels.last_mut() {
                 out.notes.push(step_to_memory(l));
+                let fitted = pl.get(n_cache.wrapping_sub(1)).and_then(|p| p.colour);
+                out.notes
+                    .extend(fitted.map(|(_, held)| levels::colour_through_missing(l, held)));
             }
         } else {
             out.notes.extend(steps::last_step_unranked(&mut out.levels));

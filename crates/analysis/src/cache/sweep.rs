@@ -65,6 +65,9 @@ pub(super) struct Sweep {
     /// The private levels' edges averaged over page placements, TLB share
     /// removed (working set, ns); empty without them.
     pub(super) colour: Vec<(f64, f64, f64)>,
+    /// How many page placements each of `colour`'s points averages (the
+    /// fewest of any point).
+    pub(super) colour_draws: usize,
 }
 
 impl Sweep {
@@ -95,6 +98,7 @@ impl Sweep {
             share,
             clean,
             colour: Vec::new(),
+            colour_draws: 0,
         }
     }
 
