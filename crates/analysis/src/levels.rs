@@ -81,9 +81,64 @@ pub fn refine_boundaries(xs: &[f64], pl: &[Plateau], per_octave: f64) -> Vec<f64
     out
 }
 
+/// Points to add where each plateau's curve first leaves it: `per_octave`
+/// per octave over the interval from the last point within `rise` (a
+/// fraction: 0.05 is 5%) of the plateau's level, past its end, to the first
+/// above it. [`refine_boundaries`] refines where the curve crosses a
+/// quarter of the way to the *next plateau found*; where a level between
+/// left no plateau in a coarse sweep (an L2 only a few times its L1, read
+/// over four points), that crossing lies at the later edge, and the
+/// level's own end — where its size is read — went unrefined (a simulated
+/// L1 of 96 KiB read 80.6 KiB between points at 80.6 and 101.6 KiB).
+/// `ys` are the points' latencies, in the plateaus' units. New x values
+/// only, sorted.
+pub fn refine_edge_starts(xs: &[f64], ys: &[f64], pl: &[Plateau], per_octave: f64, rise: f64) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    let n = xs.len().min(ys.len());
+    for p in pl {
+        let Some(k) = (p.last + 1..n).find(|&k| ys[k] > p.level * (1.0 + rise)) else {
+            continue;
+        };
+        let oct = (xs[k] / xs[k - 1]).log2();
+        let steps = (oct * per_octave).ceil() as usize;
+        for s in 1..steps {
+            out.push(xs[k - 1] * 2f64.powf(oct * s as f64 / steps as f64));
+        }
+    }
+    out.sort_by(f64::total_cmp);
+    out.dedup_by(|a, b| (*a / *b - 1.0).abs() < 1e-3);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refine_edge_starts_fills_where_the_curve_first_leaves_its_plateau() {
+        // An L1 plateau to 82.6 KiB, a point 2.6 times higher at 104 KiB,
+        // and the next plateau found only at 832 KiB: the quarter crossing
+        // lies far beyond, the edge start here.
+        let xs = [32e3, 65e3, 82.6e3, 104e3, 131e3, 262e3, 416e3, 832e3];
+        let ys = [0.67, 0.67, 0.674, 1.76, 2.97, 4.15, 7.4, 20.3];
+        let pl = [Plateau {
+            first: 0,
+            last: 1,
+            level: 0.67,
+            end_x: 65e3,
+            bounded: true,
+            cross: Some(6),
+            colour: None,
+            colour_rejected: false,
+            tail_to: None,
+        }];
+        let r = refine_edge_starts(&xs, &ys, &pl, 16.0, 0.05);
+        assert!(!r.is_empty());
+        assert!(r.iter().all(|&x| x > 82.6e3 && x < 104e3), "{r:?}");
+        // A plateau the curve never leaves adds nothing.
+        let flat = [0.67; 8];
+        assert!(refine_edge_starts(&xs, &flat, &pl, 16.0, 0.05).is_empty());
+    }
 
     #[test]
     fn refine_boundaries_fills_the_two_intervals_before_the_crossing() {

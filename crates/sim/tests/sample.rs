@@ -537,3 +537,25 @@ fn a_speed_up_beyond_its_chains_is_not_ok() {
     );
     assert!(p.notes.iter().any(|n| n.code == "cache.mlp-superlinear"));
 }
+
+/// Seed 1, machine 394 (a 96 KiB L1, 512 KiB L2 on 4 KiB pages) and seed
+/// 7, machine 1865 (a moving share): the coarse sweep found no L2 plateau
+/// between L1 and the L3, so the quarter crossing toward the next plateau
+/// found lay at the L2's far edge, L1's own end was never refined, and L1
+/// read 80.6 KiB from the last point before a jump (seed 7: `ok`, 16%
+/// short). The sweep now also refines where the curve first rises a
+/// quarter above L1's plateau.
+#[test]
+fn l1s_end_is_refined_when_no_level_between_was_found_yet() {
+    for (seed, i) in [(1, 394), (7, 1865)] {
+        let (m, _) = corpus::generated(seed, i);
+        let (p, j) = judged(&m);
+        assert_eq!(
+            outcome(&j, "L1 size"),
+            Outcome::Right,
+            "{} {:?}",
+            m.name,
+            p.caches
+        );
+    }
+}

@@ -11,7 +11,7 @@ use crate::points::{ChasePoints, Hardware};
 use crate::probe::{Plan, ProbeEntry, Progress};
 use crate::Result;
 use hwcal_analysis::cache as cache_analysis;
-use hwcal_analysis::levels::{refine_boundaries, Plateau};
+use hwcal_analysis::levels::{refine_boundaries, refine_edge_starts, Plateau};
 use hwcal_model::{MachineInfo, Profile, RawCurve, RawPoint};
 use hwcal_probes::cache::merge_point;
 
@@ -298,8 +298,27 @@ impl Sweep<'_> {
             }
             let a = self.analyse(points);
             let pxs: Vec<f64> = points.iter().map(|q| q.x).collect();
+            let pys: Vec<f64> = points.iter().map(|q| q.y).collect();
             let mut new = Vec::new();
-            for x in refine_boundaries(&pxs, &a.plateaus, 16.0) {
+            // Where the curve crosses a quarter of the way toward the next
+            // plateau found, and where it first rises a quarter above L1's
+            // plateau: L1's own end, which the first misses where a level
+            // between left no plateau yet. L1 only: it is virtually
+            // indexed, so its edge is sharp and its size lies between two
+            // points; a physically indexed level's edge is spread by page
+            // colouring (the placements measure it), and points added on
+            // its gentle start joined its plateau and raised its level.
+            let mut wanted = refine_boundaries(&pxs, &a.plateaus, 16.0);
+            wanted.extend(refine_edge_starts(
+                &pxs,
+                &pys,
+                &a.plateaus[..a.plateaus.len().min(1)],
+                16.0,
+                0.25,
+            ));
+            wanted.sort_by(f64::total_cmp);
+            wanted.dedup_by(|a, b| (*a / *b - 1.0).abs() < 0.005);
+            for x in wanted {
                 let x = (x / 64.0).round() * 64.0;
                 if !points.iter().any(|q| (q.x / x - 1.0).abs() < 0.005) {
                     new.push(x);
