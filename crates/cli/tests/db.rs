@@ -231,6 +231,21 @@ fn malformed_and_wrong_schema_imports_are_rejected() {
         .success()
         .stdout(predicate::str::contains("implausible_replaced"))
         .stdout(predicate::str::contains("memory.latency_ns"));
+    // A megabyte of host name: refused with a line that names the field,
+    // not one that prints the name (it printed 3.7 MB from `db compare`).
+    let mut p = full_profile(2);
+    p.machine.as_mut().unwrap().hostname = "h".repeat(1 << 20);
+    let f = e.path("long-host.json");
+    std::fs::write(&f, serde_json::to_vec(&p).unwrap()).unwrap();
+    let out = e.hwcal().args(["db", "import"]).arg(s(&f)).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("machine.hostname is 1048576 bytes"),
+        "{}",
+        &err[..err.len().min(300)]
+    );
+    assert!(err.len() < 1000, "{} bytes of error", err.len());
     assert!(e.ids().is_empty(), "no row from a rejected import");
 }
 

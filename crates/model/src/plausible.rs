@@ -188,6 +188,7 @@ fn check(p: &mut Profile, fix: bool) -> Vec<String> {
         fix,
     };
     created(&mut c, p);
+    names(&mut c, p);
     clock(&mut c, p);
     caches_and_tlbs(&mut c, p);
     memory(&mut c, p);
@@ -243,6 +244,40 @@ fn created(c: &mut Checker, p: &mut Profile) {
         ));
         if c.fix {
             p.created_unix = 0;
+        }
+    }
+}
+
+/// The longest name a machine can state: no host name is longer (Linux's
+/// limit is 64 bytes, a DNS name's 253) and no CPU's brand string (CPUID's
+/// is 48 bytes). A profile whose host name was a megabyte made
+/// `db compare` print 3.7 MB.
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// The machine's names, each within [`MAX_NAME_BYTES`] (cut at a character
+/// boundary where fixing).
+fn names(c: &mut Checker, p: &mut Profile) {
+    let Some(m) = p.machine.as_mut() else {
+        return;
+    };
+    for (what, s) in [
+        ("machine.hostname", &mut m.hostname),
+        ("machine.cpu_model_name", &mut m.cpu_model_name),
+        ("machine.cpu_vendor", &mut m.cpu_vendor),
+    ] {
+        if s.len() <= MAX_NAME_BYTES {
+            continue;
+        }
+        c.problems.push(format!(
+            "{what} is {} bytes, longer than any machine states ({MAX_NAME_BYTES})",
+            s.len()
+        ));
+        if c.fix {
+            let mut end = MAX_NAME_BYTES;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            s.truncate(end);
         }
     }
 }
@@ -478,6 +513,25 @@ mod tests {
             );
         }
         assert!(implausible(&Profile::new("hwcal info", 0)).is_empty());
+    }
+
+    #[test]
+    fn a_name_longer_than_any_machine_states_is_refused_or_cut() {
+        let mut p = full_profile(0);
+        p.machine.as_mut().unwrap().hostname = "é".repeat(1 << 19);
+        let bad = implausible(&p);
+        assert_eq!(bad.len(), 1, "{bad:?}");
+        assert!(bad[0].contains("machine.hostname is 1048576 bytes"), "{bad:?}");
+        // The problem names the field and its length, never the name.
+        assert!(bad[0].len() < 200, "{}", bad[0].len());
+        let q = checked(&p);
+        let host = &q.machine.as_ref().unwrap().hostname;
+        assert!(
+            host.len() <= MAX_NAME_BYTES && host.starts_with('é'),
+            "{}",
+            host.len()
+        );
+        assert!(implausible(&q).is_empty());
     }
 
     #[test]
