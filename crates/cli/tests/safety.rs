@@ -1237,3 +1237,45 @@ fn an_import_is_whole_when_its_reader_stops_early() {
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows.as_array().map(Vec::len), Some(8), "{rows}");
 }
+
+/// A guest or container that hides `/proc/cpuinfo` and
+/// `/sys/devices/system/cpu` (bind-mounted over in a private mount
+/// namespace here): the profile said "(, family ? …)" and "0 logical,
+/// online []" though CPUID answers and the process has CPUs to run on.
+/// Needs root for the mount namespace; skipped with a message otherwise.
+#[test]
+fn hidden_cpuinfo_and_cpu_sysfs_still_name_the_cpu_and_its_cpus() {
+    let bin = <std::process::Command as assert_cmd::cargo::CommandCargoExt>::cargo_bin("hwcal").unwrap();
+    let script = format!(
+        "mount -t tmpfs none /sys/devices/system/cpu && mount --bind /dev/null /proc/cpuinfo && exec {} info --json -",
+        bin.get_program().to_string_lossy()
+    );
+    let out = match std::process::Command::new("unshare")
+        .args(["-m", "sh", "-c", &script])
+        .output()
+    {
+        Ok(o) if o.status.success() => o,
+        Ok(o) => {
+            eprintln!(
+                "skipped: no private mount namespace here ({})",
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("skipped: unshare not available ({e})");
+            return;
+        }
+    };
+    let p: hwcal_model::Profile = serde_json::from_slice(&out.stdout).unwrap();
+    let m = p.machine.unwrap();
+    assert!(
+        !m.online_cpus.is_empty() && m.logical_cpus >= 1,
+        "{:?}",
+        m.online_cpus
+    );
+    if cfg!(target_arch = "x86_64") {
+        assert!(!m.cpu_vendor.is_empty(), "{m:?}");
+        assert!(m.cpu_family.is_some() && m.cpu_model.is_some(), "{m:?}");
+    }
+}

@@ -11,6 +11,7 @@ pub mod c2c;
 pub mod cache;
 pub mod chase;
 pub mod clock;
+pub mod cpu_names;
 pub mod ctx;
 mod error;
 pub mod flush;

@@ -176,7 +176,7 @@ fn sysfs_caches() -> Vec<NominalCache> {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn cpuid(leaf: u32, sub: u32) -> (u32, u32, u32, u32) {
+pub(crate) fn cpuid(leaf: u32, sub: u32) -> (u32, u32, u32, u32) {
     #[allow(unused_unsafe)]
     // SAFETY: cpuid is available on every x86_64 CPU and only writes the four
     // result registers.
@@ -268,12 +268,22 @@ pub fn machine_info() -> MachineInfo {
             .and_then(|l| l.split_once(':'))
             .map(|(_, v)| v.trim().to_string())
     };
-    let flags: Vec<String> = field("flags")
+    // A guest or container may hide /proc/cpuinfo while CPUID answers: the
+    // CPU's names then come from CPUID (x86).
+    let hidden = field("vendor_id").is_none() && field("CPU implementer").is_none();
+    let names = if hidden { crate::cpu_names::read() } else { None }.unwrap_or_default();
+    let mut flags: Vec<String> = field("flags")
         .or_else(|| field("Features"))
         .unwrap_or_default()
         .split_whitespace()
         .map(String::from)
         .collect();
+    if flags.is_empty() && names.hypervisor {
+        flags.push("hypervisor".into());
+    }
+    let vendor = field("vendor_id").or_else(|| Some(names.vendor.clone()).filter(|v| !v.is_empty()));
+    let family = field("cpu family").and_then(|v| v.parse().ok()).or(names.family);
+    let model = field("model").and_then(|v| v.parse().ok()).or(names.model);
     let meminfo = read("/proc/meminfo").unwrap_or_default();
     let mut nodes = Vec::new();
     for n in 0..1024u32 {
@@ -303,9 +313,10 @@ pub fn machine_info() -> MachineInfo {
     if caches.is_empty() {
         caches = cpuid_caches();
     }
-    let online = read("/sys/devices/system/cpu/online")
-        .map(|s| parse_cpu_list(&s))
-        .unwrap_or_default();
+    let online = online_cpus(
+        read("/sys/devices/system/cpu/online").as_deref(),
+        &hwcal_harness::pin::allowed_cpus(),
+    );
     let possible = read("/sys/devices/system/cpu/possible")
         .map(|s| parse_cpu_list(&s).len())
         .unwrap_or(online.len());
@@ -324,7 +335,8 @@ pub fn machine_info() -> MachineInfo {
         arch: std::env::consts::ARCH.into(),
         cpu_vendor: match midr {
             Some(m) => m.vendor(),
-            None => field("vendor_id")
+            None => vendor
+                .clone()
                 .or_else(|| field("CPU implementer"))
                 .unwrap_or_default(),
         },
@@ -332,11 +344,11 @@ pub fn machine_info() -> MachineInfo {
             Some(m) => m
                 .core()
                 .map_or_else(|| format!("{} part {:#05x}", m.vendor(), m.part), String::from),
-            None => field("model name").unwrap_or_default(),
+            None => field("model name").unwrap_or(names.model_name),
         },
-        cpu_family: field("cpu family").and_then(|v| v.parse().ok()),
-        cpu_model: field("model").and_then(|v| v.parse().ok()),
-        cpu_stepping: field("stepping").and_then(|v| v.parse().ok()),
+        cpu_family: family,
+        cpu_model: model,
+        cpu_stepping: field("stepping").and_then(|v| v.parse().ok()).or(names.stepping),
         logical_cpus: possible.max(online.len()),
         online_cpus: online,
         kernel: format!(
@@ -354,18 +366,14 @@ pub fn machine_info() -> MachineInfo {
         memory_total_bytes: meminfo_kb(&meminfo, "MemTotal").unwrap_or(0) * 1024,
         memory_available_bytes: available_memory(),
         invariant_tsc: hwcal_harness::timer::invariant_tsc(),
-        nominal_tlbs: nominal_tlbs(
-            field("vendor_id").as_deref().unwrap_or(""),
-            field("cpu family").and_then(|v| v.parse().ok()),
-            field("model").and_then(|v| v.parse().ok()),
-        ),
+        nominal_tlbs: nominal_tlbs(vendor.as_deref().unwrap_or(""), family, model),
         cpu_flags: flags,
         nominal_caches: caches,
         identity: Some(crate::identity::identity(
             &crate::identity::read(),
-            field("vendor_id").as_deref().unwrap_or(""),
-            field("cpu family").and_then(|v| v.parse().ok()),
-            field("model").and_then(|v| v.parse().ok()),
+            vendor.as_deref().unwrap_or(""),
+            family,
+            model,
         )),
         midr,
         page_bytes: Some(crate::pages::base_page() as u64),
@@ -378,6 +386,19 @@ pub fn machine_info() -> MachineInfo {
         id.core = m.core().unwrap_or(hwcal_model::cores::UNKNOWN_CORE).to_string();
     }
     info
+}
+
+/// The online CPUs from sysfs's list, or, where sysfs is hidden or says
+/// nothing (a container that masks `/sys/devices/system/cpu`: the profile
+/// said "0 logical, online []" and the core-to-core line vanished), the
+/// CPUs this process may run on — online by definition.
+pub fn online_cpus(sysfs: Option<&str>, allowed: &[usize]) -> Vec<usize> {
+    let listed = sysfs.map(parse_cpu_list).unwrap_or_default();
+    if listed.is_empty() {
+        allowed.to_vec()
+    } else {
+        listed
+    }
 }
 
 /// Data TLBs from CPUID, corrected by [`TLB_TABLE`] where a core is known
@@ -521,6 +542,13 @@ pub fn nominal_caches_cpuid() -> Vec<NominalCache> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hidden_sysfs_cpus_fall_back_to_the_allowed_ones() {
+        assert_eq!(online_cpus(Some("0-3\n"), &[1, 2]), vec![0, 1, 2, 3]);
+        assert_eq!(online_cpus(None, &[0, 1]), vec![0, 1]);
+        assert_eq!(online_cpus(Some(""), &[2]), vec![2]);
+    }
 
     #[test]
     fn golden_cove_dtlb_is_corrected() {
