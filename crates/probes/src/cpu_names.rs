@@ -48,10 +48,19 @@ pub fn register_text(regs: &[u32]) -> String {
         .to_string()
 }
 
+/// One CPUID leaf (and subleaf): (EAX, EBX, ECX, EDX).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn cpuid(leaf: u32, sub: u32) -> (u32, u32, u32, u32) {
+    #[allow(unused_unsafe)]
+    // SAFETY: cpuid is available on every x86_64 CPU and only writes the four
+    // result registers.
+    let r = unsafe { core::arch::x86_64::__cpuid_count(leaf, sub) };
+    (r.eax, r.ebx, r.ecx, r.edx)
+}
+
 /// The names CPUID gives on this CPU (`None` off x86).
 #[cfg(target_arch = "x86_64")]
 pub fn read() -> Option<CpuNames> {
-    let cpuid = crate::sysinfo::cpuid;
     let (max, b, c, d) = cpuid(0, 0);
     let vendor = register_text(&[b, d, c]);
     let mut out = CpuNames {

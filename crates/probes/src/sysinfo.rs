@@ -176,13 +176,7 @@ fn sysfs_caches() -> Vec<NominalCache> {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) fn cpuid(leaf: u32, sub: u32) -> (u32, u32, u32, u32) {
-    #[allow(unused_unsafe)]
-    // SAFETY: cpuid is available on every x86_64 CPU and only writes the four
-    // result registers.
-    let r = unsafe { core::arch::x86_64::__cpuid_count(leaf, sub) };
-    (r.eax, r.ebx, r.ecx, r.edx)
-}
+use crate::cpu_names::cpuid;
 
 /// Caches from CPUID leaf 4 (Intel deterministic cache parameters).
 #[cfg(target_arch = "x86_64")]
