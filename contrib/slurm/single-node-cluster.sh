@@ -94,7 +94,12 @@ MpiDefault=none
 MailProg=/bin/true
 ReturnToService=2
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+# A node that is down, as some of any fleet's are, in a partition of its
+# own with this one ("fleet", never given jobs): the recipe's node count
+# must leave it out.
+NodeName=ghost NodeAddr=127.0.0.2 CPUs=1 State=DOWN Reason=down-for-the-test
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=fleet Nodes=$host,ghost Default=NO MaxTime=INFINITE State=UP
 CONF
 
 export SLURM_CONF="$dir/slurm.conf"

@@ -307,6 +307,37 @@ fn a_slurm_job_array_stores_its_runs_in_postgres() {
     );
     let conf = cluster.dir.path().join("slurm.conf");
 
+    // The recipe's node count, as its header gives it (for partition
+    // "fleet": this node and a down one), leaves the down node out: an array task per node
+    // counted would wait for a node that never comes.
+    let recipe = std::fs::read_to_string(repo().join("contrib/slurm/hwcal-array.sbatch")).unwrap();
+    let count = recipe
+        .lines()
+        .find_map(|l| {
+            l.trim_start_matches('#')
+                .trim()
+                .strip_prefix("N=$(")?
+                .strip_suffix(')')
+        })
+        .expect("the node count in the recipe's header")
+        .replace("-p batch", "-p fleet");
+    let n = Command::new("sh")
+        .args(["-c", &count])
+        .env("SLURM_CONF", &conf)
+        .output()
+        .unwrap();
+    let all = Command::new("sinfo")
+        .args(["-h", "-N", "-o", "%N %t"])
+        .env("SLURM_CONF", &conf)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&n.stdout).trim(),
+        "1",
+        "`{count}` over: {}",
+        String::from_utf8_lossy(&all.stdout)
+    );
+
     let work = cluster.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let sbatch = Command::new("sbatch")
