@@ -401,3 +401,45 @@ fn a_slurm_job_array_stores_its_runs_in_postgres() {
         start.elapsed().as_secs()
     );
 }
+
+/// `hwcal db list --db 'postgres://…?sslmode=verify-full&sslrootcert=CA'`
+/// against a server that takes TLS connections only (issue 41): imports
+/// and lists with the CA that signed the server's certificate; refuses,
+/// exit 1 and one clear line, a CA that did not, and plain text with a hint
+/// to ask for TLS.
+#[test]
+fn db_commands_reach_a_tls_only_server_with_its_ca() {
+    let Some(pg) = PgServer::start_tls() else { return };
+    pg.create_db("tls");
+    let url = |query: String| {
+        format!(
+            "postgres://{}:{}@localhost:{}/tls?{query}",
+            pgserver::USER,
+            pgserver::PASSWORD,
+            pg.port
+        )
+    };
+    let e = Env::new();
+    let f = files(&e, 1);
+    let good = url(format!("sslmode=verify-full&sslrootcert={}", pg.ca().display()));
+    assert!(ok(&e, &good, &["db", "import", s(&f[0])]).contains("imported"));
+    let list = ok(&e, &good, &["db", "list"]);
+    assert!(
+        list.contains(&format!("machine {}", &machine_id(0)[..12])),
+        "{list}"
+    );
+
+    let bad = url(format!(
+        "sslmode=verify-full&sslrootcert={}",
+        pg.other_ca().display()
+    ));
+    let (code, _, err) = at(&e, &bad, &["db", "list"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("not signed by the CA"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!err.contains(pgserver::PASSWORD), "{err}");
+
+    let (code, _, err) = at(&e, &url("sslmode=disable".into()), &["db", "list"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("accepts only TLS"), "{err}");
+}

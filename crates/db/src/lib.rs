@@ -23,6 +23,7 @@ pub mod spool;
 mod sqlite;
 mod store;
 mod table;
+mod tls;
 pub use defaults::{ENV_VAR, SCHEMA_VERSION};
 pub use error::DbError;
 pub use filter::{parse_since, ListFilter};

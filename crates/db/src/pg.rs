@@ -139,6 +139,9 @@ struct Link {
     ended: Arc<Mutex<Option<String>>>,
 }
 
+/// A connection's task: reads and writes its socket, with or without TLS.
+type Connection = std::pin::Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send>>;
+
 /// What went wrong, in one line: the server's own message for an error it
 /// sent (wrong password, no such database), else the client's error and its
 /// causes ("error connecting to server: Connection refused (os error 111)").
@@ -263,10 +266,17 @@ impl Pg {
             location: location.clone(),
             what,
         };
-        let mut config: Config = url.parse().map_err(|e: tokio_postgres::Error| DbError::BadUrl {
+        let bad = |why: String| DbError::BadUrl {
             location: location.clone(),
-            why: describe(&e),
-        })?;
+            why,
+        };
+        // sslmode and sslrootcert as libpq has them (crate::tls).
+        let (url, tls) = crate::tls::split(url).map_err(bad)?;
+        let mut config: Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| bad(describe(&e)))?;
+        config.ssl_mode(tls.mode.driver());
+        let connector = crate::tls::connector(&tls).map_err(bad)?;
         let from_env = limit_from_env().map_err(fail)?;
         // The URL's connect_timeout= is libpq's: the whole attempt on one
         // host. The driver applies it to the socket's connect only; the
@@ -301,8 +311,29 @@ impl Pg {
             gave_up: OnceCell::new(),
             ended: Arc::new(Mutex::new(None)),
         };
-        let (client, connection) = match link.block_on(connect_limit, config.connect(NoTls)) {
-            Ok(r) => r.map_err(|e| fail(describe(&e)))?,
+        // The connection's stream differs with and without TLS; the task
+        // that drives it needs only its future.
+        let connecting = async {
+            Ok::<(Client, Connection), tokio_postgres::Error>(match connector {
+                Some(tls) => {
+                    let (c, conn) = config.connect(tls).await?;
+                    (c, Box::pin(conn))
+                }
+                None => {
+                    let (c, conn) = config.connect(NoTls).await?;
+                    (c, Box::pin(conn))
+                }
+            })
+        };
+        let with_hint = |e: &tokio_postgres::Error| {
+            let d = describe(e);
+            match crate::tls::hint(&d, &tls) {
+                Some(h) => format!("{d} ({h})"),
+                None => d,
+            }
+        };
+        let (client, connection) = match link.block_on(connect_limit, connecting) {
+            Ok(r) => r.map_err(|e| fail(with_hint(&e)))?,
             Err(_elapsed) => {
                 return Err(fail(no_answer(
                     connect_limit,

@@ -566,3 +566,85 @@ fn a_role_that_may_only_read_reads() {
     assert!(e.to_string().contains("permission denied"), "{e}");
     assert!(!e.to_string().contains("stranger-pw"), "{e}");
 }
+
+/// A server that takes TLS connections only, as managed PostgreSQL
+/// services do: `sslmode=verify-full` with the CA that signed its
+/// certificate stores and reads; plain text is refused with a hint to ask
+/// for TLS; a CA that signed nothing of the server's, and a host name the
+/// certificate does not give, are refused (verify-ca, which checks no
+/// name, takes the latter); `require` without a CA checks no certificate.
+#[test]
+fn a_tls_only_server_is_reached_with_its_ca_and_no_other() {
+    let Some(pg) = PgServer::start_tls() else { return };
+    pg.create_db("tls");
+    let url = |host: &str, query: &str| {
+        format!(
+            "postgres://{}:{}@{host}:{}/tls?{query}",
+            pgserver::USER,
+            pgserver::PASSWORD,
+            pg.port
+        )
+    };
+    let ca = pg.ca().display().to_string();
+    let full = url("localhost", &format!("sslmode=verify-full&sslrootcert={ca}"));
+    let mut db = Db::open(&full).unwrap();
+    let id = db.insert(&full_profile(3)).unwrap();
+    drop(db);
+    let db = Db::open_with(&full, OpenMode::Read).unwrap();
+    assert_eq!(db.get(id).unwrap(), full_profile(3));
+    drop(db);
+    // The server's own view: hwcal's connection is encrypted.
+    // (Checked through a fresh connection while one is open.)
+    let db = Db::open_with(&full, OpenMode::Read).unwrap();
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT bool_and(s.ssl) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) \
+             WHERE a.application_name = 'hwcal'"
+        ),
+        "t"
+    );
+    drop(db);
+
+    let refused = |u: &str, what: &str| {
+        let e = Db::open_with(u, OpenMode::Read)
+            .err()
+            .unwrap_or_else(|| panic!("{what}: opened"));
+        let m = e.to_string();
+        assert!(!m.contains(pgserver::PASSWORD), "{m}");
+        m
+    };
+    let m = refused(&url("127.0.0.1", "sslmode=disable"), "plain text");
+    assert!(m.contains("accepts only TLS") && m.contains("sslmode="), "{m}");
+    let other = pg.other_ca().display().to_string();
+    let m = refused(
+        &url("localhost", &format!("sslmode=verify-full&sslrootcert={other}")),
+        "other CA",
+    );
+    assert!(m.contains("not signed by the CA"), "{m}");
+    let m = refused(
+        &url("localhost", &format!("sslmode=verify-ca&sslrootcert={other}")),
+        "other CA, verify-ca",
+    );
+    assert!(m.contains("not signed by the CA"), "{m}");
+    let m = refused(
+        &url("127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}")),
+        "wrong name",
+    );
+    assert!(m.contains("does not name the host"), "{m}");
+    let m = refused(
+        &url("localhost", "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"),
+        "no CA file",
+    );
+    assert!(m.contains("/nonexistent/ca.pem"), "{m}");
+
+    for ok in [
+        url("127.0.0.1", &format!("sslmode=verify-ca&sslrootcert={ca}")),
+        url("127.0.0.1", "sslmode=require"),
+        url("127.0.0.1", "sslmode=prefer"),
+        url("127.0.0.1", ""),
+    ] {
+        let db = Db::open_with(&ok, OpenMode::Read).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        assert_eq!(db.list().unwrap().len(), 1);
+    }
+}

@@ -65,6 +65,127 @@ impl PgServer {
     /// Start a server, or `None` (with the reason on stderr) where the
     /// PostgreSQL binaries are not installed.
     pub fn start() -> Option<PgServer> {
+        Self::start_with(false)
+    }
+
+    /// A server that takes TCP connections over TLS only (`hostssl` in
+    /// pg_hba.conf, every other TCP connection rejected), its certificate
+    /// signed by a CA made for it ([`PgServer::ca`]) and naming `localhost`
+    /// only (not 127.0.0.1); a second, unrelated CA ([`PgServer::other_ca`])
+    /// for refusals. `None` (with the reason on stderr) where PostgreSQL or
+    /// `openssl` is not installed.
+    pub fn start_tls() -> Option<PgServer> {
+        if Command::new("openssl").arg("version").output().is_err() {
+            eprintln!("SKIP: openssl is not installed (it makes the test CA and certificate)");
+            return None;
+        }
+        Self::start_with(true)
+    }
+
+    /// The CA file that signed a TLS server's certificate.
+    pub fn ca(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+
+    /// A CA that signed nothing of this server's.
+    pub fn other_ca(&self) -> PathBuf {
+        self.dir.path().join("other-ca.pem")
+    }
+
+    /// The CA, the server's key and certificate (for `localhost`), and an
+    /// unrelated CA, in the cluster's directory.
+    fn make_certs(&self) {
+        let d = self.dir.path();
+        let run = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(d)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ca_ext = [
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        ];
+        for (key, cert, name) in [
+            ("ca.key", "ca.pem", "hwcal test CA"),
+            ("other-ca.key", "other-ca.pem", "another CA"),
+        ] {
+            let subj = format!("/CN={name}");
+            let mut a = vec![
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+            ];
+            a.extend(["-keyout", key, "-out", cert, "-days", "2", "-subj", &subj]);
+            a.extend(ca_ext);
+            run(&a);
+        }
+        run(&[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ]);
+        std::fs::write(
+            d.join("server.ext"),
+            "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n",
+        )
+        .unwrap();
+        run(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        ]);
+        // The server reads its key only if no one else may.
+        let key = d.join("server.key");
+        let mut perm = std::fs::metadata(&key).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o600);
+        std::fs::set_permissions(&key, perm).unwrap();
+        if self.run_as.is_some() {
+            Command::new("chown")
+                .args([
+                    "nobody:",
+                    key.to_str().unwrap(),
+                    d.join("server.pem").to_str().unwrap(),
+                ])
+                .status()
+                .unwrap();
+        }
+    }
+
+    fn start_with(tls: bool) -> Option<PgServer> {
         let Some(bin) = bin_dir() else {
             eprintln!(
                 "SKIP: PostgreSQL is not installed (no initdb/pg_ctl under /usr/lib/postgresql/*/bin \
@@ -116,11 +237,25 @@ impl PgServer {
             "initdb failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let opts = format!(
+        let mut opts = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50",
             s.port,
             s.dir.path().display()
         );
+        if tls {
+            s.make_certs();
+            let d = s.dir.path();
+            std::fs::write(
+                data.join("pg_hba.conf"),
+                "local all all scram-sha-256\nhostssl all all 127.0.0.1/32 scram-sha-256\nhost all all 0.0.0.0/0 reject\n",
+            )
+            .unwrap();
+            opts += &format!(
+                " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                d.join("server.pem").display(),
+                d.join("server.key").display()
+            );
+        }
         let log = s.dir.path().join("log");
         let out = s.tool(
             "pg_ctl",
