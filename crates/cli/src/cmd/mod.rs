@@ -58,10 +58,9 @@ pub const COMMANDS: &[CommandEntry] = &[
 pub struct Cli {
     /// Results database: an SQLite file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME
     /// or libpq's 'host=H user=U dbname=D' (TLS by sslmode= and sslrootcert= as libpq;
-    /// PGPASSWORD is read, and keeps the
-    /// password off the command line; every exchange with the server is limited to 10 s
-    /// to connect and 30 s a statement, HWCAL_PG_TIMEOUT_S=N or connect_timeout=N to
-    /// change) (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db, else
+    /// PGPASSWORD is read, keeping the password off the command line; every exchange
+    /// with the server is limited to 10 s to connect and 30 s a statement,
+    /// HWCAL_PG_TIMEOUT_S=N or connect_timeout=N to change) (default: $HWCAL_DB, else $XDG_DATA_HOME/hwcal/hwcal.db, else
     /// ~/.local/share/hwcal/hwcal.db).
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<std::path::PathBuf>,
