@@ -739,6 +739,7 @@ pub fn generated(seed: u64, index: usize) -> (Model, Condition) {
         drift,
         drift_period_s,
         thp,
+        memory_limit: None,
     };
     let prefetch = Prefetch {
         next_line: rng.index(4) != 0,

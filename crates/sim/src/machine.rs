@@ -68,7 +68,7 @@ impl Machine for Sim {
             thp_mode: Some(crate::guest::thp_mode(m).into()),
             hugepage_size_bytes: Some(m.huge_page()),
             memory_total_bytes: 64 << 30,
-            memory_available_bytes: 48 << 30,
+            memory_available_bytes: m.guest.memory_limit.unwrap_or(48 << 30),
             invariant_tsc: true,
             cpu_flags: vec!["constant_tsc".into(), "nonstop_tsc".into(), "clflush".into()],
             nominal_caches,

@@ -174,6 +174,9 @@ pub struct Guest {
     pub drift_period_s: f64,
     /// The guest's THP setting ([`crate::guest::thp_mode`]).
     pub thp: Thp,
+    /// The memory a cgroup or an rlimit leaves the process, bytes: what
+    /// the probes are told is available. `None`: 48 GiB of a 64 GiB machine.
+    pub memory_limit: Option<u64>,
 }
 
 /// A machine as the simulator runs it.

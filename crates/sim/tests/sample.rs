@@ -559,3 +559,24 @@ fn l1s_end_is_refined_when_no_level_between_was_found_yet() {
         );
     }
 }
+
+/// A run inside a cgroup whose memory limit leaves 1.2 GiB (issue 41: a
+/// full run once peaked at 5.6 GB and stopped under `ulimit -v 2 GiB`):
+/// the `mem` section sizes its buffers within it and says that its chase
+/// ran over less than the usual gigabyte.
+#[test]
+fn a_run_within_a_memory_limit_says_its_chase_is_smaller() {
+    let (mut m, _) = corpus::machine(7);
+    m.guest.memory_limit = Some(1200 << 20);
+    let p = hwcal_sim::score::calibrate_sections(&m, &["mem"]).unwrap();
+    let mem = p.mem.as_ref().expect("the mem section ran");
+    assert!(mem.size_bytes <= 600 << 20, "{}", mem.size_bytes);
+    assert!(
+        p.notes.iter().any(|n| n.code == "mem.chase_smaller"),
+        "{:?}",
+        p.notes.iter().map(|n| &n.code).collect::<Vec<_>>()
+    );
+    // Without the limit, no such note.
+    let free = hwcal_sim::score::calibrate_sections(&corpus::machine(7).0, &["mem"]).unwrap();
+    assert!(free.notes.iter().all(|n| n.code != "mem.chase_smaller"));
+}

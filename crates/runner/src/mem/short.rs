@@ -34,6 +34,21 @@ pub(super) fn run_short(
     order.extend(cpus.iter().rev().filter(|&&c| Some(c) != first).map(|&c| Some(c)));
     let n = order.len();
     let (stream, chase_size) = short_sizes(hw, n, CHASE_SIZE);
+    if chase_size < CHASE_SIZE {
+        // A smaller run that says so: the limits this process runs under
+        // (a cgroup's memory limit, an rlimit) or the machine's free memory
+        // left less room than the chase's usual gigabyte.
+        let text = format!(
+            "mem: the chase ran over {} instead of {}: the memory this process may use (the least of \
+             MemAvailable, its cgroup's limit and its rlimits: {}) allows no more; memory latency is read \
+             over the smaller working set",
+            hwcal_model::human_bytes(chase_size as u64),
+            hwcal_model::human_bytes(CHASE_SIZE as u64),
+            hwcal_model::human_bytes(hw.available_memory())
+        );
+        progress.say(&text);
+        p.notes.push(Note::warning("mem", "chase_smaller", text));
+    }
     progress.say(&format!(
         "mem: preparing {} buffers of {}",
         n + 1,
