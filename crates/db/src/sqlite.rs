@@ -103,6 +103,61 @@ pub(crate) const MIGRATIONS: [&str; 3] = [
      CREATE INDEX profiles_run_key ON profiles(run_key);",
 ];
 
+/// How old a new database's build file must be before another process
+/// takes it for abandoned: a build takes milliseconds.
+const STALE_BUILD_S: u64 = 600;
+
+/// Remove what a killed creator of the database at `path` left beside it:
+/// its build file `.NAME.new-PID-NANOS` and that file's `-wal`, `-shm` and
+/// `-journal` (a `kill -9` mid-build left them, hidden, for good). Only
+/// names of exactly that pattern, older than [`STALE_BUILD_S`], and whose
+/// process is gone from this machine — or older than an hour, where the
+/// process may be another host's on a shared file system, whose number
+/// means nothing here. Failures are ignored: a leftover is untidy, never
+/// harmful.
+fn sweep_stale_builds(path: &Path) {
+    let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(d) => d.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{name}.new-");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else {
+            continue;
+        };
+        let stem = ["-wal", "-shm", "-journal"]
+            .iter()
+            .find_map(|s| rest.strip_suffix(s))
+            .unwrap_or(rest);
+        let Some((pid, nanos)) = stem.split_once('-') else {
+            continue;
+        };
+        let (Ok(pid), true) = (
+            pid.parse::<u32>(),
+            !nanos.is_empty() && nanos.bytes().all(|b| b.is_ascii_digit()),
+        ) else {
+            continue;
+        };
+        let age = e
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .map_or(0, |d| d.as_secs());
+        let gone = !Path::new(&format!("/proc/{pid}")).exists();
+        if age >= STALE_BUILD_S && (gone || age >= 6 * STALE_BUILD_S) && pid != std::process::id() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// An open SQLite store.
 pub(crate) struct Sqlite {
     conn: Connection,
@@ -130,7 +185,12 @@ impl Sqlite {
         }
         loop {
             match std::fs::symlink_metadata(&path) {
-                Ok(_) => return Sqlite::open_existing(&path, mode),
+                Ok(_) => {
+                    if mode.creates() {
+                        sweep_stale_builds(&path);
+                    }
+                    return Sqlite::open_existing(&path, mode);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     if !mode.creates() {
                         return Err(DbError::Missing { path });
@@ -171,6 +231,7 @@ impl Sqlite {
         let name = path
             .file_name()
             .map_or("hwcal.db".into(), |n| n.to_string_lossy().into_owned());
+        sweep_stale_builds(path);
         let tmp = dir.join(format!(
             ".{name}.new-{}-{}",
             std::process::id(),

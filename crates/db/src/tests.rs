@@ -488,3 +488,45 @@ fn push_copies_each_run_once_and_only_reads_the_source() {
     }
     assert_eq!(ids.len(), 4);
 }
+
+/// `kill -9` while a new database was built left its hidden build file and
+/// that file's `-wal` and `-shm` for good (issue 41). Opening the database
+/// to write removes those of a creator that is gone and whose files are
+/// old, and nothing else: a fresh build (another process's, under way), a
+/// live process's, names of another pattern.
+#[test]
+fn a_killed_creators_build_files_are_removed_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let make = |name: &str, aged: bool| {
+        let p = dir.path().join(name);
+        let f = std::fs::File::create(&p).unwrap();
+        if aged {
+            f.set_modified(old).unwrap();
+        }
+        p
+    };
+    // PID 99999999 is beyond any pid_max: no such process.
+    let dead: Vec<PathBuf> = ["", "-wal", "-shm", "-journal"]
+        .iter()
+        .map(|s| make(&format!(".hwcal.db.new-99999999-1234{s}"), true))
+        .collect();
+    let kept = [
+        make(".hwcal.db.new-99999999-5678", false),
+        make(&format!(".hwcal.db.new-{}-1", std::process::id()), true),
+        make(".hwcal.db.new-notes.txt", true),
+        make(".other.db.new-99999999-1", true),
+    ];
+    // Both ways in: creating the database, and opening it again to write.
+    drop(Db::open(dir.path().join("hwcal.db")).unwrap());
+    for p in &dead {
+        assert!(!p.exists(), "{} left", p.display());
+    }
+    for p in &kept {
+        assert!(p.exists(), "{} removed", p.display());
+    }
+    let again = make(".hwcal.db.new-99999999-9-wal", true);
+    drop(Db::open(dir.path().join("hwcal.db")).unwrap());
+    assert!(!again.exists());
+    drop(Db::open_with(dir.path().join("hwcal.db"), OpenMode::Read).unwrap());
+}
