@@ -49,6 +49,18 @@ pub enum DbError {
     Ambiguous(String),
     #[error("stored run {id} is not a readable profile: {reason}")]
     Corrupt { id: i64, reason: String },
+    /// A push that an error stopped part of the way: how far it got (every
+    /// run it copied is whole in the target; pushing again copies the rest).
+    #[error(
+        "{cause} (the push stopped after copying {copied} of {total} runs, {present} found there already; \
+         push again to copy the rest)"
+    )]
+    PushStopped {
+        copied: usize,
+        present: usize,
+        total: usize,
+        cause: Box<DbError>,
+    },
     /// A stored schema version no hwcal ever wrote (below 0): the
     /// database is damaged or another program's, and is left alone.
     #[error("{path}: database schema version {found} is not one hwcal ever wrote (a damaged database, or another program's); left alone")]

@@ -371,17 +371,28 @@ impl Db {
         before_commit: &mut dyn FnMut(i64),
     ) -> Result<PushReport, DbError> {
         let mut report = PushReport::default();
-        for s in self.list()? {
+        let runs = self.list()?;
+        let total = runs.len();
+        // An error past the first run says how far the push got.
+        let stopped = |r: &PushReport, cause: DbError| DbError::PushStopped {
+            copied: r.copied.len(),
+            present: r.present.len(),
+            total,
+            cause: Box::new(cause),
+        };
+        for s in runs {
             let p = match self.get(s.id) {
                 Ok(p) => p,
                 Err(DbError::Corrupt { reason, .. }) => {
                     report.unreadable.push((s.id, reason));
                     continue;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(stopped(&report, e)),
             };
-            let row = Row::of(&p, &s.origin)?;
-            let (id, new) = to.0.insert(&row, true, &mut || before_commit(s.id))?;
+            let row = Row::of(&p, &s.origin).map_err(|e| stopped(&report, e))?;
+            let (id, new) =
+                to.0.insert(&row, true, &mut || before_commit(s.id))
+                    .map_err(|e| stopped(&report, e))?;
             match new {
                 true => report.copied.push((s.id, id)),
                 false => report.present.push((s.id, id)),

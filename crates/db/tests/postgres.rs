@@ -648,3 +648,54 @@ fn a_tls_only_server_is_reached_with_its_ca_and_no_other() {
         assert_eq!(db.list().unwrap().len(), 1);
     }
 }
+
+/// A push that the server stops part of the way (its backend terminated
+/// inside the third run's transaction) says how far it got, and pushing
+/// again copies the rest (issue 41: "an interrupted push does not say how
+/// far it got").
+#[test]
+fn a_push_stopped_midway_says_how_far_it_got() {
+    let Some(pg) = PgServer::start() else { return };
+    let url = pg.create_db("halfway");
+    let dir = tempfile::tempdir().unwrap();
+    let mut src = Db::open(dir.path().join("local.db")).unwrap();
+    for v in 0..5 {
+        src.insert(&full_profile(v)).unwrap();
+    }
+    let mut to = Db::open(&url).unwrap();
+    let mut n = 0;
+    let e = src
+        .push_with_hook(&mut to, &mut |_| {
+            n += 1;
+            if n == 3 {
+                let killed = pg.psql(
+                    "postgres",
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+                     WHERE application_name = 'hwcal' AND datname = 'halfway'",
+                );
+                assert_eq!(killed, "1");
+            }
+        })
+        .expect_err("the third run's commit fails");
+    let m = e.to_string();
+    assert!(
+        matches!(
+            e,
+            DbError::PushStopped {
+                copied: 2,
+                total: 5,
+                ..
+            }
+        ),
+        "{m}"
+    );
+    assert!(
+        m.contains("after copying 2 of 5 runs") && m.contains("push again"),
+        "{m}"
+    );
+    assert!(!m.contains(pgserver::PASSWORD), "{m}");
+    drop(to);
+    let mut to = Db::open(&url).unwrap();
+    let r = src.push_to(&mut to).unwrap();
+    assert_eq!((r.copied.len(), r.present.len()), (3, 2));
+}
