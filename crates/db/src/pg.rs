@@ -139,6 +139,22 @@ struct Link {
     ended: Arc<Mutex<Option<String>>>,
 }
 
+/// The driver's word for a `hwcal_schema` that holds more than the one
+/// row hwcal keeps ("query returned an unexpected number of rows"), in
+/// words that say which table and what to do; other errors unchanged.
+fn several_versions(e: DbError, location: &Path) -> DbError {
+    match &e {
+        DbError::Postgres { what, .. } if what.contains("unexpected number of rows") => DbError::NotOurs {
+            path: location.to_path_buf(),
+            why:
+                "its `hwcal_schema` table holds more than the one row hwcal keeps: it was changed by another \
+                  program"
+                    .into(),
+        },
+        _ => e,
+    }
+}
+
 /// A connection's task: reads and writes its socket, with or without TLS.
 type Connection = std::pin::Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send>>;
 
@@ -399,10 +415,13 @@ impl Pg {
     /// The schema version stored, read without writing anything (a role
     /// without SELECT on it gets the server's "permission denied").
     fn stored_version(&self) -> Result<Option<i64>, DbError> {
-        let row = self.link.run(
-            "reading the schema version",
-            self.client.query_opt("SELECT version FROM hwcal_schema", &[]),
-        )?;
+        let row = self
+            .link
+            .run(
+                "reading the schema version",
+                self.client.query_opt("SELECT version FROM hwcal_schema", &[]),
+            )
+            .map_err(|e| several_versions(e, &self.location))?;
         Ok(row.map(|r| r.get(0)))
     }
 
@@ -424,7 +443,8 @@ impl Pg {
                 .run(
                     "reading the schema version",
                     tx.query_opt("SELECT version FROM hwcal_schema", &[]),
-                )?
+                )
+                .map_err(|e| several_versions(e, &self.location))?
                 .map(|r| r.get(0));
             let v = match v {
                 Some(v) => v,
@@ -536,10 +556,13 @@ impl Store for Pg {
     }
 
     fn schema_version(&self) -> Result<i64, DbError> {
-        let r = self.link.run(
-            "reading the schema version",
-            self.client.query_one("SELECT version FROM hwcal_schema", &[]),
-        )?;
+        let r = self
+            .link
+            .run(
+                "reading the schema version",
+                self.client.query_one("SELECT version FROM hwcal_schema", &[]),
+            )
+            .map_err(|e| several_versions(e, &self.location))?;
         Ok(r.get(0))
     }
 

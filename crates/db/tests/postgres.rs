@@ -699,3 +699,28 @@ fn a_push_stopped_midway_says_how_far_it_got() {
     let r = src.push_to(&mut to).unwrap();
     assert_eq!((r.copied.len(), r.present.len()), (3, 2));
 }
+
+/// A `hwcal_schema` with two rows (another program, a hand-made copy):
+/// every way in says which table is wrong and leaves it alone, where the
+/// driver said only "query returned an unexpected number of rows".
+#[test]
+fn two_schema_rows_are_named_not_a_row_count() {
+    let Some(pg) = PgServer::start() else { return };
+    let url = pg.create_db("tworows");
+    drop(Db::open(&url).unwrap());
+    pg.psql(
+        "tworows",
+        "INSERT INTO hwcal_schema (version) SELECT version FROM hwcal_schema",
+    );
+    for mode in [OpenMode::Read, OpenMode::Existing, OpenMode::Create] {
+        let e = Db::open_with(&url, mode).err().expect("two rows");
+        let m = e.to_string();
+        assert!(matches!(e, DbError::NotOurs { .. }), "{mode:?}: {m}");
+        assert!(
+            m.contains("`hwcal_schema` table holds more than the one row"),
+            "{m}"
+        );
+        assert!(!m.contains("unexpected number of rows"), "{m}");
+    }
+    assert_eq!(pg.psql("tworows", "SELECT count(*) FROM hwcal_schema"), "2");
+}
