@@ -34,6 +34,16 @@ pub fn fmt_ratio_pm(r: &Row) -> String {
     }
 }
 
+/// `run 3 (Xeon ... on host, 2026-11-22 00:41 UTC)`: a stored run as the
+/// commands name it.
+pub fn run_label(id: i64, p: &Profile) -> String {
+    format!(
+        "run {id} ({}, {})",
+        machine_label(p),
+        crate::format_utc(p.created_unix)
+    )
+}
+
 /// `Xeon Foo (host)`: how a side is named in headers.
 pub fn machine_label(p: &Profile) -> String {
     match &p.machine {

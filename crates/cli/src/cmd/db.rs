@@ -2,7 +2,7 @@
 //! 50+ machines): list stored runs by machine, show one, compare two side by
 //! side, export (JSON, CSV, Markdown) and import profiles, remove runs, push
 //! runs to a shared PostgreSQL database.
-use crate::cmd::stored::{get, not_found, parse_id, run_label, runs_of};
+use crate::cmd::stored::{get, not_found, parse_id, runs_of};
 use crate::common::{db_location, open_db, open_db_existing, open_db_if_exists, open_db_read, UsageError};
 use crate::output::{check_dest, write_output};
 use anyhow::{Context, Result};
@@ -139,7 +139,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             let db = open_db_read()?;
             let side = |s: &str| -> Result<(String, Vec<Profile>)> {
                 let (ids, ps) = runs_of(&db, s)?;
-                let label = run_label(ids[0], &ps[0]);
+                let label = compare::run_label(ids[0], &ps[0]);
                 Ok((
                     if ids.len() == 1 {
                         label

@@ -1,13 +1,14 @@
 //! `hwcal report [ID [ID]] [--html FILE]`: the self-contained HTML report of a
 //! stored run (default: the latest), or of two runs compared side by side.
 
-use crate::cmd::stored::{get, parse_id, run_label};
+use crate::cmd::stored::{get, parse_id};
 use crate::common::{open_db_read, UsageError};
 use crate::output::{check_out, write_output};
 use anyhow::Result;
 use clap::Args;
 use hwcal_db::Db;
 use hwcal_model::Profile;
+use hwcal_report::compare::run_label;
 use hwcal_report::html::{compare_report, report};
 
 #[derive(Debug, Args)]

@@ -5,16 +5,6 @@ use crate::common::{db_location, UsageError};
 use anyhow::Result;
 use hwcal_db::{Db, DbError};
 use hwcal_model::Profile;
-use hwcal_report::{compare, format_utc};
-
-/// `run 3 (Xeon ... on host, 2026-11-22 00:41 UTC)`.
-pub fn run_label(id: i64, p: &Profile) -> String {
-    format!(
-        "run {id} ({}, {})",
-        compare::machine_label(p),
-        format_utc(p.created_unix)
-    )
-}
 
 /// A missing run is the user's mistake: exit 2.
 pub fn not_found(e: DbError) -> anyhow::Error {

@@ -45,6 +45,19 @@ pub struct Published {
     /// Stored runs left out because they could not be read (id, why): one
     /// damaged row does not keep the others off the site.
     pub skipped: Vec<(i64, String)>,
+    /// Runs removed from the database while the site was built (`db rm`
+    /// beside it): left out, or, where the index already lists one, given
+    /// a page that says so.
+    pub removed: Vec<i64>,
+}
+
+/// Why `load` gave no profile for a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unloaded {
+    /// No longer in the database.
+    Gone,
+    /// Stored, but not a readable profile (why).
+    Unreadable(String),
 }
 
 impl std::fmt::Display for Published {
@@ -64,6 +77,16 @@ impl std::fmt::Display for Published {
             write!(
                 f,
                 " ({} unreadable run{} left out: {})",
+                ids.len(),
+                s(ids.len()),
+                ids.join(", ")
+            )?;
+        }
+        if !self.removed.is_empty() {
+            let ids: Vec<String> = self.removed.iter().map(|id| id.to_string()).collect();
+            write!(
+                f,
+                " ({} run{} removed from the database meanwhile: {})",
                 ids.len(),
                 s(ids.len()),
                 ids.join(", ")
@@ -154,7 +177,7 @@ impl Ticker<'_> {
 pub fn publish(
     dir: &Path,
     ids: &[i64],
-    mut load: impl FnMut(i64) -> Result<Profile, String>,
+    mut load: impl FnMut(i64) -> Result<Profile, Unloaded>,
     say: &mut dyn FnMut(&str),
     generated_unix: u64,
     protected: &Protected,
@@ -192,22 +215,22 @@ fn publish_into(
     dirs: &SiteDirs,
     (dir, earlier): (&Path, Vec<String>),
     ids: &[i64],
-    load: &mut dyn FnMut(i64) -> Result<Profile, String>,
+    load: &mut dyn FnMut(i64) -> Result<Profile, Unloaded>,
     mut ticker: Ticker<'_>,
     generated_unix: u64,
     protected: &Protected,
 ) -> Result<Published, PublishError> {
     let mut facts = Vec::with_capacity(ids.len());
-    let mut skipped = Vec::new();
+    let (mut skipped, mut removed) = (Vec::new(), Vec::new());
     for (i, &id) in ids.iter().enumerate() {
         ticker.tick("reading runs", i);
         match load(id) {
             Ok(p) => facts.push(RunFacts::of(id, &p)),
-            Err(msg) => skipped.push((id, msg)),
+            Err(Unloaded::Gone) => removed.push(id),
+            Err(Unloaded::Unreadable(msg)) => skipped.push((id, msg)),
         }
     }
     let readable = facts.len();
-    let mut load = |id| load(id).map_err(|msg| PublishError::Load { id, msg });
     let site = Site::new(facts, generated_unix);
     let names = site.file_names();
     let mut all = earlier.clone();
@@ -215,7 +238,17 @@ fn publish_into(
     write(dirs, &marker(&all), protected)?;
     for (i, id) in site.run_ids().into_iter().enumerate() {
         ticker.tick("writing run reports", i);
-        write(dirs, &site.run_page(id, &load(id)?), protected)?;
+        let page = match load(id) {
+            Ok(p) => site.run_page(id, &p),
+            // Removed since the index was planned (`db rm` beside the
+            // build): its link must not dangle, and the build goes on.
+            Err(Unloaded::Gone) => {
+                removed.push(id);
+                removed_page(id)
+            }
+            Err(Unloaded::Unreadable(msg)) => return Err(PublishError::Load { id, msg }),
+        };
+        write(dirs, &page, protected)?;
     }
     for name in stale(&earlier, &names) {
         dirs.remove(&name).map_err(|source| PublishError::Io {
@@ -234,7 +267,21 @@ fn publish_into(
         runs: readable,
         index: dir.join("index.html"),
         skipped,
+        removed,
     })
+}
+
+/// The page of a run removed from the database while the site was built.
+fn removed_page(id: i64) -> NamedFile {
+    NamedFile {
+        name: format!("runs/{id}.html"),
+        bytes: format!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hwcal — run {id} removed</title>\
+             </head>\n<body><nav><a href=\"../index.html\">all machines</a></nav>\n<p>Run {id} was removed from the \
+             database while this site was built. Build the site again to drop it from the index.</p></body></html>\n"
+        )
+        .into_bytes(),
+    }
 }
 
 #[cfg(test)]
@@ -367,7 +414,7 @@ mod tests {
             |id| {
                 reads += 1;
                 if reads > 2 {
-                    Err("gone".into())
+                    Err(Unloaded::Unreadable("gone".into()))
                 } else {
                     Ok(full_profile(id as u32))
                 }
@@ -388,7 +435,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("s");
         let load = |id: i64| match id {
-            2 => Err("not a readable profile".to_string()),
+            2 => Err(Unloaded::Unreadable("not a readable profile".to_string())),
             _ => Ok(full_profile(id as u32)),
         };
         let done = publish(&dir, &[1, 2, 3], load, &mut |_| {}, 0, &Protected::default()).unwrap();
@@ -399,6 +446,37 @@ mod tests {
             "{done}"
         );
         assert!(dir.join("runs/1.html").is_file() && !dir.join("runs/2.html").exists());
+    }
+
+    /// `db rm` beside a build (issue 41): a run gone before the index was
+    /// planned is left out, one gone after gets a page that says so; the
+    /// build completes either way.
+    #[test]
+    fn a_run_removed_during_the_build_does_not_stop_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut reads = 0;
+        let load = |id: i64| {
+            reads += 1;
+            match (id, reads) {
+                (2, _) => Err(Unloaded::Gone),
+                // Run 3's second read, for its page: removed meanwhile.
+                (3, r) if r > 3 => Err(Unloaded::Gone),
+                _ => Ok(full_profile(id as u32)),
+            }
+        };
+        let done = publish(&dir, &[1, 2, 3], load, &mut |_| {}, 0, &Protected::default()).unwrap();
+        assert_eq!(done.removed, vec![2, 3]);
+        assert!(done.skipped.is_empty());
+        assert!(
+            done.to_string()
+                .contains("2 runs removed from the database meanwhile: 2, 3"),
+            "{done}"
+        );
+        assert!(!dir.join("runs/2.html").exists());
+        let page = std::fs::read_to_string(dir.join("runs/3.html")).unwrap();
+        assert!(page.contains("Run 3 was removed from the database"), "{page}");
+        assert!(dir.join("runs/1.html").is_file() && dir.join("index.html").is_file());
     }
 
     #[test]
