@@ -63,3 +63,46 @@ fn c2c_measures_every_pair_or_says_there_is_none() {
     hwcal().args(["c2c", "--cpus", "0,99999"]).assert().code(2);
     hwcal().args(["c2c", "--cpus", "x"]).assert().code(2);
 }
+
+/// Under `taskset -c 0` (issue 41, medium 5): `hwcal c2c` is a usage error
+/// that names the one CPU allowed, not an exit 0 with nothing said, and a
+/// run measures no pair outside the allowed CPUs — its profile has no
+/// core-to-core figure and says why. Skipped where `taskset` is missing or
+/// the machine has one CPU.
+#[test]
+fn c2c_keeps_to_the_cpus_it_is_allowed() {
+    let online = hwcal_harness::pin::allowed_cpus();
+    let have_taskset = std::process::Command::new("taskset").arg("-V").output().is_ok();
+    if online.len() < 2 || !have_taskset || common::emulated("c2c_keeps_to_the_cpus_it_is_allowed") {
+        eprintln!("skipped: needs taskset and two CPUs");
+        return;
+    }
+    let bin = common::hwcal_process();
+    let cpu = online[0].to_string();
+    let alone = std::process::Command::new("taskset")
+        .args(["-c", &cpu])
+        .arg(bin.get_program())
+        .arg("c2c")
+        .output()
+        .unwrap();
+    assert_eq!(alone.status.code(), Some(2), "{alone:?}");
+    assert!(
+        String::from_utf8_lossy(&alone.stderr).contains("two CPUs"),
+        "{alone:?}"
+    );
+    let run = std::process::Command::new("taskset")
+        .args(["-c", &cpu])
+        .arg(bin.get_program())
+        .args(["run", "--only", "c2c", "--no-save", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    let p = profile_json(&run.stdout).unwrap();
+    let ids: Vec<&str> = p["figures"]
+        .as_array()
+        .map(|f| f.iter().filter_map(|f| f["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(ids.iter().all(|id| !id.starts_with("c2c.")), "{ids:?}");
+    let notes = p["notes"].as_array().cloned().unwrap_or_default();
+    assert!(notes.iter().any(|n| n["code"] == "c2c.one_cpu"), "{notes:?}");
+}

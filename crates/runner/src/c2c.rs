@@ -27,16 +27,16 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
     reads: &[],
     plan: |_, machine| {
         // The online CPUs this process may use (taskset, a cpuset, Slurm's
-        // binding): never a pair outside them. Fewer than two: no pair at all.
+        // binding): never a pair outside them. Fewer than two: no pair at
+        // all, and the profile says so (a run under `taskset -c 0` left
+        // core-to-core latency out without a word).
         let cpus = within_allowed(&machine.online_cpus);
-        (cpus.len() >= 2).then(|| -> Box<dyn crate::probe::Plan> {
-            Box::new(C2c {
-                cpus,
-                batches: BATCHES,
-                max_pairs: RUN_MAX_PAIRS,
-                methods: Method::ALL.to_vec(),
-            })
-        })
+        Some(Box::new(C2c {
+            cpus,
+            batches: BATCHES,
+            max_pairs: RUN_MAX_PAIRS,
+            methods: Method::ALL.to_vec(),
+        }))
     },
     analyze: hwcal_analysis::c2c::reanalyze,
 };
@@ -173,8 +173,15 @@ impl Plan for C2c {
     fn run(&self, _hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let pairs = hwcal_probes::c2c::pairs(&self.cpus, self.max_pairs);
         if pairs.is_empty() {
-            progress.say("c2c: fewer than two CPUs allowed: no pair to measure");
-            return Ok(Profile::default());
+            let text = format!(
+                "c2c: fewer than two CPUs allowed ({:?}: taskset, a cpuset or the scheduler's binding): no pair to \
+                 measure, core-to-core latency left out",
+                self.cpus
+            );
+            progress.say(&text);
+            let mut p = Profile::default();
+            p.notes.push(hwcal_model::Note::warning("c2c", "one_cpu", text));
+            return Ok(p);
         }
         progress.say(&format!("c2c: {} pair(s) of CPUs", pairs.len()));
         // Each pair by every method back to back: the methods see the same
