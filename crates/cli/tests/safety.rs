@@ -1330,3 +1330,45 @@ fn a_site_build_a_full_disk_stopped_completes_once_there_is_room() {
     );
     assert_eq!(leftovers.len(), 6, "{leftovers:?}");
 }
+
+/// `hwcal os` interrupted (SIGINT) while its scratch directory exists
+/// leaves nothing in TMPDIR (issue 41, low: "temp files left by SIGINT in
+/// `hwcal os`": its `hwcal-os-PID-TAG` directory stayed behind).
+#[test]
+fn an_interrupted_os_probe_leaves_no_scratch_behind() {
+    let e = Env::new();
+    let tmp = e.path("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut child = common::hwcal_process()
+        .args(["os", "--batches", "400", "--json"])
+        .arg(e.path("os.json"))
+        .env("TMPDIR", &tmp)
+        .env("HWCAL_DB", e.db())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Interrupt while the scratch directory is there (or once the probe
+    // has run for a second, if it was never seen).
+    let t0 = std::time::Instant::now();
+    while std::fs::read_dir(&tmp).unwrap().next().is_none() && t0.elapsed() < Duration::from_secs(1) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let t1 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(t1.elapsed() < Duration::from_secs(60), "hwcal os did not stop");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let left: Vec<PathBuf> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|d| d.path())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -7,14 +7,14 @@
 //! one, `hwcal run --io DIR` plans the short job of [`ENTRY`].
 
 use crate::probe::{Plan, ProbeEntry, Progress};
+use crate::signals::StopOnSignal;
 use crate::usage;
-use crate::{Context, Result, RunnerError};
+use crate::{Result, RunnerError};
 use hwcal_model::{human_bytes, IoResult, IoThread, Note, Profile};
 use hwcal_probes::io::{self as probe, Engine, IoError, IoJob, IoRun, Pattern, TestFile};
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// In `hwcal run --io DIR`: what a database cares about first (random 4 KiB
@@ -179,41 +179,6 @@ pub fn worker_cpus(cpu: Option<usize>, no_pin: bool) -> Result<Vec<usize>> {
     let i = allowed.iter().position(|&c| c == first).unwrap_or(0);
     let n = allowed.len();
     Ok((0..n).map(|k| allowed[(i + n - k) % n]).collect())
-}
-
-/// While alive, SIGINT, SIGTERM and SIGHUP raise `stop` instead of killing
-/// the process, so the workers stop, finish the I/Os in flight and the test
-/// file is removed on the normal path. A second SIGINT while the first is
-/// being handled exits at once (130). Once dropped, the signals take their
-/// default action again (signal-hook cannot uninstall a handler, so a
-/// conditional "run the default action" is registered up front).
-struct StopOnSignal {
-    stop: Arc<AtomicBool>,
-    done: Arc<AtomicBool>,
-}
-
-impl StopOnSignal {
-    fn install() -> Result<StopOnSignal> {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let stop = Arc::new(AtomicBool::new(false));
-        let done = Arc::new(AtomicBool::new(false));
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            signal_hook::flag::register_conditional_default(sig, Arc::clone(&done))
-                .context("installing a signal handler")?;
-        }
-        signal_hook::flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&stop))
-            .context("installing the SIGINT handler")?;
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            signal_hook::flag::register(sig, Arc::clone(&stop)).context("installing a signal handler")?;
-        }
-        Ok(StopOnSignal { stop, done })
-    }
-}
-
-impl Drop for StopOnSignal {
-    fn drop(&mut self) {
-        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
 }
 
 /// What one I/O job measured, for `hwcal io` or a caller such as `hwcal run`.

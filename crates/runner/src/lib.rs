@@ -26,6 +26,7 @@ pub mod machine;
 pub mod points;
 mod probe;
 pub mod registry;
+mod signals;
 #[cfg(feature = "synthetic")]
 pub mod synthetic;
 

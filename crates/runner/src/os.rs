@@ -85,7 +85,16 @@ impl Plan for Os {
         // every batch alike, which their agreement cannot show.
         let before = core_mhz();
         let mut raw = Vec::new();
+        // An interrupt (SIGINT, SIGTERM, SIGHUP) waits for the operation
+        // under way, whose scratch directory `measure` removes, and stops
+        // there: killed mid-operation, the directory stayed behind.
+        let signals = crate::signals::StopOnSignal::install()?;
         for &op in &self.ops {
+            if signals.raised() {
+                return Err(crate::RunnerError::Failed(
+                    "os: interrupted by a signal; its scratch directory was removed".into(),
+                ));
+            }
             progress.say(&format!("os: {}", op.lmbench_name()));
             let samples =
                 measure(op, self.batches, &self.scratch).with_context(|| format!("os: {}", op.id()))?;
