@@ -336,21 +336,10 @@ impl Memo {
         if colours < 2 {
             return None;
         }
-        let p = 1.0 / colours as f64;
-        let mean = pages as f64 * p;
-        let sd = (mean * (1.0 - p)).sqrt();
-        let lo = (mean - 8.0 * sd - 1.0).floor().max(0.0) as usize;
-        let hi = ((mean + 8.0 * sd + 1.0).ceil() as usize).min(pages);
-        let (ln_p, ln_q) = (p.ln(), (1.0 - p).ln());
-        let ln_all = self.ln_factorial(pages);
         // First and second moments of one colour's lines that fit (lower)
         // and of min(n, W) (upper).
         let (mut l1, mut l2, mut u1, mut u2) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-        for n in lo..=hi {
-            let ln_pr = ln_all - self.ln_factorial(n) - self.ln_factorial(pages - n)
-                + n as f64 * ln_p
-                + (pages - n) as f64 * ln_q;
-            let pr = ln_pr.exp();
+        for (n, pr) in self.page_counts(pages, colours) {
             let fits = if n <= ways { n as f64 } else { 0.0 };
             let held = n.min(ways) as f64;
             l1 += pr * fits;
@@ -368,9 +357,10 @@ impl Memo {
         })
     }
 
-    /// The hit fraction's parts (see [`Memo::hit`]) over `pages` pages in
-    /// `colours` colours of `ways` ways.
-    fn parts(&mut self, pages: usize, colours: usize, ways: usize) -> [f64; 3] {
+    /// How many of `pages` random pages one of `colours` colours draws, with
+    /// its probability: Binomial(pages, 1/colours) over ±8 standard
+    /// deviations (the rest weighs nothing a fit can see).
+    fn page_counts(&mut self, pages: usize, colours: usize) -> Vec<(usize, f64)> {
         let p = 1.0 / colours as f64;
         let mean = pages as f64 * p;
         let sd = (mean * (1.0 - p)).sqrt();
@@ -378,12 +368,23 @@ impl Memo {
         let hi = ((mean + 8.0 * sd + 1.0).ceil() as usize).min(pages);
         let (ln_p, ln_q) = (p.ln(), (1.0 - p).ln());
         let ln_all = self.ln_factorial(pages);
+        (lo..=hi)
+            .map(|n| {
+                let ln_pr = ln_all - self.ln_factorial(n) - self.ln_factorial(pages - n)
+                    + n as f64 * ln_p
+                    + (pages - n) as f64 * ln_q;
+                (n, ln_pr.exp())
+            })
+            .collect()
+    }
+
+    /// The hit fraction's parts (see [`Memo::hit`]) over `pages` pages in
+    /// `colours` colours of `ways` ways.
+    fn parts(&mut self, pages: usize, colours: usize, ways: usize) -> [f64; 3] {
+        let mean = pages as f64 / colours as f64;
         let mut held = [0.0f64; 3];
-        for n in lo..=hi {
-            let ln_pr = ln_all - self.ln_factorial(n) - self.ln_factorial(pages - n)
-                + n as f64 * ln_p
-                + (pages - n) as f64 * ln_q;
-            let lines = ln_pr.exp() * n as f64;
+        for (n, pr) in self.page_counts(pages, colours) {
+            let lines = pr * n as f64;
             if n <= ways {
                 held[0] += lines;
                 continue;

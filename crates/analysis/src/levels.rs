@@ -69,16 +69,27 @@ pub fn refine_boundaries(xs: &[f64], pl: &[Plateau], per_octave: f64) -> Vec<f64
     for p in pl {
         let Some(j) = p.cross else { continue };
         for i in j.saturating_sub(1).max(1)..=j {
-            let oct = (xs[i] / xs[i - 1]).log2();
-            let k = (oct * per_octave).ceil() as usize;
-            for s in 1..k {
-                out.push(xs[i - 1] * 2f64.powf(oct * s as f64 / k as f64));
-            }
+            fill(xs[i - 1], xs[i], per_octave, &mut out);
         }
     }
-    out.sort_by(f64::total_cmp);
-    out.dedup_by(|a, b| (*a / *b - 1.0).abs() < 1e-3);
-    out
+    sorted_unique(out)
+}
+
+/// Points strictly between `lo` and `hi`, `per_octave` per octave, evenly
+/// in log.
+fn fill(lo: f64, hi: f64, per_octave: f64, out: &mut Vec<f64>) {
+    let oct = (hi / lo).log2();
+    let k = (oct * per_octave).ceil() as usize;
+    for s in 1..k {
+        out.push(lo * 2f64.powf(oct * s as f64 / k as f64));
+    }
+}
+
+/// `v` sorted, sizes within 0.1% of one another taken once.
+fn sorted_unique(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v.dedup_by(|a, b| (*a / *b - 1.0).abs() < 1e-3);
+    v
 }
 
 /// Points to add where each plateau's curve first leaves it: `per_octave`
@@ -99,15 +110,9 @@ pub fn refine_edge_starts(xs: &[f64], ys: &[f64], pl: &[Plateau], per_octave: f6
         let Some(k) = (p.last + 1..n).find(|&k| ys[k] > p.level * (1.0 + rise)) else {
             continue;
         };
-        let oct = (xs[k] / xs[k - 1]).log2();
-        let steps = (oct * per_octave).ceil() as usize;
-        for s in 1..steps {
-            out.push(xs[k - 1] * 2f64.powf(oct * s as f64 / steps as f64));
-        }
+        fill(xs[k - 1], xs[k], per_octave, &mut out);
     }
-    out.sort_by(f64::total_cmp);
-    out.dedup_by(|a, b| (*a / *b - 1.0).abs() < 1e-3);
-    out
+    sorted_unique(out)
 }
 
 #[cfg(test)]
