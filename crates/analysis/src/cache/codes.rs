@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 38] = [
+pub const NOTE_CODES: [(&str, &str); 39] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -146,6 +146,10 @@ pub const NOTE_CODES: [(&str, &str); 38] = [
     (
         "cache.l{N}-latency-disagree",
         "the level's plateau and the idle-gap chase's point on it, two measurements of its latency, disagree beyond both intervals: marked noisy",
+    ),
+    (
+        "cache.l{N}-served-between",
+        "past the level's edge the curve reads faster than the levels found can serve under any policy: a level between unresolved, or the level larger (level marked noisy)",
     ),
     (
         "cache.l{N}-overheld",

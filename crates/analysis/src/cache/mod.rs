@@ -35,6 +35,7 @@
 //! * `intervals` — the figures' 95% intervals by a residual bootstrap;
 //! * `twice` — whether a level's latency, read twice (plateau, gap point), agrees.
 
+mod capacity;
 mod codes;
 mod confirm;
 mod edge;
@@ -360,6 +361,17 @@ fn analyze_with(
                     .extend(envelope::stated_contradicted(l, &sw, p, next, machine, &mut memo));
             }
         }
+    }
+    let sizes: Vec<f64> = out.levels.iter().map(|l| l.size_bytes as f64).collect();
+    for (k, l) in out.levels.iter_mut().enumerate() {
+        out.notes.extend(capacity::served_between(
+            l,
+            &sw,
+            &pl,
+            k,
+            &sizes[..=k],
+            NOMINAL_SIZE_TOLERANCE,
+        ));
     }
     out.notes
         .extend(confirm::numbering_in_doubt(&mut out.levels, machine));
