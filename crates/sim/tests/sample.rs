@@ -613,3 +613,24 @@ fn a_curve_faster_than_the_levels_found_can_serve_is_a_level_between() {
         }
     }
 }
+
+/// Found by seed 13 (machine 1108: 4 KiB pages, heavy spikes): the L2's
+/// plateau stopped at 81 KiB while the curve went on climbing to 4.55 ns
+/// inside the level's own half, and the L2 read 3.87 ns, `ok`, for 4.54,
+/// with L1's steps short by as much. A plateau that stops short is read on
+/// as far as half its level's size.
+#[test]
+fn a_plateau_that_stops_short_is_judged_over_its_levels_own_half() {
+    let (m, _) = corpus::generated(13, 1108);
+    let (p, j) = judged(&m);
+    let l2 = &p.caches.as_ref().unwrap()[1];
+    assert_eq!(l2.verdict, hwcal_model::Verdict::Noisy, "{l2:?}");
+    assert!(
+        p.notes.iter().any(|n| n.code == "cache.l2-sloping"),
+        "{:?}",
+        p.notes
+    );
+    for figure in ["L2 latency", "L1 miss latency", "L1 replace time"] {
+        assert_ne!(outcome(&j, figure), Outcome::ConfidentlyWrong, "{figure}: {j:?}");
+    }
+}
