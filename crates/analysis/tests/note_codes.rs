@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 39] = [
+const CACHE: [&str; 40] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -46,6 +46,7 @@ const CACHE: [&str; 39] = [
     "cache.l{N}-step-unranked",
     "cache.l{N}-latency-disagree",
     "cache.l{N}-served-between",
+    "cache.l{N}-latency-unresolved",
     "cache.l{N}-overheld",
     "cache.l{N}-tlb-share-unconfirmed",
 ];

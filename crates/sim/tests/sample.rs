@@ -634,3 +634,31 @@ fn a_plateau_that_stops_short_is_judged_over_its_levels_own_half() {
         assert_ne!(outcome(&j, figure), Outcome::ConfidentlyWrong, "{figure}: {j:?}");
     }
 }
+
+/// Found by seed 13 (machine 199: huge pages, a moving share): a 128 MiB
+/// victim L4 under a 16 MiB L3 read 52.3 ns, `ok`, for 57.7, from a
+/// plateau of 49–73 MiB scattered between 46 and 54 ns, where the 18 MiB
+/// below could still have served enough of it to hide that much; machine
+/// 867 (4 KiB pages, very quiet) likewise read its 16 MiB L3 at 12.4 ns for
+/// 14.9 from a short plateau over a 1.5 MiB L2.
+#[test]
+fn a_plateau_that_cannot_pin_its_latency_is_not_ok() {
+    for (i, level, figure) in [(199, 4, "L4 latency (shared)"), (867, 3, "L3 latency (shared)")] {
+        let (m, _) = corpus::generated(13, i);
+        let (p, j) = judged(&m);
+        let l = &p.caches.as_ref().unwrap()[level - 1];
+        assert_eq!(
+            l.verdict,
+            hwcal_model::Verdict::Noisy,
+            "{}: {l:?} {:?}",
+            m.name,
+            p.notes
+        );
+        assert_ne!(
+            outcome(&j, figure),
+            Outcome::ConfidentlyWrong,
+            "{}: {j:?}",
+            m.name
+        );
+    }
+}

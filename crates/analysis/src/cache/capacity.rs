@@ -119,6 +119,83 @@ pub(super) fn served_between(
     ))
 }
 
+/// The note (and the level's verdict, noisy) where level `k`'s plateau
+/// does not pin its latency: the levels below it (`below`: their sizes as
+/// found, in all) may still serve enough of its loads, where its latency
+/// is read, to put the plateau more than [`super::slope::MAX_SPREAD`] under
+/// the level's own hit latency.
+///
+/// Two bounds on that share, both from what was measured: the capacity
+/// bound ([`max_hit_fraction`] of the levels below at the working set the
+/// latency is read at), and the plateau's own flatness — a share the
+/// levels below keep falls as their capacity over the working set does
+/// (never more than C/S of it can be held, and no policy holds a share
+/// that grows with S), so a plateau that climbs by Δ from S₁ to S₂ has a
+/// share whose C/S part is at most Δ / (1/S₁ − 1/S₂) per unit of 1/S; over
+/// a long flat plateau that is nothing, over a short one it can be much.
+/// The climb is taken as large as the plateau's scatter allows (two
+/// standard errors of its ends' means). The smaller bound stands (a
+/// simulated 128 MiB victim L4 under a 16 MiB L3 whose share moved: its
+/// plateau from 49 to 73 MiB scattered between 46 and 54 ns and read 52.3
+/// ns, `ok`, for 57.7; a long flat plateau such as an L3 read at 12.83 ns
+/// from 4 to 13 MiB, to 0.03 ns, is pinned however large the L2 below).
+pub(super) fn latency_unresolved(
+    l: &mut CacheLevel,
+    sw: &Sweep,
+    pl: &[Plateau],
+    k: usize,
+    below: f64,
+    tolerance: f64,
+) -> Option<Note> {
+    let (p, prev) = (pl.get(k)?, pl.get(k.checked_sub(1)?)?);
+    let span = p.level - prev.level;
+    if l.verdict != Verdict::Ok || p.last <= p.first || span <= 0.0 {
+        return None;
+    }
+    let (s1, s2) = (sw.xs[p.first], sw.xs[p.last]);
+    let at = (s1 * s2).sqrt();
+    let end = |i: &[usize]| i.iter().map(|&j| sw.ys[j]).sum::<f64>() / i.len() as f64;
+    let two = |a: usize, b: usize| if p.last > p.first + 2 { vec![a, b] } else { vec![a] };
+    let (a, b) = (two(p.first, p.first + 1), two(p.last - 1, p.last));
+    // The climb as far as it can be with the plateau's scatter: its two
+    // ends' means each carry the points' spread.
+    let sd = spread(&sw.ys[p.first..=p.last]);
+    let resolved = 2.0 * sd * (1.0 / a.len() as f64 + 1.0 / b.len() as f64).sqrt();
+    let climb = (end(&b) - end(&a) + resolved).max(0.0);
+    let held = (1.0 + tolerance) * below;
+    let f = max_hit_fraction(held, at);
+    let by_capacity = if f < 1.0 {
+        f / (1.0 - f) * span
+    } else {
+        f64::INFINITY
+    };
+    let by_flatness = climb * (1.0 / at) / (1.0 / s1 - 1.0 / s2);
+    let bias = by_capacity.min(by_flatness);
+    if bias <= super::slope::MAX_SPREAD * p.level {
+        return None;
+    }
+    l.verdict = Verdict::Noisy;
+    let size = super::codes::size_text;
+    Some(note(
+        "cache",
+        &format!("l{}-latency-unresolved", l.level),
+        format!(
+            "cache: L{}: its plateau ({} to {}, {:.2} ns) does not pin its latency: the levels below it ({} in \
+             all) may still serve part of its loads there — up to {:.0}% by their capacity, and its climb of \
+             {climb:.2} ns over the plateau allows a share falling with the working set that is as large — so \
+             its own hit latency may lie up to {bias:.2} ns above what the plateau reads, more than {:.0}% of \
+             it; marked noisy",
+            l.level,
+            size(s1),
+            size(s2),
+            p.level,
+            size(below),
+            f * 100.0,
+            super::slope::MAX_SPREAD * 100.0
+        ),
+    ))
+}
+
 /// Sample standard deviation of a point's repetitions (0 with fewer than
 /// two).
 fn spread(samples: &[f64]) -> f64 {
@@ -180,6 +257,128 @@ mod tests {
             }
         }
         hits as f64 / lines as f64
+    }
+
+    use super::super::sweep::Sweep;
+    use super::{latency_unresolved, served_between};
+    use crate::levels::Plateau;
+    use hwcal_model::{CacheLevel, RawCurve, RawPoint, Verdict};
+
+    fn sweep(kib_ns: &[(f64, f64)]) -> Sweep {
+        let points = kib_ns
+            .iter()
+            .map(|&(k, ns)| RawPoint {
+                x: k * 1024.0,
+                y: ns,
+                samples: vec![ns, ns],
+                mhz: vec![],
+            })
+            .collect();
+        Sweep::new(
+            &RawCurve {
+                points,
+                ..Default::default()
+            },
+            None,
+        )
+    }
+
+    fn plateau(first: usize, last: usize, level: f64) -> Plateau {
+        Plateau {
+            first,
+            last,
+            level,
+            end_x: 0.0,
+            bounded: true,
+            cross: None,
+            colour: None,
+            colour_rejected: false,
+            tail_to: None,
+        }
+    }
+
+    fn level(n: u32) -> CacheLevel {
+        CacheLevel {
+            level: n,
+            verdict: Verdict::Ok,
+            ..Default::default()
+        }
+    }
+
+    /// An L4 plateau short beside the 18 MiB below it and scattered by a
+    /// moving share does not pin its latency; a long flat L3 plateau does.
+    #[test]
+    fn a_short_scattered_plateau_does_not_pin_its_latency() {
+        let sw = sweep(&[
+            (4096.0, 12.83),
+            (8192.0, 12.84),
+            (13004.0, 12.83),
+            (50535.0, 53.4),
+            (55109.0, 53.3),
+            (60097.0, 48.9),
+            (65536.0, 52.5),
+            (71468.0, 51.8),
+            (74632.0, 52.1),
+            (131072.0, 180.0),
+        ]);
+        let pl = [
+            plateau(0, 2, 3.6),
+            plateau(0, 2, 12.83),
+            plateau(3, 8, 52.3),
+            plateau(9, 9, 180.0),
+        ];
+        let mut l3 = level(3);
+        assert!(latency_unresolved(&mut l3, &sw, &pl, 1, 2.6 * 1048576.0, 0.125).is_none());
+        assert_eq!(l3.verdict, Verdict::Ok);
+        let mut l4 = level(4);
+        let n = latency_unresolved(&mut l4, &sw, &pl, 2, 18.6 * 1048576.0, 0.125);
+        assert_eq!(n.map(|n| n.code), Some("cache.l4-latency-unresolved".to_string()));
+        assert_eq!(l4.verdict, Verdict::Noisy);
+        // The same plateau without its scatter climbs too little to hide a
+        // share: pinned.
+        let flat = sweep(&[
+            (4096.0, 12.83),
+            (8192.0, 12.84),
+            (13004.0, 12.83),
+            (50535.0, 52.3),
+            (55109.0, 52.3),
+            (60097.0, 52.3),
+            (65536.0, 52.3),
+            (71468.0, 52.31),
+            (74632.0, 52.3),
+            (131072.0, 180.0),
+        ]);
+        let mut l4 = level(4);
+        assert!(latency_unresolved(&mut l4, &flat, &pl, 2, 18.6 * 1048576.0, 0.125).is_none());
+    }
+
+    /// Past a 1 MiB L2 the curve at 3 and 4 MiB reads 8 ns, with memory at
+    /// 100 ns next: no L1 and L2 of that size serve that; a curve that
+    /// climbs as the bound allows is served.
+    #[test]
+    fn a_curve_below_the_capacity_bound_is_a_level_between() {
+        let served = |mid: f64| {
+            let sw = sweep(&[
+                (16.0, 1.0),
+                (32.0, 1.0),
+                (256.0, 3.0),
+                (1024.0, 3.0),
+                (3072.0, mid),
+                (4096.0, mid * 1.05),
+                (65536.0, 100.0),
+                (131072.0, 100.0),
+            ]);
+            let pl = [plateau(0, 1, 1.0), plateau(2, 3, 3.0), plateau(6, 7, 100.0)];
+            let mut l2 = level(2);
+            l2.size_bytes = 1 << 20;
+            let n = served_between(&mut l2, &sw, &pl, 1, &[32768.0, 1048576.0], 0.125);
+            (n.map(|n| n.code), l2.verdict)
+        };
+        assert_eq!(
+            served(8.0),
+            (Some("cache.l2-served-between".to_string()), Verdict::Noisy)
+        );
+        assert_eq!(served(60.0), (None, Verdict::Ok));
     }
 
     /// The bound holds for the policies and prefetch it claims to cover:

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 39] = [
+pub const NOTE_CODES: [(&str, &str); 40] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -150,6 +150,10 @@ pub const NOTE_CODES: [(&str, &str); 39] = [
     (
         "cache.l{N}-served-between",
         "past the level's edge the curve reads faster than the levels found can serve under any policy: a level between unresolved, or the level larger (level marked noisy)",
+    ),
+    (
+        "cache.l{N}-latency-unresolved",
+        "the levels below may still serve enough of the level's plateau (by their capacity and by the plateau's climb) to put it more than 5% under the level's latency (level marked noisy)",
     ),
     (
         "cache.l{N}-overheld",

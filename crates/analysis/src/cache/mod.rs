@@ -372,6 +372,15 @@ fn analyze_with(
             &sizes[..=k],
             NOMINAL_SIZE_TOLERANCE,
         ));
+        let below = sizes[..k].iter().sum::<f64>();
+        out.notes.extend(capacity::latency_unresolved(
+            l,
+            &sw,
+            &pl,
+            k,
+            below,
+            NOMINAL_SIZE_TOLERANCE,
+        ));
     }
     out.notes
         .extend(confirm::numbering_in_doubt(&mut out.levels, machine));
