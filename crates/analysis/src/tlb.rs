@@ -28,7 +28,7 @@ pub use stated::{half_miss_fraction, FIRST_LEVEL_MAX_SPREAD, NOMINAL_TOLERANCE};
 
 /// Every code of a TLB analysis note (`{N}`: the level), with what it says.
 /// Codes are stable: scripts match them (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 17] = [
+pub const NOTE_CODES: [(&str, &str); 18] = [
     (
         "tlb.huge-unseen",
         "the TLB does not see huge pages: levels measured against the dense baseline",
@@ -81,6 +81,10 @@ pub const NOTE_CODES: [(&str, &str); 17] = [
     (
         "tlb.l{N}-steps-agree",
         "the level's miss step agrees within the intervals with a neighbouring level's (one edge seen twice), no plausible stated figure to confirm it: noisy",
+    ),
+    (
+        "tlb.l{N}-step-shrinks",
+        "the level's miss step is smaller than the level's before it beyond both intervals (a share of the next level's misses, not a structure's hit time), no plausible stated figure to confirm it: noisy",
     ),
     (
         "tlb.l{N}-overshoot",
@@ -743,6 +747,7 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
         }
     }
     shape::steps_agree(&mut a.levels, &confirmed, &mut a.notes);
+    shape::steps_shrink(&mut a.levels, &confirmed, &mut a.notes);
     if let Some(n) = shape::first_plateau_raised(
         &ys,
         &a.small_plateaus,

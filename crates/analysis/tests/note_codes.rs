@@ -51,7 +51,7 @@ const CACHE: [&str; 40] = [
     "cache.l{N}-tlb-share-unconfirmed",
 ];
 
-const TLB: [&str; 17] = [
+const TLB: [&str; 18] = [
     "tlb.huge-unseen",
     "tlb.baseline-has-misses",
     "tlb.l{N}-baseline-disagree",
@@ -66,6 +66,7 @@ const TLB: [&str; 17] = [
     "tlb.l{N}-unconfirmed",
     "tlb.l1-spread",
     "tlb.l{N}-steps-agree",
+    "tlb.l{N}-step-shrinks",
     "tlb.l{N}-overshoot",
     "tlb.l1-foot",
     "tlb.first-plateau-raised",

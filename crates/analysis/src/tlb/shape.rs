@@ -105,6 +105,53 @@ pub(super) fn overshoots(ys: &[f64], pl: &[Plateau]) -> Vec<usize> {
     out
 }
 
+/// Levels past the first whose miss step is smaller, beyond both
+/// intervals, than the level's before them (of one page size). A level's
+/// step is what a miss in it costs over a hit: the next structure's hit
+/// time. Each further structure is larger and farther, and the last of
+/// them is a page walk (dependent loads through the caches), so the
+/// increments grow: an L1 DTLB miss that hits the second level costs a few
+/// cycles, a miss there a walk of tens. A step smaller than the one
+/// before it is no structure's hit time but a share of misses: the first
+/// sets of a set-associative or hashed next level overflowing long before
+/// its entries are used, each such miss a whole walk but only a few of
+/// them (a simulated 4-way, 1024-entry L2 TLB whose first sets overflowed
+/// at 232 pages: a "level" of 237 entries at +2.6 cycles after an L1 DTLB
+/// step of +8.9, `ok`). Such a level is `noisy` unless a plausible stated
+/// figure confirms it (`confirmed`).
+pub(super) fn steps_shrink(levels: &mut [TlbLevel], confirmed: &[(u32, u64)], notes: &mut Vec<Note>) {
+    let step = |l: &TlbLevel| l.miss_latency_ns_ci95.unwrap_or([l.miss_latency_ns; 2]);
+    for j in 1..levels.len() {
+        let Some(i) = (0..j).rev().find(|&i| {
+            levels[i].page_bytes == levels[j].page_bytes && levels[i].level + 1 == levels[j].level
+        }) else {
+            continue;
+        };
+        let (before, this) = (step(&levels[i]), step(&levels[j]));
+        let prev_ns = levels[i].miss_latency_ns;
+        let l = &mut levels[j];
+        if this[1] >= before[0] || l.verdict != Verdict::Ok || confirmed.contains(&(l.level, l.page_bytes)) {
+            continue;
+        }
+        l.verdict = Verdict::Noisy;
+        notes.push(note(
+            "tlb",
+            &format!("l{}-step-shrinks", l.level),
+            format!(
+                "tlb: level {} ({} pages, {} entries): its miss step (+{:.2} ns) is smaller than the level \
+                 before it (+{:.2} ns), beyond both intervals; each further structure costs more to reach \
+                 than the one before, so this step is no structure's hit time but a share of misses (the first \
+                 sets of the next level overflowing), and no plausible stated figure confirms it: noisy",
+                l.level,
+                if l.page_bytes >= 2 << 20 { "2 MiB" } else { "base" },
+                l.entries,
+                l.miss_latency_ns,
+                prev_ns,
+            ),
+        ));
+    }
+}
+
 /// The note for a level whose step overshoots (see [`overshoots`]).
 pub(super) fn overshoot_note(l: &TlbLevel) -> Note {
     note(
@@ -210,6 +257,34 @@ mod tests {
             verdict: Verdict::Ok,
             ..Default::default()
         }
+    }
+
+    /// A step smaller than the one before it (the first sets of the next
+    /// level overflowing): noisy; the first level and a taller third stay;
+    /// a stated figure, or intervals that overlap, leave it alone.
+    #[test]
+    fn a_step_smaller_than_the_one_before_is_noisy() {
+        let three = || {
+            vec![
+                level(1, 2.63, [2.60, 2.66]),
+                level(2, 1.94, [1.90, 2.00]),
+                level(3, 21.45, [21.0, 21.9]),
+            ]
+        };
+        let mut lv = three();
+        let mut notes = Vec::new();
+        steps_shrink(&mut lv, &[], &mut notes);
+        let verdicts: Vec<Verdict> = lv.iter().map(|l| l.verdict).collect();
+        assert_eq!(verdicts, [Verdict::Ok, Verdict::Noisy, Verdict::Ok]);
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].code, "tlb.l2-step-shrinks");
+        let mut lv = three();
+        steps_shrink(&mut lv, &[(2, 4096)], &mut Vec::new());
+        assert_eq!(lv[1].verdict, Verdict::Ok);
+        let mut lv = three();
+        lv[1].miss_latency_ns_ci95 = Some([1.5, 2.7]);
+        steps_shrink(&mut lv, &[], &mut Vec::new());
+        assert_eq!(lv[1].verdict, Verdict::Ok);
     }
 
     /// Two steps of one height: both noisy; a third, far taller, stays.
