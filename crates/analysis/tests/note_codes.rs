@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 40] = [
+const CACHE: [&str; 41] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -47,6 +47,7 @@ const CACHE: [&str; 40] = [
     "cache.l{N}-latency-disagree",
     "cache.l{N}-served-between",
     "cache.l{N}-latency-unresolved",
+    "cache.l{N}-tlb-share-sensitive",
     "cache.l{N}-overheld",
     "cache.l{N}-tlb-share-unconfirmed",
 ];

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 40] = [
+pub const NOTE_CODES: [(&str, &str); 41] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -154,6 +154,10 @@ pub const NOTE_CODES: [(&str, &str); 40] = [
     (
         "cache.l{N}-latency-unresolved",
         "the levels below may still serve enough of the level's plateau (by their capacity and by the plateau's climb) to put it more than 5% under the level's latency (level marked noisy)",
+    ),
+    (
+        "cache.l{N}-tlb-share-sensitive",
+        "the level's latency is read inside a TLB level's edge: TLB entries anywhere on their steps move the correction by more than 5% of it (level marked noisy)",
     ),
     (
         "cache.l{N}-overheld",

@@ -428,6 +428,13 @@ fn analyze_with(
             tlb,
             levels::SETTLED.1,
         ));
+        out.notes.extend(tlb_share::share_sensitive(
+            &mut out.levels,
+            &sw.xs,
+            &pl,
+            tlb,
+            slope::MAX_SPREAD,
+        ));
         if let (true, Some(m)) = (last_is_memory, out.memory.as_mut()) {
             out.notes.extend(memory::climbing(&sw, &pl[n_cache], m));
         }

@@ -29,6 +29,11 @@ pub struct TlbShare {
     /// Whether each level's figures were left not `ok` by the TLB analysis:
     /// the share it adds is a correction nothing confirmed.
     pub doubtful: Vec<bool>,
+    /// Where on its step each level's entries may lie: the page counts
+    /// where the step is 10% and 75% of the way up (how the TLB's ways and
+    /// replacement place its entries on a soft edge is not known), or the
+    /// entries themselves where the step was not measured.
+    pub bands: Vec<(f64, f64)>,
 }
 
 impl TlbShare {
@@ -50,6 +55,14 @@ impl TlbShare {
             levels,
             page: base as f64,
             doubtful: used.iter().map(|l| l.verdict != Verdict::Ok).collect(),
+            bands: used
+                .iter()
+                .map(|l| {
+                    let e = l.entries as f64;
+                    let lo = l.entries_low.map_or(e, |v| (v as f64).min(e));
+                    (lo, l.entries_high.map_or(e, |v| (v as f64).max(e)))
+                })
+                .collect(),
         })
     }
 
@@ -67,6 +80,23 @@ impl TlbShare {
             .zip(&self.doubtful)
             .filter(|(_, d)| **d)
             .map(|(&(e, n, _), _)| (1.0 - e / pages).max(0.0) * n)
+            .sum()
+    }
+
+    /// How far the share at `bytes` can move while every level's entries
+    /// stay on its step (between the 10% and 75% points, [`Self::bands`]):
+    /// the reading point on a soft edge that the TLB's ways and replacement
+    /// decide, and nothing measured pins down.
+    pub fn within_bands_at_bytes(&self, bytes: f64) -> f64 {
+        let pages = bytes / self.page;
+        let share = |e: f64, n: f64| (1.0 - e / pages).max(0.0) * n;
+        self.levels
+            .iter()
+            .zip(&self.bands)
+            .map(|(&(e, n, _), &(lo, hi))| {
+                let at = share(e, n);
+                (share(lo, n) - at).max(at - share(hi, n))
+            })
             .sum()
     }
 
@@ -204,4 +234,118 @@ pub(super) fn share_unconfirmed(
         ));
     }
     notes
+}
+
+/// Marks noisy each `ok` cache level (of the first `levels.len()`
+/// plateaus `pl`) whose TLB correction moves, where its latency is read,
+/// by more than `latency_tolerance` of that latency while the TLB levels'
+/// entries move along their steps ([`TlbShare::within_bands_at_bytes`]).
+/// A plateau read inside a TLB level's edge (a shared level past the
+/// second TLB level's reach on base pages) has its latency pinned only as
+/// well as the edge's position: a simulated L3 read 11.17 ns for 10.37,
+/// `ok`, corrected by a 768-entry, 8-way L2 TLB read as 806 (`ok`, 5% off)
+/// on a step from 385 to 960 pages, which moves its correction by 7.6 ns
+/// at 4.8 MiB.
+pub(super) fn share_sensitive(
+    levels: &mut [CacheLevel],
+    xs: &[f64],
+    pl: &[crate::levels::Plateau],
+    tlb: Option<&TlbShare>,
+    latency_tolerance: f64,
+) -> Vec<Note> {
+    let Some(t) = tlb else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    for (l, p) in levels.iter_mut().zip(pl) {
+        let x = p.middle_x(xs);
+        let moves = t.within_bands_at_bytes(x);
+        if l.verdict != Verdict::Ok || moves <= latency_tolerance * l.latency_ns {
+            continue;
+        }
+        l.verdict = Verdict::Noisy;
+        notes.push(note(
+            "cache",
+            &format!("l{}-tlb-share-sensitive", l.level),
+            format!(
+                "cache: L{}: at {} its latency is read inside a TLB level's edge: {:.2} ns of TLB misses were \
+                 taken out there, and TLB entries anywhere on their steps (where on a soft edge the TLB's ways and \
+                 replacement put them) move that by {moves:.2} ns, more than {:.0}% of its {:.2} ns; its latency \
+                 is not pinned; marked noisy",
+                l.level,
+                super::codes::size_text(x),
+                t.at_bytes(x).0,
+                latency_tolerance * 100.0,
+                l.latency_ns
+            ),
+        ));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::levels::Plateau;
+
+    /// A sharp first level (50–60 pages on its step) and a soft second
+    /// (385–960), as a simulated 8-way 768-entry L2 TLB read.
+    fn share() -> TlbShare {
+        TlbShare {
+            levels: vec![(52.0, 1.75, None), (806.0, 21.86, None)],
+            page: 4096.0,
+            doubtful: vec![false, false],
+            bands: vec![(50.0, 60.0), (385.0, 960.0)],
+        }
+    }
+
+    /// Inside the soft level's step the correction moves by the step's
+    /// width (at 1200 pages, (806 − 385)/1200 of its 21.86 ns), far past
+    /// it hardly, and short of the first level's reach not at all.
+    #[test]
+    fn the_correction_moves_with_where_the_entries_lie_on_their_steps() {
+        let t = share();
+        let near = t.within_bands_at_bytes(1200.0 * 4096.0);
+        let want = (806.0 - 385.0) / 1200.0 * 21.86 + (60.0 - 52.0) / 1200.0 * 1.75;
+        assert!((near - want).abs() < 1e-9, "{near} {want}");
+        assert!(t.within_bands_at_bytes(262144.0 * 4096.0) < 0.05);
+        assert_eq!(t.within_bands_at_bytes(40.0 * 4096.0), 0.0);
+    }
+
+    #[test]
+    fn a_latency_read_inside_a_tlb_edge_is_not_pinned() {
+        let xs: Vec<f64> = [1000.0, 1200.0, 1500.0, 200_000.0, 262_144.0]
+            .iter()
+            .map(|p| p * 4096.0)
+            .collect();
+        let plateau = |first, last| Plateau {
+            first,
+            last,
+            level: 0.0,
+            end_x: 0.0,
+            bounded: true,
+            cross: None,
+            colour: None,
+            colour_rejected: false,
+            tail_to: None,
+        };
+        let level = |n, ns| CacheLevel {
+            level: n,
+            latency_ns: ns,
+            verdict: Verdict::Ok,
+            ..Default::default()
+        };
+        let mut levels = vec![level(3, 11.17), level(4, 120.0)];
+        let notes = share_sensitive(
+            &mut levels,
+            &xs,
+            &[plateau(0, 2), plateau(3, 4)],
+            Some(&share()),
+            0.05,
+        );
+        assert_eq!(levels[0].verdict, Verdict::Noisy);
+        assert_eq!(levels[1].verdict, Verdict::Ok);
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].code, "cache.l3-tlb-share-sensitive");
+    }
 }
