@@ -52,6 +52,14 @@ fn invalid_values_are_usage_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("does not exist"));
+    // A directory that takes no file is found before the run measures
+    // (it was found only when the report was written, the run lost).
+    #[cfg(target_os = "linux")]
+    hwcal()
+        .args(["run", "--no-save", "--html", "/proc/hwcal-report.html"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot write in /proc"));
 }
 
 #[test]

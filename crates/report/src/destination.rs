@@ -1,6 +1,6 @@
 //! Output destinations, checked before anything is measured (a long run
-//! must not end in a failed write): a file's directory exists and the file
-//! is not a directory, a plot directory can be created, a gnuplot prefix
+//! must not end in a failed write): a file's directory exists and takes a
+//! new file, the file is not a directory, a plot directory can be created, a gnuplot prefix
 //! cannot end a quoted string in the scripts it is written into, and no
 //! two outputs go to the same place. Errors are the user's to fix: each is
 //! the message of a usage error.
@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 /// A file output given with `flag` (`--json`, `--html`): not empty, its
-/// directory exists, not a directory (`-` is stdout).
+/// directory exists and takes a new file, not a directory (`-` is stdout).
 pub fn check_file(flag: &str, d: &str) -> Result<(), String> {
     if d.is_empty() {
         return Err(format!("{flag}: empty path (give a file name, or - for stdout)"));
@@ -17,7 +17,8 @@ pub fn check_file(flag: &str, d: &str) -> Result<(), String> {
         return Ok(());
     }
     let p = Path::new(d);
-    if let Some(dir) = p.parent().filter(|q| !q.as_os_str().is_empty()) {
+    let dir = p.parent().filter(|q| !q.as_os_str().is_empty());
+    if let Some(dir) = dir {
         if !dir.is_dir() {
             return Err(format!("{flag} {d}: directory {} does not exist", dir.display()));
         }
@@ -25,6 +26,35 @@ pub fn check_file(flag: &str, d: &str) -> Result<(), String> {
     if p.is_dir() {
         return Err(format!("{flag} {d}: is a directory"));
     }
+    // A device or a FIFO (`/dev/null`, a pipe a script reads) is written in
+    // place, not renamed over: its directory need not take files.
+    if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    takes_files(dir.unwrap_or(Path::new("."))).map_err(|e| {
+        format!(
+            "{flag} {d}: cannot write in {}: {e}",
+            dir.unwrap_or(Path::new(".")).display()
+        )
+    })
+}
+
+/// Whether `dir` takes a new file: one is created there (never over an
+/// existing one) and removed. Permissions alone do not say it (root
+/// ignores them; a read-only mount, `/proc`, a full quota refuse anyway),
+/// and the outputs are written beside themselves and renamed into place,
+/// so the directory, not the file, is what must be writable.
+fn takes_files(dir: &Path) -> std::io::Result<()> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |t| t.subsec_nanos());
+    let probe = dir.join(format!(".hwcal-write-check-{}-{stamp}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    // The probe is ours (created new above): removing it loses nothing.
+    let _ = std::fs::remove_file(&probe);
     Ok(())
 }
 
@@ -78,8 +108,9 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<(), String> {
     if dir.exists() && !dir.is_dir() {
         return Err(format!("{flag} {}: not a directory", dir.display()));
     }
+    let parent = dir.parent().filter(|d| !d.as_os_str().is_empty());
     if !dir.exists() {
-        if let Some(parent) = dir.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Some(parent) = parent {
             if !parent.is_dir() {
                 return Err(format!(
                     "{flag} {}: directory {} does not exist",
@@ -89,7 +120,19 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<(), String> {
             }
         }
     }
-    Ok(())
+    // The files go into `dir`, or `dir` is made in its parent.
+    let host = if dir.exists() {
+        dir
+    } else {
+        parent.unwrap_or(Path::new("."))
+    };
+    takes_files(host).map_err(|e| {
+        format!(
+            "{flag} {}: cannot write in {}: {e}",
+            dir.display(),
+            host.display()
+        )
+    })
 }
 
 /// A file prefix such as `out/mymachine`: not empty, not a directory
@@ -105,7 +148,8 @@ pub fn check_prefix(flag: &str, prefix: &str) -> Result<(), String> {
         return Err(format!("{flag} {}: {e}", crate::sanitize::inert_line(prefix)));
     }
     let p = Path::new(prefix);
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+    let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
         if !dir.is_dir() {
             return Err(format!(
                 "{flag} {prefix}: directory {} does not exist",
@@ -113,7 +157,8 @@ pub fn check_prefix(flag: &str, prefix: &str) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    let dir = dir.unwrap_or(Path::new("."));
+    takes_files(dir).map_err(|e| format!("{flag} {prefix}: cannot write in {}: {e}", dir.display()))
 }
 /// The files `validate cache --keep DIR` writes, `DIR/run-NN.json` for
 /// each run: DIR is created if missing, and one that already holds run
@@ -186,4 +231,35 @@ pub fn free_name(name: &str) -> String {
         .chain((2..).map(|k| format!("{stem}-{k}{dot}{ext}")))
         .find(|n| !Path::new(n).exists())
         .unwrap_or_else(|| name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_file;
+
+    /// A directory that exists but takes no file (`/proc` refuses new
+    /// files even to root) is refused before anything is measured; a
+    /// writable one is accepted and left as it was.
+    #[test]
+    fn a_directory_that_takes_no_file_is_refused_up_front() {
+        if cfg!(target_os = "linux") {
+            let e = check_file("--html", "/proc/hwcal-report.html").unwrap_err();
+            assert!(e.contains("cannot write in /proc"), "{e}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        check_file("--json", out.to_str().unwrap()).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        // A device is written in place, whatever its directory takes.
+        check_file("--json", "/dev/null").unwrap();
+        if cfg!(target_os = "linux") {
+            let e = super::check_prefix("--gnuplot", "/proc/hwcal").unwrap_err();
+            assert!(e.contains("cannot write in /proc"), "{e}");
+            let e = super::check_dir("--plot", std::path::Path::new("/proc/hwcal-plots")).unwrap_err();
+            assert!(e.contains("cannot write in /proc"), "{e}");
+        }
+        super::check_prefix("--gnuplot", dir.path().join("m").to_str().unwrap()).unwrap();
+        super::check_dir("--plot", &dir.path().join("plots")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }
