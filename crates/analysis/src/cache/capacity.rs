@@ -3,9 +3,10 @@
 //! inclusion policy and an adjacent-line prefetcher, so a curve below it is
 //! a level the sweep did not resolve, never a policy the model got wrong.
 //!
-//! The argument is capacity over time (the one behind Belady's bound, as in
-//! Mattson et al., "Evaluation techniques for storage hierarchies", IBM
-//! Systems Journal 1970): a load that hits found its line resident since the
+//! The argument is capacity over time (the reasoning behind the bounds on
+//! optimal replacement, Belady, "A study of replacement algorithms for a
+//! virtual-storage computer", IBM Systems Journal 1966, and the stack
+//! distances of Mattson et al., 1970): a load that hits found its line resident since the
 //! line was last touched, so every hit costs the cache one line held over
 //! its reuse interval, and no cache holds more than its capacity at any
 //! moment. hwcal's chase visits every 64-byte slot of S bytes once per lap
