@@ -120,6 +120,8 @@ pub fn run(a: RunArgs) -> Result<()> {
     // re-rendered); one the database refuses is kept (`common::store`), the outputs written, then an error.
     let mut unstored: Vec<String> = Vec::new();
     let mut keep = |p: &hwcal_model::Profile| -> hwcal_runner::Result<()> {
+        // The bar goes first: its next redraw would erase the "stored as run N" line.
+        let _ = observer.bar.as_ref().inspect(|b| b.bar.finish_and_clear());
         if let Some(r) = db.as_mut().map(|db| store(db, p)) {
             r.map(|id| ids.push(id))
                 .unwrap_or_else(|e| unstored.push(format!("{e:#}")));
