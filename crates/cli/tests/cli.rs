@@ -131,3 +131,42 @@ fn run_lists_probes() {
         .success()
         .stdout(predicate::str::contains("clock"));
 }
+
+/// On a terminal the progress bar's redraw erased the "stored as run N"
+/// line (the bar is now cleared before the run is stored). script(1) gives
+/// hwcal a terminal; nothing may clear a line or move the cursor up after
+/// the line is printed. Skipped where script(1) is missing.
+#[test]
+fn the_run_id_stays_on_a_terminal() {
+    if common::emulated("the_run_id_stays_on_a_terminal") {
+        return;
+    }
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("the_run_id_stays_on_a_terminal: skipped, script(1) is not installed");
+        return;
+    }
+    let e = common::Env::new();
+    let bin = assert_cmd::cargo::cargo_bin("hwcal");
+    let out = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("'{}' run --only clock", bin.display()),
+            "/dev/null",
+        ])
+        .env("HWCAL_DB", e.db())
+        .env("HOME", e.dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let at = text.find("stored as run 1").unwrap_or_else(|| panic!("{text:?}"));
+    let after = &text[at..];
+    assert!(
+        !after.contains("\x1b[2K") && !after.contains("\x1b[1A"),
+        "{after:?}"
+    );
+}
