@@ -40,6 +40,23 @@ pub struct Plateau {
 }
 
 impl Plateau {
+    /// A bounded plateau over points `first..=last` at `level`, with
+    /// nothing else known (the tests' plateau).
+    #[cfg(test)]
+    pub(crate) fn bare(first: usize, last: usize, level: f64) -> Plateau {
+        Plateau {
+            first,
+            last,
+            level,
+            end_x: 0.0,
+            bounded: true,
+            cross: None,
+            colour: None,
+            colour_rejected: false,
+            tail_to: None,
+        }
+    }
+
     /// A representative x well inside the plateau (geometric middle).
     pub fn middle_x(&self, xs: &[f64]) -> f64 {
         (xs[self.first] * xs[self.last]).sqrt()

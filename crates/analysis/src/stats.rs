@@ -1,8 +1,8 @@
 //! The shared statistics, as the analyses use them.
 
 pub use hwcal_stats::{
-    linear_regression as regression, mad, median, median_ci95, min_and_next, quantile, recent, spread,
-    Recent, RECENT,
+    linear_regression as regression, mad, mean_sd, median, median_ci95, min_and_next, quantile, recent,
+    spread, Recent, RECENT,
 };
 
 /// A 95% interval of a mean over timing slices, about `centre` (the mean
@@ -15,9 +15,8 @@ pub fn mean_ci95(slices: &[f64], centre: f64) -> Option<[f64; 2]> {
     if n < 5 {
         return None;
     }
-    let mean = slices.iter().sum::<f64>() / n as f64;
-    let var = slices.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let h = 1.96 * (var / n as f64).sqrt();
+    let (_, sd) = mean_sd(slices)?;
+    let h = 1.96 * sd / (n as f64).sqrt();
     Some([(centre - h).max(0.0), centre + h])
 }
 

@@ -56,6 +56,18 @@ pub fn median_ci95(xs: &[f64]) -> Option<(f64, f64)> {
     Some((v[j], v[k]))
 }
 
+/// Mean and sample standard deviation (n − 1) of `xs`; `None` under two
+/// values.
+pub fn mean_sd(xs: &[f64]) -> Option<(f64, f64)> {
+    let n = xs.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some((mean, var.sqrt()))
+}
+
 /// Median absolute deviation (unscaled).
 pub fn mad(xs: &[f64]) -> f64 {
     let m = median(xs);
@@ -165,6 +177,14 @@ mod tests {
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.0), 1.0);
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 1.0), 5.0);
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25), 2.0);
+    }
+
+    #[test]
+    fn mean_and_sample_sd() {
+        let (m, sd) = mean_sd(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!(m, 5.0);
+        assert!((sd - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert_eq!(mean_sd(&[1.0]), None);
     }
 
     #[test]

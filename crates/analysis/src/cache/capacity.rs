@@ -83,19 +83,19 @@ pub(super) fn served_between(
         .copied()
         .fold(f64::INFINITY, f64::min);
     let miss = sw.clean[next.first];
-    let below: Vec<(f64, f64, f64)> = (p.last + 1..next.first)
+    let below: Vec<(f64, f64, f64, f64)> = (p.last + 1..next.first)
         .filter_map(|i| {
             let x = sw.xs[i];
             let f = max_hit_fraction(held, x);
             let floor = f * hit + (1.0 - f) * miss;
             let y = sw.ys[i];
-            (y + SIGMAS * spread(&sw.pts[i].samples) < floor).then_some((x, y, floor))
+            (y + SIGMAS * spread(&sw.pts[i].samples) < floor).then_some((x, y, floor, f))
         })
         .collect();
     if below.len() < BELOW_POINTS {
         return None;
     }
-    let (x, y, floor) = below[below.len() / 2];
+    let (x, y, floor, f) = below[below.len() / 2];
     l.verdict = Verdict::Noisy;
     let size = super::codes::size_text;
     Some(note(
@@ -113,7 +113,7 @@ pub(super) fn served_between(
             size(x),
             size(held / (1.0 + tolerance)),
             tolerance * 100.0,
-            max_hit_fraction(held, x) * 100.0,
+            f * 100.0,
             below.len(),
             l.level
         ),
@@ -198,14 +198,10 @@ pub(super) fn latency_unresolved(
 }
 
 /// Sample standard deviation of a point's repetitions (0 with fewer than
-/// two).
+/// two finite ones).
 fn spread(samples: &[f64]) -> f64 {
     let v: Vec<f64> = samples.iter().copied().filter(|s| s.is_finite()).collect();
-    if v.len() < 2 {
-        return 0.0;
-    }
-    let m = v.iter().sum::<f64>() / v.len() as f64;
-    (v.iter().map(|s| (s - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+    crate::stats::mean_sd(&v).map_or(0.0, |(_, sd)| sd)
 }
 
 #[cfg(test)]
@@ -284,20 +280,6 @@ mod tests {
         )
     }
 
-    fn plateau(first: usize, last: usize, level: f64) -> Plateau {
-        Plateau {
-            first,
-            last,
-            level,
-            end_x: 0.0,
-            bounded: true,
-            cross: None,
-            colour: None,
-            colour_rejected: false,
-            tail_to: None,
-        }
-    }
-
     fn level(n: u32) -> CacheLevel {
         CacheLevel {
             level: n,
@@ -323,10 +305,10 @@ mod tests {
             (131072.0, 180.0),
         ]);
         let pl = [
-            plateau(0, 2, 3.6),
-            plateau(0, 2, 12.83),
-            plateau(3, 8, 52.3),
-            plateau(9, 9, 180.0),
+            Plateau::bare(0, 2, 3.6),
+            Plateau::bare(0, 2, 12.83),
+            Plateau::bare(3, 8, 52.3),
+            Plateau::bare(9, 9, 180.0),
         ];
         let mut l3 = level(3);
         assert!(latency_unresolved(&mut l3, &sw, &pl, 1, 2.6 * 1048576.0, 0.125).is_none());
@@ -369,7 +351,11 @@ mod tests {
                 (65536.0, 100.0),
                 (131072.0, 100.0),
             ]);
-            let pl = [plateau(0, 1, 1.0), plateau(2, 3, 3.0), plateau(6, 7, 100.0)];
+            let pl = [
+                Plateau::bare(0, 1, 1.0),
+                Plateau::bare(2, 3, 3.0),
+                Plateau::bare(6, 7, 100.0),
+            ];
             let mut l2 = level(2);
             l2.size_bytes = 1 << 20;
             let n = served_between(&mut l2, &sw, &pl, 1, &[32768.0, 1048576.0], 0.125);

@@ -34,10 +34,8 @@ pub fn placement_stats(samples: &[f64]) -> Option<(f64, f64)> {
     if v.len() >= 5 {
         v.pop();
     }
-    let k = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / k;
-    let var = v.iter().map(|y| (y - mean).powi(2)).sum::<f64>() / (k - 1.0);
-    Some((mean, (var / k).sqrt()))
+    let (mean, sd) = crate::stats::mean_sd(&v)?;
+    Some((mean, sd / (v.len() as f64).sqrt()))
 }
 
 /// The edge curve over page placements ([`placement_stats`] at each

@@ -145,20 +145,6 @@ pub(super) fn sloping_note(sw: &Sweep, p: &Plateau, level: u32) -> Option<Note> 
 mod tests {
     use super::*;
 
-    fn plateau(first: usize, last: usize, level: f64) -> Plateau {
-        Plateau {
-            first,
-            last,
-            level,
-            end_x: 0.0,
-            bounded: true,
-            cross: None,
-            colour: None,
-            colour_rejected: false,
-            tail_to: None,
-        }
-    }
-
     /// The simulated Arm L3 of 6 MiB over a random 2 MiB L2 (generated
     /// seed 1, #60): from 2.2 to 5.9 MiB it climbs from 5.4 to 9.5 ns,
     /// with the sweep's refined points dense near the top; its median,
@@ -173,7 +159,7 @@ mod tests {
             5.44, 5.71, 5.95, 6.18, 7.30, 8.29, 8.44, 8.55, 8.65, 8.77, 8.88, 9.01, 9.16, 9.26, 9.36, 9.45,
         ];
         let xs: Vec<f64> = kib.iter().map(|k| k * 1024.0).collect();
-        let p = plateau(0, xs.len() - 1, 8.65);
+        let p = Plateau::bare(0, xs.len() - 1, 8.65);
         let (lo, hi) = sloping(&xs, &ys, &p).expect("sloping");
         assert!(hi - lo > 0.5, "{lo} {hi}");
     }
@@ -188,7 +174,7 @@ mod tests {
         ];
         let ys = [26.88, 27.43, 27.84, 27.88, 27.88, 29.62, 29.92, 30.20, 29.83];
         let xs: Vec<f64> = kib.iter().map(|k| k * 1024.0).collect();
-        assert_eq!(sloping(&xs, &ys, &plateau(0, 8, 27.88)), None);
+        assert_eq!(sloping(&xs, &ys, &Plateau::bare(0, 8, 27.88)), None);
     }
 
     /// A plateau that climbs from the level below over its first half and is
@@ -204,7 +190,7 @@ mod tests {
             4.44, 4.69, 4.86, 4.97, 5.04, 5.09, 5.12, 5.14, 5.14, 5.14, 5.14, 5.14, 5.14,
         ];
         let xs: Vec<f64> = kib.iter().map(|k| k * 1024.0).collect();
-        assert_eq!(sloping(&xs, &ys, &plateau(0, 12, 5.12)), None);
+        assert_eq!(sloping(&xs, &ys, &Plateau::bare(0, 12, 5.12)), None);
     }
 
     /// Two points 10% apart (generated seed 1, #497: a shared L4 read
@@ -214,8 +200,8 @@ mod tests {
     fn two_points_apart_are_a_slope() {
         let xs = [32.0 * 1048576.0, 64.0 * 1048576.0];
         let ys = [51.66, 56.71];
-        assert!(sloping(&xs, &ys, &plateau(0, 1, 54.19)).is_some());
-        assert_eq!(sloping(&xs, &[54.0, 54.3], &plateau(0, 1, 54.15)), None);
+        assert!(sloping(&xs, &ys, &Plateau::bare(0, 1, 54.19)).is_some());
+        assert_eq!(sloping(&xs, &[54.0, 54.3], &Plateau::bare(0, 1, 54.15)), None);
     }
 
     /// A flat plateau with the scatter of a quiet sweep, and one whose
@@ -224,7 +210,7 @@ mod tests {
     fn a_flat_plateau_with_scatter_or_an_edge_point_is_not_sloping() {
         let xs: Vec<f64> = (0..12).map(|i| 2e6 * 1.2f64.powi(i)).collect();
         let mut ys: Vec<f64> = (0..12).map(|i| 20.0 + 0.3 * ((i * 7 % 5) as f64 - 2.0)).collect();
-        let p = plateau(0, 11, 20.0);
+        let p = Plateau::bare(0, 11, 20.0);
         assert_eq!(sloping(&xs, &ys, &p), None);
         ys[11] = 24.0;
         assert_eq!(sloping(&xs, &ys, &p), None);
@@ -238,11 +224,17 @@ mod tests {
     #[test]
     fn a_short_plateau_is_judged_by_its_points() {
         let xs = [81.0 * 1024.0, 102.0 * 1024.0, 128.0 * 1024.0];
-        assert!(sloping(&xs, &[2.22, 2.71, 3.13], &plateau(0, 2, 2.71)).is_some());
-        assert_eq!(sloping(&xs, &[2.70, 2.71, 2.72], &plateau(0, 2, 2.71)), None);
+        assert!(sloping(&xs, &[2.22, 2.71, 3.13], &Plateau::bare(0, 2, 2.71)).is_some());
+        assert_eq!(
+            sloping(&xs, &[2.70, 2.71, 2.72], &Plateau::bare(0, 2, 2.71)),
+            None
+        );
         // One point is read against its neighbours: here a climb.
-        assert!(sloping(&xs, &[2.22, 2.71, 3.13], &plateau(1, 1, 2.71)).is_some());
-        assert_eq!(sloping(&xs, &[2.70, 2.71, 2.72], &plateau(1, 1, 2.71)), None);
+        assert!(sloping(&xs, &[2.22, 2.71, 3.13], &Plateau::bare(1, 1, 2.71)).is_some());
+        assert_eq!(
+            sloping(&xs, &[2.70, 2.71, 2.72], &Plateau::bare(1, 1, 2.71)),
+            None
+        );
     }
 
     /// Generated seed 13, machine 1108 (4 KiB pages, heavy spikes): a
@@ -259,7 +251,7 @@ mod tests {
             2.33, 3.11, 3.40, 3.72, 3.87, 3.90, 4.34, 4.56, 4.55, 4.68, 4.76, 5.82, 10.16,
         ];
         let xs: Vec<f64> = kib.iter().map(|k| k * 1024.0).collect();
-        let mut p = plateau(3, 5, 3.87);
+        let mut p = Plateau::bare(3, 5, 3.87);
         p.end_x = 256.0 * 1024.0;
         assert!(sloping(&xs, &ys, &p).is_some());
         // Unbounded (the last plateau), it is judged by its own points.

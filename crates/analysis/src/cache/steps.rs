@@ -95,20 +95,6 @@ pub(super) fn last_step_unranked(levels: &mut [CacheLevel]) -> Option<Note> {
 mod tests {
     use super::*;
 
-    fn plateau(first: usize, last: usize, level: f64) -> Plateau {
-        Plateau {
-            first,
-            last,
-            level,
-            end_x: 0.0,
-            bounded: true,
-            cross: None,
-            colour: None,
-            colour_rejected: false,
-            tail_to: None,
-        }
-    }
-
     fn level(n: u32, step: f64, verdict: Verdict) -> CacheLevel {
         CacheLevel {
             level: n,
@@ -129,7 +115,7 @@ mod tests {
     /// 10.6 ns for 15.3, `ok`).
     #[test]
     fn a_step_to_a_plateau_of_two_points_is_left_out() {
-        for next in [plateau(4, 5, 15.65), plateau(5, 5, 15.7)] {
+        for next in [Plateau::bare(4, 5, 15.65), Plateau::bare(5, 5, 15.7)] {
             let mut l = level(2, 10.6, Verdict::Ok);
             let n = step_unconfirmed(&mut l, &next).expect("a note");
             assert_eq!(n.code, "cache.l2-step-unconfirmed");
@@ -144,11 +130,11 @@ mod tests {
         }
         // Three points are a plateau whose flatness can be seen.
         let mut l = level(2, 10.6, Verdict::Ok);
-        assert!(step_unconfirmed(&mut l, &plateau(3, 5, 15.7)).is_none());
+        assert!(step_unconfirmed(&mut l, &Plateau::bare(3, 5, 15.7)).is_none());
         assert_eq!(l.replace_time_ns, Some(10.6));
         // A level already noisy keeps its (flagged) figures.
         let mut l = level(2, 10.6, Verdict::Noisy);
-        assert!(step_unconfirmed(&mut l, &plateau(5, 5, 15.7)).is_none());
+        assert!(step_unconfirmed(&mut l, &Plateau::bare(5, 5, 15.7)).is_none());
         assert_eq!(l.miss_latency_ns, Some(10.6));
     }
 

@@ -208,30 +208,47 @@ pub(super) fn share_unconfirmed(
     let Some(t) = tlb else {
         return Vec::new();
     };
-    let mut notes = Vec::new();
-    for (l, p) in levels.iter_mut().zip(pl) {
-        let x = p.middle_x(xs);
+    mark_ok_levels(levels, xs, pl, |l, x| {
         let doubt = t.doubtful_at_bytes(x);
         let half = l
             .latency_ns_ci95
             .map_or(0.0, |[a, b]| 0.5 * (b - a))
             .max(resolution * l.latency_ns);
-        if l.verdict != Verdict::Ok || doubt <= half {
+        (doubt > half).then(|| {
+            note(
+                "cache",
+                &format!("l{}-tlb-share-unconfirmed", l.level),
+                format!(
+                    "cache: L{}: {doubt:.2} ns of TLB misses were taken out of its latency at {}, from TLB \
+                     figures that are not ok; an error in them moves its {:.2} ns beyond what it is \
+                     resolved to, so it is not confirmed",
+                    l.level,
+                    super::codes::size_text(x),
+                    l.latency_ns
+                ),
+            )
+        })
+    })
+}
+
+/// Each `ok` level (of the first `levels.len()` plateaus `pl`) for which
+/// `why` has a note at its plateau's middle: marked noisy, the notes
+/// returned.
+fn mark_ok_levels(
+    levels: &mut [CacheLevel],
+    xs: &[f64],
+    pl: &[crate::levels::Plateau],
+    why: impl Fn(&CacheLevel, f64) -> Option<Note>,
+) -> Vec<Note> {
+    let mut notes = Vec::new();
+    for (l, p) in levels.iter_mut().zip(pl) {
+        if l.verdict != Verdict::Ok {
             continue;
         }
-        l.verdict = Verdict::Noisy;
-        notes.push(note(
-            "cache",
-            &format!("l{}-tlb-share-unconfirmed", l.level),
-            format!(
-                "cache: L{}: {doubt:.2} ns of TLB misses were taken out of its latency at {}, from TLB \
-                 figures that are not ok; an error in them moves its {:.2} ns beyond what it is \
-                 resolved to, so it is not confirmed",
-                l.level,
-                super::codes::size_text(x),
-                l.latency_ns
-            ),
-        ));
+        if let Some(n) = why(l, p.middle_x(xs)) {
+            l.verdict = Verdict::Noisy;
+            notes.push(n);
+        }
     }
     notes
 }
@@ -256,31 +273,26 @@ pub(super) fn share_sensitive(
     let Some(t) = tlb else {
         return Vec::new();
     };
-    let mut notes = Vec::new();
-    for (l, p) in levels.iter_mut().zip(pl) {
-        let x = p.middle_x(xs);
+    mark_ok_levels(levels, xs, pl, |l, x| {
         let moves = t.within_bands_at_bytes(x);
-        if l.verdict != Verdict::Ok || moves <= latency_tolerance * l.latency_ns {
-            continue;
-        }
-        l.verdict = Verdict::Noisy;
-        notes.push(note(
-            "cache",
-            &format!("l{}-tlb-share-sensitive", l.level),
-            format!(
-                "cache: L{}: at {} its latency is read inside a TLB level's edge: {:.2} ns of TLB misses were \
-                 taken out there, and TLB entries anywhere on their steps (where on a soft edge the TLB's ways and \
-                 replacement put them) move that by {moves:.2} ns, more than {:.0}% of its {:.2} ns; its latency \
-                 is not pinned; marked noisy",
-                l.level,
-                super::codes::size_text(x),
-                t.at_bytes(x).0,
-                latency_tolerance * 100.0,
-                l.latency_ns
-            ),
-        ));
-    }
-    notes
+        (moves > latency_tolerance * l.latency_ns).then(|| {
+            note(
+                "cache",
+                &format!("l{}-tlb-share-sensitive", l.level),
+                format!(
+                    "cache: L{}: at {} its latency is read inside a TLB level's edge: {:.2} ns of TLB misses were \
+                     taken out there, and TLB entries anywhere on their steps (where on a soft edge the TLB's ways \
+                     and replacement put them) move that by {moves:.2} ns, more than {:.0}% of its {:.2} ns; its \
+                     latency is not pinned; marked noisy",
+                    l.level,
+                    super::codes::size_text(x),
+                    t.at_bytes(x).0,
+                    latency_tolerance * 100.0,
+                    l.latency_ns
+                ),
+            )
+        })
+    })
 }
 
 #[cfg(test)]
@@ -318,17 +330,7 @@ mod tests {
             .iter()
             .map(|p| p * 4096.0)
             .collect();
-        let plateau = |first, last| Plateau {
-            first,
-            last,
-            level: 0.0,
-            end_x: 0.0,
-            bounded: true,
-            cross: None,
-            colour: None,
-            colour_rejected: false,
-            tail_to: None,
-        };
+        let plateau = |first, last| Plateau::bare(first, last, 0.0);
         let level = |n, ns| CacheLevel {
             level: n,
             latency_ns: ns,

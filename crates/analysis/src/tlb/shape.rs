@@ -318,15 +318,8 @@ mod tests {
 
     fn plateau(first: usize, last: usize, level: f64, bounded: bool) -> Plateau {
         Plateau {
-            first,
-            last,
-            level,
-            end_x: 0.0,
             bounded,
-            cross: None,
-            colour: None,
-            colour_rejected: false,
-            tail_to: None,
+            ..Plateau::bare(first, last, level)
         }
     }
 
