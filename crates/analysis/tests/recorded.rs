@@ -133,3 +133,25 @@ fn recorded_tlb_curves() {
     check_tlb("tlb-2.json");
     check_tlb("tlb-3.json");
 }
+
+/// A 16-vCPU Emerald Rapids guest (L2 2 MiB, 16 cycles) whose core clock
+/// moved between the sweep (~2696 MHz) and the idle-gap chase (~2898 MHz):
+/// L2 reads 5.93 ns on the sweep's plateau and 5.59 ns on the gap chase,
+/// 16.0 and 16.2 cycles. The two readings agree in cycles, each sample
+/// converted with the clock measured alongside it, so the ns gap is no
+/// contradiction and L2 is not marked noisy for it.
+#[test]
+fn a_clock_that_moved_between_two_readings_of_a_level_is_no_contradiction() {
+    let a = cache::analyze(&load("emr-live-gap-clock.json")).unwrap();
+    let l2 = &a.levels[1];
+    assert!(
+        within(l2.size_bytes as f64, 2097152.0, 0.125),
+        "L2 {}",
+        l2.size_bytes
+    );
+    assert!((l2.latency_cycles.unwrap() - 16.0).abs() <= 0.5, "{l2:?}");
+    let codes: Vec<&str> = a.notes.iter().map(|n| n.code.as_str()).collect();
+    assert!(codes.contains(&"cache.l2-latency-clock"), "{codes:?}");
+    assert!(!codes.contains(&"cache.l2-latency-disagree"), "{codes:?}");
+    assert_eq!(l2.verdict, hwcal_model::Verdict::Ok, "{codes:?}");
+}

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 41] = [
+pub const NOTE_CODES: [(&str, &str); 42] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -146,6 +146,10 @@ pub const NOTE_CODES: [(&str, &str); 41] = [
     (
         "cache.l{N}-latency-disagree",
         "the level's plateau and the idle-gap chase's point on it, two measurements of its latency, disagree beyond both intervals: marked noisy",
+    ),
+    (
+        "cache.l{N}-latency-clock",
+        "the level's plateau and the idle-gap chase's point on it disagree in ns but agree in cycles (each sample converted with the clock measured alongside it): the core clock moved between the two; the level stands, its ns at the sweep's clock",
     ),
     (
         "cache.l{N}-served-between",

@@ -19,6 +19,11 @@
 //! is not confirmed, it is marked noisy, and every step to or from it
 //! follows it (the consistency stage leaves out a step to a level not
 //! `ok`).
+//!
+//! A disagreement in ns alone is no contradiction where the core clock
+//! moved between the two: a hit costs a fixed number of cycles, and every
+//! sample carries the clock measured alongside it, so two readings that
+//! agree in cycles both measured the level (an info note says so).
 
 use super::levels::{idle_at, Idle, SETTLED};
 use super::sweep::Sweep;
@@ -75,6 +80,10 @@ pub(super) fn latency_unconfirmed(
         if !disagrees(l.latency_ns, l.latency_ns_ci95, g.ns, g_ci, g.resolution) {
             continue;
         }
+        if let Some(n) = clock_moved(l, g, g_ci) {
+            notes.push(n);
+            continue;
+        }
         l.verdict = Verdict::Noisy;
         notes.push(note(
             "cache",
@@ -92,6 +101,52 @@ pub(super) fn latency_unconfirmed(
         ));
     }
     notes
+}
+
+/// Where the two readings disagree in ns but agree in cycles: a hit in a
+/// cache is a fixed number of core cycles, so when the core clock moved
+/// between the sweep and the gap chase (a guest's host changing its turbo
+/// level over seconds: an Emerald Rapids guest ran its sweep at 2696 MHz
+/// and its gap chase at 2898, L2 reading 5.93 and 5.59 ns, 16.0 and 16.2
+/// cycles), both measured the level, each at its own clock. Every sample
+/// carries the clock measured alongside it, so the cycles are a reading of
+/// their own, not the ns rescaled by one figure. The intervals and the gap
+/// point's resolution scale with each reading's own clock. `None` where
+/// either reading has no clock, or where the cycles disagree too.
+fn clock_moved(l: &CacheLevel, g: &Idle, g_ci: Option<[f64; 2]>) -> Option<Note> {
+    let (lc, gc) = (l.latency_cycles?, g.cycles?);
+    if !(lc > 0.0 && gc > 0.0 && l.latency_ns > 0.0 && g.ns > 0.0) {
+        return None;
+    }
+    // Each reading's clock (GHz): its cycles over its ns.
+    let (kl, kg) = (lc / l.latency_ns, gc / g.ns);
+    let scale = |ci: Option<[f64; 2]>, k: f64| ci.map(|[a, b]| [a * k, b * k]);
+    if disagrees(
+        lc,
+        scale(l.latency_ns_ci95, kl),
+        gc,
+        scale(g_ci, kg),
+        g.resolution * kg,
+    ) {
+        return None;
+    }
+    Some(Note::info(
+        "cache",
+        &format!("l{}-latency-clock", l.level),
+        format!(
+            "cache: L{n}: its plateau ({:.2} ns at ~{:.0} MHz) and the idle-gap chase at {} ({:.2} ns at ~{:.0} \
+             MHz) agree in cycles ({:.1} and {:.1}): the core clock moved between the two; the latency in ns \
+             holds at the sweep's clock",
+            l.latency_ns,
+            kl * 1000.0,
+            super::codes::size_text(g.x),
+            g.ns,
+            kg * 1000.0,
+            lc,
+            gc,
+            n = l.level
+        ),
+    ))
 }
 
 #[cfg(test)]
@@ -134,6 +189,52 @@ mod tests {
         // Without intervals, the resolutions alone.
         assert!(!disagrees(20.0, None, 20.15, None, 0.1));
         assert!(disagrees(20.0, None, 20.5, None, 0.1));
+    }
+
+    fn level(ns: f64, cy: f64, ci: [f64; 2]) -> CacheLevel {
+        CacheLevel {
+            level: 2,
+            size_bytes: 2 << 20,
+            latency_ns: ns,
+            latency_cycles: Some(cy),
+            latency_ns_ci95: Some(ci),
+            ..CacheLevel::default()
+        }
+    }
+
+    fn gap(ns: f64, cy: Option<f64>) -> Idle {
+        Idle {
+            x: 369.0 * 1024.0,
+            ns,
+            cycles: cy,
+            samples: vec![ns; 5],
+            // 0.1% of the gap point's and the L1 calibration's whole
+            // times (40.0 and 36.2 ns on that guest).
+            resolution: 0.076,
+        }
+    }
+
+    #[test]
+    fn readings_apart_in_ns_but_one_in_cycles_mean_the_clock_moved() {
+        // The Emerald Rapids guest's L2: the sweep at 2696 MHz, the gap
+        // chase at 2898.
+        let l = level(5.93, 15.98, [5.92, 5.94]);
+        let g = gap(5.59, Some(16.20));
+        let g_ci = Some([5.585, 5.595]);
+        assert!(disagrees(5.93, l.latency_ns_ci95, g.ns, g_ci, g.resolution));
+        let n = clock_moved(&l, &g, g_ci).expect("the cycles agree");
+        assert_eq!(n.code, "cache.l2-latency-clock");
+        assert!(n.text.contains("2696") || n.text.contains("2695"), "{}", n.text);
+    }
+
+    #[test]
+    fn readings_apart_in_cycles_too_are_no_clock_move() {
+        // The same clock for both (a share that moved): 30 and 34 ns, 90
+        // and 102 cycles.
+        let l = level(30.0, 90.0, [29.8, 30.2]);
+        assert!(clock_moved(&l, &gap(34.0, Some(102.0)), Some([33.9, 34.2])).is_none());
+        // No clock recorded with the gap chase: nothing to tell them by.
+        assert!(clock_moved(&l, &gap(34.0, None), Some([33.9, 34.2])).is_none());
     }
 
     #[test]
