@@ -73,6 +73,11 @@ pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: T
         return Vec::new();
     };
     m.verdict = Verdict::Noisy;
+    // The chase's own figure is the other half of the contradiction: which
+    // of the two was disturbed nothing measured tells, so neither stands.
+    if let Some(c) = p.mem.as_mut() {
+        c.verdict = Verdict::Noisy;
+    }
     let pct = (fastest / a - 1.0) * 100.0;
     vec![note(
         "consistency",
@@ -80,7 +85,7 @@ pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: T
         format!(
             "consistency: the cache sweep's point over {} reads {fastest:.1} ns and the mem chase over {} reads \
              {a:.1} ns ({pct:+.0}%), beyond both intervals: the same chase over the same working set, so one of \
-             them was disturbed in every repetition; memory marked noisy",
+             them was disturbed in every repetition; memory and the mem chase marked noisy",
             hwcal_model::human_bytes(at as u64),
             hwcal_model::human_bytes(size)
         ),
@@ -167,9 +172,12 @@ mod tests {
         let notes = check(&mut p);
         assert_eq!(notes.len(), 1);
         assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Noisy);
+        // The chase's own figure is the other half: not `ok` either.
+        assert_eq!(p.mem.as_ref().unwrap().verdict, Verdict::Noisy);
         // Within 1%: the two timings agree, nothing said.
         let mut p = run(126.1, 126.9);
         assert!(check(&mut p).is_empty());
         assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
+        assert_eq!(p.mem.as_ref().unwrap().verdict, Verdict::Ok);
     }
 }
