@@ -36,7 +36,7 @@ pub struct Relation {
 
 /// Every relation, in the order they apply (the memory headline first:
 /// the others compare against it).
-pub const RELATIONS: [Relation; 8] = [
+pub const RELATIONS: [Relation; 9] = [
     Relation {
         id: "memory-headline",
         rule: "memory latency is one figure per run: the `mem` section's dedicated chase where it ran \
@@ -67,6 +67,14 @@ pub const RELATIONS: [Relation; 8] = [
                the same chase timed twice, so apart by more than 1% and beyond both intervals is a \
                contradiction (headline noisy)",
         check: memory_same_footprint,
+    },
+    Relation {
+        id: "memory-converged",
+        rule: "the mem chase taken for memory against the cache sweep's point over half its working set: \
+               more than 5% above it, beyond both intervals and more than page walks growing with the \
+               working set explain, latency still climbed below the chase (a level the sweep did not \
+               resolve still serves part of it): headline noisy",
+        check: crate::converged::memory_converged,
     },
     Relation {
         id: "memory-floor",
@@ -865,6 +873,7 @@ mod tests {
                 "memory-measures",
                 "memory-mlp",
                 "memory-same-footprint",
+                "memory-converged",
                 "memory-floor",
                 "clock-methods",
                 "levels-stated",

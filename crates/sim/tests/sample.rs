@@ -710,3 +710,29 @@ fn a_latency_read_inside_a_tlb_edge_is_not_ok() {
         );
     }
 }
+
+/// Seed 202, machines 1605 and 497: four levels (a 384 MiB L4 the sweep
+/// merged into its L3) and no cache stated, so the `mem` chase over 1 GiB
+/// was taken for memory (8x the largest level found) while its own sweep
+/// still rose by a third over the octave below: 198 ns `ok` for 232, and
+/// 154 `ok` for 194 on 64 KiB pages. The sweep's point over half the
+/// chase's working set now confirms or contradicts the headline.
+#[test]
+fn a_chase_taken_for_memory_over_a_still_climbing_sweep_is_not_ok() {
+    for i in [1605, 497] {
+        let (m, _) = corpus::generated(202, i);
+        let (p, j) = judged(&m);
+        assert_ne!(
+            outcome(&j, "memory latency"),
+            Outcome::ConfidentlyWrong,
+            "{}: {j:?}",
+            m.name
+        );
+        assert!(
+            p.notes.iter().any(|n| n.code == "consistency.memory-converged"),
+            "{}: {:?}",
+            m.name,
+            p.notes
+        );
+    }
+}

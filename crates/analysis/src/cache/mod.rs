@@ -94,6 +94,19 @@ pub struct CacheAnalysis {
     pub plateaus: Vec<Plateau>,
 }
 
+/// The share of the sweep's buffer on huge pages the TLB saw: point x = 0
+/// of `cache.huge_fraction` (when present) says whether the TLB saw them,
+/// and a failed check counts as no huge pages.
+pub(crate) fn huge_fraction(p: &Profile) -> Option<f64> {
+    p.raw_curve(HUGE).and_then(|c| {
+        let tlb_ok = !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5);
+        c.points
+            .iter()
+            .find(|q| q.x > 0.0)
+            .map(|q| if tlb_ok { q.y } else { 0.0 })
+    })
+}
+
 /// Analyse the cache curves of a profile. `None` if it has no latency curve.
 pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
     let curve = p.raw_curve(LATENCY)?;
@@ -106,15 +119,7 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
         p.raw_curve(GAP),
         [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
         p.raw_curve(MLP),
-        p.raw_curve(HUGE).and_then(|c| {
-            // Point x = 0 (when present) says whether the TLB saw the huge
-            // pages; a failed check counts as no huge pages.
-            let tlb_ok = !c.points.iter().any(|q| q.x <= 0.0 && q.y < 0.5);
-            c.points
-                .iter()
-                .find(|q| q.x > 0.0)
-                .map(|q| if tlb_ok { q.y } else { 0.0 })
-        }),
+        huge_fraction(p),
         &machine,
     );
     flush_lines(p, &mut a);
