@@ -206,9 +206,9 @@ pub const FASTEST_K: usize = 3;
 /// the one interference disturbed least, and a run of short slices (the
 /// latency chase's are 1 ms, `runner::mem::short`) has clean ones.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Fastest {
-    ns: f64,
-    ci95: Option<[f64; 2]>,
+pub(crate) struct Fastest {
+    pub(crate) ns: f64,
+    pub(crate) ci95: Option<[f64; 2]>,
     /// The core clock around the fastest slice, MHz.
     mhz: Option<f64>,
     /// Its [`FASTEST_K`] fastest slices agree within [`FASTEST_AGREE`].
@@ -216,7 +216,7 @@ struct Fastest {
 }
 
 /// [`Fastest`] of the curve `id`, where it has slices.
-fn curve_fastest(p: &Profile, id: &str) -> Option<Fastest> {
+pub(crate) fn curve_fastest(p: &Profile, id: &str) -> Option<Fastest> {
     let c = p.raw_curve(id)?;
     let mut pts: Vec<&hwcal_model::RawPoint> = c
         .points
@@ -382,11 +382,30 @@ fn chase_figure(p: &Profile, m: &MemResult) -> (f64, Option<f64>, Option<[f64; 2
 /// chase ([`any_chase`]) against the sweep's point over its working set.
 fn memory_same_footprint(p: &mut Profile) -> Vec<Note> {
     let chase = any_chase(p).map(|m| chase_measure(p, m));
-    let terms = crate::footprint::Terms {
-        floor: FASTEST_AGREE,
-        same: SAME_FOOTPRINT,
-    };
-    crate::footprint::same_footprint(p, chase, terms)
+    // The earlier chase the run kept where it chased again over a larger
+    // working set is a timing of the same kind: held to the sweep alike.
+    let earlier: Vec<MemoryMeasure> = p
+        .raw
+        .iter()
+        .filter_map(|c| hwcal_model::curve::MemSeries::latency_over_mib(&c.id).map(|mib| (mib, c.id.clone())))
+        .filter_map(|(mib, id)| {
+            curve_fastest(p, &id).map(|f| MemoryMeasure {
+                source: format!("earlier {MEM_SOURCE}"),
+                size_bytes: Some(mib << 20),
+                latency_ns: f.ns,
+                latency_ns_ci95: f.ci95,
+            })
+        })
+        .collect();
+    let mut notes = Vec::new();
+    for m in chase.into_iter().chain(earlier) {
+        let terms = crate::footprint::Terms {
+            floor: FASTEST_AGREE,
+            same: SAME_FOOTPRINT,
+        };
+        notes.extend(crate::footprint::same_footprint(p, Some(m), terms));
+    }
+    notes
 }
 
 /// The `mem` chase as one of the run's measurements.

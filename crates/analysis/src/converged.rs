@@ -13,7 +13,8 @@
 //! sweep rose from 149 ns at 512 MiB to 199 ns at 1 GiB.
 //!
 //! The second measurement here is the sweep's own point over half the
-//! chase's working set: where the chase reads more than
+//! chase's working set (or the run's earlier chase, where it chased again
+//! over a larger set because of this very test): where the chase reads more than
 //! [`crate::cache::MEMORY_RISE`] above it, beyond both intervals, latency
 //! was still climbing over the octave below S, and memory is above the
 //! figure. Only page walks may add to the rise without a cache level: on
@@ -24,12 +25,103 @@
 
 use crate::cache::{TlbShare, MEMORY_RISE};
 use crate::consistency::MEM_SOURCE;
+use hwcal_model::curve::MemSeries;
 use hwcal_model::note::analysis as note;
 use hwcal_model::{Note, Profile, Verdict};
 
-/// The sweep point taken for half the chase's working set lies within this
-/// ratio of it (the sweep's points are about a quarter octave apart).
-const NEAR: f64 = 1.25;
+/// The sweep point taken for half the chase's working set lies between a
+/// quarter and two thirds of it, the nearest to half.
+const BELOW: (f64, f64) = (0.25, 1.0 / 1.5);
+
+/// A measurement over a smaller working set that a chase read climbed
+/// above ([`climb_below`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Climb {
+    /// The smaller measurement's working set (bytes) and reading (ns).
+    pub at: f64,
+    pub below: f64,
+    /// The ns of the rise that page walks growing with the working set may
+    /// explain.
+    pub walks: f64,
+    /// What the smaller measurement was.
+    pub source: &'static str,
+}
+
+/// Whether a chase reading `fig` ns (its interval's low end `fig_lo`) over
+/// `size` bytes, `share` ns of it page walks, still climbed above the
+/// measurement of the same kind over the next smaller working set: the
+/// earlier chase the run kept where it chased again over a larger set
+/// ([`MemSeries::LatencyOver`]), else the cache sweep's point nearest half
+/// of `size` (a quarter to two thirds of it). It climbed where it reads
+/// more than [`MEMORY_RISE`] above that, beyond both intervals, and by more
+/// than the page walks explain (the chase's share less the measured TLB
+/// levels' share at the smaller set, where that ran on base pages;
+/// `smaller_huge` says the earlier chase ran on huge pages the TLB saw).
+/// The runner asks it to decide whether to chase again; the consistency
+/// stage to judge the figure.
+pub fn climb_below(
+    p: &Profile,
+    size: f64,
+    (fig, fig_lo): (f64, f64),
+    share: f64,
+    chase_huge: bool,
+) -> Option<Climb> {
+    let (at, below, below_hi, source, huge) = earlier_chase(p, size)
+        .map(|(at, f)| {
+            let hi = f.ci95.map_or(f.ns, |[_, hi]| hi.max(f.ns));
+            (at, f.ns, hi, "earlier mem chase", chase_huge)
+        })
+        .or_else(|| {
+            sweep_point(p, size).map(|(at, y, hi)| {
+                let huge = crate::cache::huge_fraction(p).is_some_and(|f| f >= 0.9);
+                (at, y, hi, "cache sweep", huge)
+            })
+        })?;
+    let walks = if huge {
+        share.max(0.0)
+    } else {
+        (share - TlbShare::from_profile(p).map_or(0.0, |t| t.at_bytes(at).0)).max(0.0)
+    };
+    let rise = fig - below;
+    (rise > MEMORY_RISE * fig + walks && fig_lo > below_hi).then_some(Climb {
+        at,
+        below,
+        walks,
+        source,
+    })
+}
+
+/// The earlier chase kept by the run over fewer bytes than `size`: its
+/// working set and fastest slice.
+fn earlier_chase(p: &Profile, size: f64) -> Option<(f64, crate::consistency::Fastest)> {
+    p.raw
+        .iter()
+        .filter_map(|c| MemSeries::latency_over_mib(&c.id).map(|mib| (mib as f64 * 1048576.0, c.id.as_str())))
+        .filter(|&(at, _)| at < size * BELOW.1)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .and_then(|(at, id)| crate::consistency::curve_fastest(p, id).map(|f| (at, f)))
+}
+
+/// The cache sweep's point nearest half of `size` within [`BELOW`]: its
+/// working set, fastest sample and that minimum's interval's high end.
+fn sweep_point(p: &Profile, size: f64) -> Option<(f64, f64, f64)> {
+    let half = size / 2.0;
+    let point = p.raw_curve(crate::cache::LATENCY).and_then(|c| {
+        c.points
+            .iter()
+            .filter(|q| q.x >= BELOW.0 * size && q.x <= BELOW.1 * size)
+            .min_by(|a, b| (a.x / half).ln().abs().total_cmp(&(b.x / half).ln().abs()))
+    })?;
+    let samples: Vec<f64> = point
+        .samples
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let below = samples.iter().copied().reduce(f64::min).unwrap_or(point.y);
+    let hi = crate::bootstrap::minimum_interval(&samples).map_or(below, |[_, hi]| hi.max(below));
+    Some((point.x, below, hi))
+}
 
 /// Relation `memory-converged` (see the module docs).
 pub(crate) fn memory_converged(p: &mut Profile) -> Vec<Note> {
@@ -44,71 +136,41 @@ pub(crate) fn memory_converged(p: &mut Profile) -> Vec<Note> {
     let Some(size) = head.size_bytes.filter(|&s| s > 0).map(|s| s as f64) else {
         return Vec::new();
     };
-    let half = size / 2.0;
-    let Some(point) = p.raw_curve(crate::cache::LATENCY).and_then(|c| {
-        c.points
-            .iter()
-            .filter(|q| q.x > 0.0 && q.x.max(half) <= NEAR * q.x.min(half))
-            .min_by(|a, b| (a.x / half).ln().abs().total_cmp(&(b.x / half).ln().abs()))
-    }) else {
+    let fig = head.latency_ns;
+    let fig_lo = head.latency_ns_ci95.map_or(fig, |[lo, _]| lo.min(fig));
+    let chase_huge = head.huge_pages;
+    let Some(c) = climb_below(
+        p,
+        size,
+        (fig, fig_lo),
+        head.tlb_share_ns.unwrap_or(0.0),
+        chase_huge,
+    ) else {
         return Vec::new();
     };
-    let samples: Vec<f64> = point
-        .samples
-        .iter()
-        .copied()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .collect();
-    let below = samples.iter().copied().reduce(f64::min).unwrap_or(point.y);
-    let below_hi = crate::bootstrap::minimum_interval(&samples).map_or(below, |[_, hi]| hi.max(below));
-    let (fig, fig_lo) = (
-        head.latency_ns,
-        head.latency_ns_ci95
-            .map_or(head.latency_ns, |[lo, _]| lo.min(head.latency_ns)),
-    );
-    let at = point.x;
-    let walks = walk_growth(p, head.tlb_share_ns.unwrap_or(0.0), at);
-    let rise = fig - below;
-    if !(rise > MEMORY_RISE * fig + walks && fig_lo > below_hi) {
-        return Vec::new();
+    if let Some(m) = p.memory.as_mut() {
+        m.verdict = Verdict::Noisy;
     }
-    let Some(m) = p.memory.as_mut() else {
-        return Vec::new();
-    };
-    m.verdict = Verdict::Noisy;
     vec![note(
         "consistency",
         "memory-converged",
         format!(
-            "consistency: memory latency {fig:.1} ns is the mem chase over {}, but the cache sweep read {below:.1} ns \
-             over {} ({:.0}% less, beyond both intervals{}): latency was still climbing over the octave below the \
-             chase's working set, so a cache level still served part of it (one the sweep did not resolve) and \
-             memory is above the figure: marked noisy",
+            "consistency: memory latency {fig:.1} ns is the mem chase over {}, but the {} read {:.1} ns over {} \
+             ({:.0}% less, beyond both intervals{}): latency was still climbing below the chase's working set, so \
+             a cache level still served part of it (one the sweep did not resolve) and memory is above the \
+             figure: marked noisy",
             hwcal_model::human_bytes(size as u64),
-            hwcal_model::human_bytes(at as u64),
-            rise / fig * 100.0,
-            if walks > 0.0 {
-                format!("; page walks growing with the working set explain at most {walks:.1} ns of it")
+            c.source,
+            c.below,
+            hwcal_model::human_bytes(c.at as u64),
+            (fig - c.below) / fig * 100.0,
+            if c.walks > 0.0 {
+                format!("; page walks growing with the working set explain at most {:.1} ns of it", c.walks)
             } else {
                 String::new()
             }
         ),
     )]
-}
-
-/// How much more the page walks may cost the chase over its working set
-/// than the sweep at `at` bytes: the chase's walk share `share` (ns) less
-/// the share the measured TLB levels give at `at`, where the sweep ran on
-/// base pages; the whole share where it ran on huge pages the TLB saw
-/// (its points carry no walks).
-fn walk_growth(p: &Profile, share: f64, at: f64) -> f64 {
-    let sweep_huge = crate::cache::huge_fraction(p).is_some_and(|f| f >= 0.9);
-    let at_sweep = if sweep_huge {
-        0.0
-    } else {
-        TlbShare::from_profile(p).map_or(0.0, |t| t.at_bytes(at).0)
-    };
-    (share - at_sweep).max(0.0)
 }
 
 #[cfg(test)]
@@ -178,6 +240,37 @@ mod tests {
         assert!(memory_converged(&mut p).is_empty());
         // A nested-paging guest: 60 ns of rise, 200 ns of walks at 1 GiB.
         let mut p = run(390.0, 200.0, 330.0);
+        assert!(memory_converged(&mut p).is_empty());
+        assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
+    }
+
+    #[test]
+    fn a_chase_run_again_larger_is_held_to_the_earlier_one() {
+        // The run chased 1 GiB (198 ns), saw the sweep still climbing and
+        // chased 4 GiB (230 ns): the earlier chase, not the sweep's point
+        // over 2 GiB (there is none), is the measurement below it.
+        let earlier = |ns: f64| RawCurve {
+            id: MemSeries::LatencyOver { mib: 1024 }.thread(0),
+            points: (0..6)
+                .map(|i| RawPoint {
+                    x: 5000.0,
+                    y: ns * (1.0 + 0.002 * i as f64),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let mut p = run(229.8, 0.0, 150.0);
+        p.memory.as_mut().unwrap().size_bytes = Some(4 << 30);
+        p.raw.push(earlier(198.3));
+        let notes = memory_converged(&mut p);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].text.contains("earlier mem chase"), "{}", notes[0].text);
+        // Within 5% of the earlier chase: converged, whatever the sweep's
+        // smaller points read.
+        let mut p = run(204.0, 0.0, 150.0);
+        p.memory.as_mut().unwrap().size_bytes = Some(4 << 30);
+        p.raw.push(earlier(198.3));
         assert!(memory_converged(&mut p).is_empty());
         assert_eq!(p.memory.as_ref().unwrap().verdict, Verdict::Ok);
     }

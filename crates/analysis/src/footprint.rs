@@ -75,7 +75,11 @@ pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: T
     m.verdict = Verdict::Noisy;
     // The chase's own figure is the other half of the contradiction: which
     // of the two was disturbed nothing measured tells, so neither stands.
-    if let Some(c) = p.mem.as_mut() {
+    if let Some(c) = p
+        .mem
+        .as_mut()
+        .filter(|_| chase.source == crate::consistency::MEM_SOURCE)
+    {
         c.verdict = Verdict::Noisy;
     }
     let pct = (fastest / a - 1.0) * 100.0;
@@ -83,11 +87,17 @@ pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: T
         "consistency",
         "memory-same-footprint",
         format!(
-            "consistency: the cache sweep's point over {} reads {fastest:.1} ns and the mem chase over {} reads \
+            "consistency: the cache sweep's point over {} reads {fastest:.1} ns and the {} over {} reads \
              {a:.1} ns ({pct:+.0}%), beyond both intervals: the same chase over the same working set, so one of \
-             them was disturbed in every repetition; memory and the mem chase marked noisy",
+             them was disturbed in every repetition; memory marked noisy{}",
             hwcal_model::human_bytes(at as u64),
-            hwcal_model::human_bytes(size)
+            chase.source,
+            hwcal_model::human_bytes(size),
+            if chase.source == crate::consistency::MEM_SOURCE {
+                ", and the mem chase's own figure with it"
+            } else {
+                ""
+            }
         ),
     )]
 }

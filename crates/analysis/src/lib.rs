@@ -11,7 +11,7 @@ pub mod clock;
 pub mod colour;
 pub mod compare;
 pub mod consistency;
-mod converged;
+pub mod converged;
 pub mod ctx;
 mod footprint;
 pub mod gcd;

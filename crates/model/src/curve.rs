@@ -67,6 +67,10 @@ pub enum MemSeries {
     /// `hwcal run`'s chase of the same buffer window by window (few page
     /// walks): the page walks' share of the latency.
     LatencyLocal,
+    /// `hwcal run`'s first latency chase, over `mib` MiB, kept where it had
+    /// not converged against the cache sweep and the chase ran again over
+    /// a larger working set (`mem.chase_{mib}m`).
+    LatencyOver { mib: u64 },
     /// `hwcal run`'s streams: `op` with `threads` threads.
     Run { op: String, threads: u32 },
     /// A sweep's streams: `op` with `threads` threads.
@@ -86,6 +90,7 @@ impl MemSeries {
             MemSeries::Basic => "mem".into(),
             MemSeries::Latency => "mem.latency".into(),
             MemSeries::LatencyLocal => "mem.latency_local".into(),
+            MemSeries::LatencyOver { mib } => format!("mem.chase_{mib}m"),
             MemSeries::Run { op, threads } => format!("mem.{op}.{threads}t"),
             MemSeries::Sweep { op, threads } => format!("bw.{op}.{threads}t"),
             MemSeries::Loaded { streams } => format!("loaded.{streams}"),
@@ -97,6 +102,12 @@ impl MemSeries {
     /// The curve id of thread `tid` of this series.
     pub fn thread(&self, tid: usize) -> String {
         format!("{}.t{tid}", self.prefix())
+    }
+
+    /// The earlier chase's working set (MiB) if `id` is the first thread's
+    /// curve of a [`MemSeries::LatencyOver`].
+    pub fn latency_over_mib(id: &str) -> Option<u64> {
+        id.strip_prefix("mem.chase_")?.strip_suffix("m.t0")?.parse().ok()
     }
 
     /// The thread number if `id` is one of this series' curves.
@@ -154,5 +165,9 @@ mod tests {
         assert_eq!(probe_of("loaded.3.t0"), Some("mem"));
         assert_eq!(probe_of("other"), None);
         assert_eq!(series_name(TLB_BASELINE), "baseline");
+        let over = MemSeries::LatencyOver { mib: 1024 }.thread(0);
+        assert_eq!(over, "mem.chase_1024m.t0");
+        assert_eq!(MemSeries::latency_over_mib(&over), Some(1024));
+        assert_eq!(MemSeries::latency_over_mib("mem.latency.t0"), None);
     }
 }

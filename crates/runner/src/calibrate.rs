@@ -94,14 +94,16 @@ pub fn calibrate_with(
     let (info, notes) = describe(machine);
     let mut p = Profile::new(header.command, header.started_unix);
     p.notes.extend(notes);
-    let plans = planner(&info);
+    let mut plans = planner(&info);
     p.machine = Some(info);
     p.harness = Some(machine.harness(header.pinned_cpu));
     observer.phase(Phase::Planned { count: plans.len() });
     let typical: Vec<f64> = plans.iter().map(|(e, _)| e.typical_s).collect();
+    let n_plans = plans.len();
     let mut spent = 0.0;
     let mut failed = 0;
-    for (k, (probe, plan)) in plans.iter().enumerate() {
+    for (k, (probe, plan)) in plans.iter_mut().enumerate() {
+        plan.sees(&p);
         let t = Instant::now();
         observer.phase(Phase::Start {
             probe,
@@ -115,7 +117,7 @@ pub fn calibrate_with(
             // failure is a warning in the profile. A single probe's failure
             // is the command's, and so is a usage error (what was asked
             // cannot be done here).
-            Err(e) if plans.len() > 1 && !e.is_usage() => {
+            Err(e) if n_plans > 1 && !e.is_usage() => {
                 let why = chain(&e);
                 observer.say(&format!(
                     "{}: failed ({why}); going on with the other probes",
@@ -137,7 +139,7 @@ pub fn calibrate_with(
         spent += secs;
         observer.phase(Phase::Done { probe, secs });
     }
-    if failed > 0 && failed == plans.len() {
+    if failed > 0 && failed == n_plans {
         return Err(crate::RunnerError::Failed(
             "every probe failed (see the messages above)".into(),
         ));

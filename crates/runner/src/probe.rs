@@ -55,6 +55,13 @@ pub trait Plan: std::fmt::Debug {
     /// Probes whose measurements have no seam yet (clock, ctx, c2c, os,
     /// io, and `hwcal mem`'s own jobs) run their kernels directly.
     fn run(&self, hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile>;
+
+    /// The run so far (the fragments of the probes measured before this
+    /// one, merged), handed to the plan just before it runs: a plan that
+    /// adapts to what was measured keeps what it needs (the memory
+    /// section, the cache sweep's top, to see whether its chase has
+    /// converged). Most plans need nothing.
+    fn sees(&mut self, _so_far: &Profile) {}
 }
 
 /// A planned probe: its entry and its parameters.

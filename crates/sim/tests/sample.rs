@@ -728,11 +728,37 @@ fn a_chase_taken_for_memory_over_a_still_climbing_sweep_is_not_ok() {
             "{}: {j:?}",
             m.name
         );
+        // The run saw the climb itself and chased again over 4 GiB.
         assert!(
-            p.notes.iter().any(|n| n.code == "consistency.memory-converged"),
+            p.notes.iter().any(|n| n.code == "mem.chase_larger"),
             "{}: {:?}",
             m.name,
             p.notes
         );
+        assert_eq!(
+            p.memory.as_ref().and_then(|m| m.size_bytes),
+            Some(4 << 30),
+            "{}",
+            m.name
+        );
     }
+}
+
+/// Seed 1, machine 1583: heavy spikes inflated every sample of the sweep's
+/// memory plateau (206.6 ns over 3 GiB for 184.6) and the chase, run
+/// again over 4 GiB, had no sweep point over its working set to be held
+/// to; the first chase, over 1 GiB, had one (189.7 against 178.3 ns),
+/// and is held to it as the chase was.
+#[test]
+fn an_earlier_chase_is_held_to_the_sweep_over_its_working_set() {
+    let (m, _) = corpus::generated(1, 1583);
+    let (p, j) = judged(&m);
+    assert_ne!(outcome(&j, "memory latency"), Outcome::ConfidentlyWrong, "{j:?}");
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.code == "consistency.memory-same-footprint" && n.text.contains("earlier mem chase")),
+        "{:?}",
+        p.notes
+    );
 }

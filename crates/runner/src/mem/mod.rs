@@ -45,22 +45,39 @@ pub const ENTRY: ProbeEntry = ProbeEntry {
         Some(Box::new(Short {
             cpus,
             pinned: config.pinned_cpu,
+            sweep: Profile::default(),
         }))
     },
     analyze: hwcal_analysis::mem_raw::reanalyze,
 };
 
-/// The short section's plan: the online CPUs and the one `run` is pinned to.
+/// The short section's plan: the online CPUs and the one `run` is pinned
+/// to, and what the run measured before it that the chase is judged
+/// against (the cache sweep's and the TLB's curves, with the machine).
 #[derive(Debug, Clone)]
 pub struct Short {
     pub cpus: Vec<usize>,
     pub pinned: Option<usize>,
+    pub sweep: Profile,
 }
 
 impl Plan for Short {
     fn run(&self, hw: &dyn crate::points::Hardware, progress: &dyn Progress) -> Result<Profile> {
         let mut p = Profile::default();
-        run_short(hw, (&self.cpus, self.pinned), progress, &mut p)?;
+        run_short(hw, (&self.cpus, self.pinned), progress, (&self.sweep, &mut p))?;
         Ok(p)
+    }
+
+    fn sees(&mut self, so_far: &Profile) {
+        self.sweep = Profile {
+            machine: so_far.machine.clone(),
+            raw: so_far
+                .raw
+                .iter()
+                .filter(|c| matches!(hwcal_model::curve::probe_of(&c.id), Some("cache" | "tlb")))
+                .cloned()
+                .collect(),
+            ..Profile::default()
+        };
     }
 }

@@ -24,7 +24,7 @@ pub(super) fn run_short(
     hw: &dyn Hardware,
     (cpus, pinned): (&[usize], Option<usize>),
     progress: &dyn Progress,
-    p: &mut Profile,
+    (sweep, p): (&Profile, &mut Profile),
 ) -> Result<()> {
     let start = hw.now_s();
     let cpus = hw.pinnable(cpus);
@@ -74,8 +74,6 @@ pub(super) fn run_short(
         slice_ns: LATENCY_SLICE_NS,
         ..plan
     };
-    let runs = mem.chase(false, &lat_plan)?.unwrap_or_default();
-    let lat = record(&MemSeries::Latency, &runs, tpl.clone(), &mut p.raw);
     // The page walks' share, measured: the same buffer chased window by
     // window (`build_local_ring`), which misses the caches as often but
     // hardly ever walks the page tables. Only its raw curve is kept; the
@@ -84,10 +82,52 @@ pub(super) fn run_short(
         duration_ns: 0.3e9,
         ..lat_plan
     };
-    if let Some(runs) = mem.chase(true, &local_plan)? {
+    let runs = mem.chase(false, &lat_plan)?.unwrap_or_default();
+    let local = mem.chase(true, &local_plan)?;
+    let larger = larger_chase(
+        hw,
+        sweep,
+        (chase_size, stream * n),
+        huge,
+        (&runs, local.as_deref()),
+    );
+    let mut bigger = match larger {
+        Some(size) => {
+            // The first chase stays in the profile, under its size, as the
+            // measurement the larger one is judged against.
+            let over = MemSeries::LatencyOver {
+                mib: (chase_size >> 20) as u64,
+            };
+            record(&over, &runs, tpl.clone(), &mut p.raw);
+            let text = format!(
+                "mem: the chase over {} still read more than 5% above the cache sweep over half of it (a level the \
+                 sweep did not resolve still serving part of it): chased again over {}",
+                hwcal_model::human_bytes(chase_size as u64),
+                hwcal_model::human_bytes(size as u64)
+            );
+            progress.say(&text);
+            p.notes.push(Note::info("mem", "chase_larger", text));
+            Some(hw.mem_buffers(&order[..1], (CHASE_STREAM, size))?)
+        }
+        None => None,
+    };
+    let (lat_size, lat_mem): (usize, &mut dyn MemPoints) = match bigger.as_mut() {
+        Some(b) => (larger.unwrap_or(chase_size), b.as_mut()),
+        None => (chase_size, mem.as_mut()),
+    };
+    tpl.size_bytes = lat_size as u64;
+    let (runs, local) = if larger.is_some() {
+        let runs = lat_mem.chase(false, &lat_plan)?.unwrap_or_default();
+        (runs, lat_mem.chase(true, &local_plan)?)
+    } else {
+        (runs, local)
+    };
+    let lat = record(&MemSeries::Latency, &runs, tpl.clone(), &mut p.raw);
+    if let Some(runs) = local {
         record(&MemSeries::LatencyLocal, &runs, tpl, &mut p.raw);
     }
-    short_mlp(mem.as_mut(), &lat_plan, chase_size, &mut p.raw)?;
+    short_mlp(lat_mem, &lat_plan, lat_size, &mut p.raw)?;
+    drop(bigger);
     p.bandwidth = short_bandwidth(mem.as_mut(), (n, stream), &plan, p)?;
     if !huge {
         p.notes.push(Note::warning(
@@ -117,6 +157,53 @@ pub(super) fn run_short(
 /// loads (the mean of a random chase's latencies, steady to well under 1%),
 /// and the clock readings around it (a few µs) stay outside its time.
 const LATENCY_SLICE_NS: f64 = 1e6;
+
+/// How many times larger the chase runs again where the first had not
+/// converged: two octaves, so that a level still serving part of the first
+/// keeps at most a quarter of that share (C/S) of the second.
+const LARGER: usize = 4;
+
+/// The stream buffer the larger chase's buffers come with (one, on the
+/// chase's CPU; the bandwidth runs keep the first buffers' streams).
+const CHASE_STREAM: usize = 4 << 20;
+
+/// The working set to chase again over, where the first chase over `size`
+/// (`runs`, with its window-by-window twin `local` for the page walks'
+/// share) still climbed above the cache sweep (in `sweep`) over half of it
+/// (`hwcal_analysis::converged::climb_below`: memory latency does not grow
+/// with the working set once every cache is passed, so a climb there is a
+/// level the sweep did not resolve still serving part of the chase — a
+/// memory-side L4 of 384 MiB against a 1 GiB chase — and the figure would
+/// be below memory's). [`LARGER`] times `size`, where that and the buffers
+/// already held (`held`) fit in half the available memory; `None` where
+/// the chase converged, the sweep did not run, or memory is short.
+fn larger_chase(
+    hw: &dyn Hardware,
+    p: &Profile,
+    (size, held): (usize, usize),
+    huge: bool,
+    (runs, local): (&[ThreadRun], Option<&[ThreadRun]>),
+) -> Option<usize> {
+    let fastest = |r: &[ThreadRun]| {
+        r.iter()
+            .flat_map(|t| &t.slices)
+            .filter(|s| s.ops > 0 && s.ns > 0.0)
+            .map(|s| s.ns / s.ops as f64)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let fig = fastest(runs);
+    if !fig.is_finite() {
+        return None;
+    }
+    let share = local
+        .map(fastest)
+        .filter(|v| v.is_finite())
+        .map_or(0.0, |l| (fig - l).max(0.0));
+    hwcal_analysis::converged::climb_below(p, size as f64, (fig, fig), share, huge)?;
+    let larger = size.checked_mul(LARGER)?;
+    let avail = hw.available_memory() as usize;
+    (avail > 0 && held + size + larger + CHASE_STREAM <= avail / 2).then_some(larger)
+}
 
 /// Chains of the memory-level-parallelism points.
 const MLP_CHAINS: [usize; 5] = [1, 2, 4, 8, 16];
