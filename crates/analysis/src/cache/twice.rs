@@ -211,6 +211,7 @@ mod tests {
             // 0.1% of the gap point's and the L1 calibration's whole
             // times (40.0 and 36.2 ns on that guest).
             resolution: 0.076,
+            share_doubt: 0.0,
         }
     }
 
