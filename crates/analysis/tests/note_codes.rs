@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 42] = [
+const CACHE: [&str; 43] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -45,6 +45,7 @@ const CACHE: [&str; 42] = [
     "cache.l{N}-step-unconfirmed",
     "cache.l{N}-step-unranked",
     "cache.l{N}-latency-disagree",
+    "cache.l{N}-bracketed",
     "cache.l{N}-latency-clock",
     "cache.l{N}-served-between",
     "cache.l{N}-latency-unresolved",

@@ -776,3 +776,17 @@ fn a_gap_point_on_a_tlb_step_is_not_taken_for_a_level() {
     let (_, j) = judged(&m);
     assert_ne!(outcome(&j, "L1 miss latency"), Outcome::ConfidentlyWrong, "{j:?}");
 }
+
+/// Seed 101, machine 437 (a 1.25 MiB LRU L2 on huge pages, sysfs absent,
+/// a moving L3 share): the sweep measured the L2's edge at 1 MiB and 1.26
+/// MiB only, and the size read from the hits the second point showed
+/// (1.09 MiB) stood `ok`; LRU thrashes every set just past the capacity,
+/// so those hits understate it. The capacity lies between that and where
+/// the curve began to climb, and a bracket wider than a size is measured
+/// to is not a size.
+#[test]
+fn a_size_the_sweep_only_brackets_is_not_ok() {
+    let (m, _) = corpus::generated(101, 437);
+    let (_, j) = judged(&m);
+    assert_ne!(outcome(&j, "L2 size"), Outcome::ConfidentlyWrong, "{j:?}");
+}

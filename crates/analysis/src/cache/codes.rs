@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 42] = [
+pub const NOTE_CODES: [(&str, &str); 43] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -146,6 +146,10 @@ pub const NOTE_CODES: [(&str, &str); 42] = [
     (
         "cache.l{N}-latency-disagree",
         "the level's plateau and the idle-gap chase's point on it, two measurements of its latency, disagree beyond both intervals: marked noisy",
+    ),
+    (
+        "cache.l{N}-bracketed",
+        "the level's size is only bracketed: the most it was seen to hold and where its curve began to climb (L1, or huge pages) lie further apart than a size is measured to, with no sweep point between (level marked noisy)",
     ),
     (
         "cache.l{N}-latency-clock",

@@ -298,12 +298,50 @@ pub(super) fn overheld(
     (k, size): (usize, f64),
     tolerance: f64,
 ) -> Option<f64> {
+    if k == 0 {
+        return None;
+    }
+    let began = began_climb(sw, pl, k)?;
+    (size > (1.0 + tolerance) * began).then_some(began)
+}
+
+/// Where level `k`'s curve first rises above its plateau (two points in a
+/// row more than [`BEGAN_RISE`] above it), before the next plateau.
+fn began_climb(sw: &super::sweep::Sweep, pl: &[crate::levels::Plateau], k: usize) -> Option<f64> {
     let (p, n) = (pl.get(k)?, pl.get(k + 1)?);
     let (to, a) = (n.first, p.level);
-    if k == 0 || n.level <= a {
+    if n.level <= a {
         return None;
     }
     let up = |i: usize| sw.clean.get(i).is_some_and(|&y| y > (1.0 + BEGAN_RISE) * a);
-    let began = sw.xs[(p.last + 1..to).find(|&i| up(i) && up(i + 1))?];
-    (size > (1.0 + tolerance) * began).then_some(began)
+    Some(sw.xs[(p.last + 1..to).find(|&i| up(i) && up(i + 1))?])
+}
+
+/// A level whose size is bracketed and not pinned: where no set can
+/// overflow before the working set passes the capacity (L1, virtually
+/// indexed; any level on huge pages, `spread_evenly`), the capacity lies
+/// between the most the level was seen to hold (`size`, a lower bound:
+/// a cache serves no more hits than its lines) and where its curve began
+/// to climb (an upper bound). Where the sweep has no point between the two
+/// and they lie further apart than `tolerance`, the size read is only the
+/// bracket's low end: LRU thrashes every set just past its capacity, so
+/// the hits the first point past the edge shows understate what the
+/// level holds (a simulated 1.25 MiB LRU L2 on huge pages, its edge
+/// measured at 1 MiB and 1.26 MiB only, read 1.09 MiB, `ok`). Returns
+/// where it began to climb, if so.
+pub(super) fn bracketed(
+    sw: &super::sweep::Sweep,
+    pl: &[crate::levels::Plateau],
+    (k, size, spread_evenly): (usize, f64, bool),
+    tolerance: f64,
+) -> Option<f64> {
+    if !(k == 0 || spread_evenly) {
+        return None;
+    }
+    let began = began_climb(sw, pl, k)?;
+    let inside = sw
+        .xs
+        .iter()
+        .any(|&x| x > size * (1.0 + 1e-3) && x < began * (1.0 - 1e-3));
+    (began > (1.0 + tolerance) * size && !inside).then_some(began)
 }

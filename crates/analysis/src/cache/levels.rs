@@ -749,6 +749,24 @@ pub(super) fn overheld_note(level: u32, held: f64, began: f64) -> Note {
     )
 }
 
+/// The note for a level whose size lies between what it was seen to hold
+/// and where it began to climb, with no point of the sweep between them
+/// ([`super::edge::bracketed`]).
+pub(super) fn bracketed_note(level: u32, held: f64, began: f64) -> Note {
+    note(
+        "cache",
+        &format!("l{level}-bracketed"),
+        format!(
+            "L{level}: its size reads {} (the most it was seen to hold, a lower bound) and its curve began to \
+             climb at {} (an upper bound: no set overflows before the working set passes the capacity), more \
+             than a size is measured to apart, with no point of the sweep between them: the capacity lies \
+             anywhere between the two; marked noisy",
+            size_text(held),
+            size_text(began)
+        ),
+    )
+}
+
 /// The note for an L1 edge that held more than where it began to climb
 /// ([`super::edge::l1_overheld`]).
 pub(super) fn l1_overheld_note(held: f64, climbed: f64) -> Note {

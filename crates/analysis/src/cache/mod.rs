@@ -358,6 +358,13 @@ fn analyze_with(
             }
         }
     }
+    for (k, l) in out.levels.iter_mut().enumerate() {
+        let size = l.size_bytes as f64;
+        if let Some(began) = edge::bracketed(&sw, &pl, (k, size, huge), NOMINAL_SIZE_TOLERANCE) {
+            l.verdict = Verdict::Noisy;
+            out.notes.push(levels::bracketed_note(l.level, size, began));
+        }
+    }
     if !huge {
         let mut memo = crate::colour::Memo::default();
         for (k, l) in out.levels.iter_mut().enumerate() {

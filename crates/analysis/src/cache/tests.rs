@@ -30,20 +30,29 @@ fn machine() -> MachineInfo {
 /// L1 48 KiB at 2 ns, L2 2 MiB at 6.4 ns, a ramp (the VM's slice of L3) to
 /// 145 ns memory.
 fn vm_curve() -> RawCurve {
-    let mut points = Vec::new();
-    let mut x: f64 = 4096.0;
-    while x <= 420.0 * 1048576.0 {
-        let y = if x <= 49152.0 {
+    let y = |x: f64| {
+        if x <= 49152.0 {
             2.0
         } else if x <= 2097152.0 {
             6.4
         } else {
             let f = ((x / 2097152.0).log2() / 3.0).min(1.0);
             6.4 + f * (145.0 - 6.4)
-        };
-        points.push(pt(x, y, 2500.0));
+        }
+    };
+    let mut xs = Vec::new();
+    let mut x: f64 = 4096.0;
+    while x <= 420.0 * 1048576.0 {
+        xs.push(x);
         x *= 2f64.powf(0.25);
     }
+    // The plan refines each edge (16 points per octave past it), so the
+    // sweep pins where each level began to miss.
+    for edge in [49152.0, 2097152.0] {
+        xs.extend((1..4).map(|k| edge * 2f64.powf(f64::from(k) / 16.0)));
+    }
+    xs.sort_by(f64::total_cmp);
+    let points = xs.into_iter().map(|x| pt(x, y(x), 2500.0)).collect();
     RawCurve {
         id: LATENCY.into(),
         points,
@@ -279,9 +288,25 @@ fn synthetic(levels: &[(f64, f64)], mem: f64, per_octave: f64, max: f64, noise: 
             .wrapping_add(1442695040888963407);
         (seed >> 11) as f64 / (1u64 << 53) as f64
     };
-    let mut points = Vec::new();
+    let mut xs = Vec::new();
     let mut x: f64 = 4096.0;
     while x <= max {
+        xs.push(x);
+        x *= 2f64.powf(1.0 / per_octave);
+    }
+    // The plan refines each edge (16 points per octave past it), so the
+    // sweep pins where each level began to miss.
+    for &(cap, _) in levels {
+        xs.extend(
+            (1..4)
+                .map(|k| cap * 2f64.powf(f64::from(k) / 16.0))
+                .filter(|&x| x <= max),
+        );
+    }
+    xs.sort_by(f64::total_cmp);
+    xs.dedup_by(|a, b| (*a / *b - 1.0).abs() < 1e-3);
+    let mut points = Vec::new();
+    for x in xs {
         let mut y = mem;
         for (i, &(cap, lat)) in levels.iter().enumerate().rev() {
             let next = levels.get(i + 1).map_or(mem, |l| l.1);
@@ -293,7 +318,6 @@ fn synthetic(levels: &[(f64, f64)], mem: f64, per_octave: f64, max: f64, noise: 
             }
         }
         points.push(pt(x, y * (1.0 + noise * rnd()), 2500.0));
-        x *= 2f64.powf(1.0 / per_octave);
     }
     RawCurve {
         id: LATENCY.into(),
@@ -1100,5 +1124,46 @@ fn hierarchies_that_serve_their_curves_are_not_marked() {
         !a.notes.iter().any(|n| n.code.ends_with("-served-between")),
         "{:?}",
         a.notes
+    );
+}
+
+/// An edge the sweep measured at two points only, a third of an octave
+/// apart: the size read (the most the level was seen to hold) and where the
+/// curve began to climb bracket the capacity and do not pin it; with the
+/// plan's refinement past the edge they do.
+#[test]
+fn a_size_only_bracketed_by_the_sweep_is_noisy() {
+    let levels = [(32768.0, 2.3), (1.25 * 1048576.0, 8.1), (4.0 * 1048576.0, 16.8)];
+    let refined = synthetic(&levels, 80.0, 3.0, 64.0 * 1048576.0, 0.0);
+    let mut coarse = refined.clone();
+    // Only the grid: 1 MiB, then 1.26 MiB, where an LRU L2 of 1.25 MiB
+    // already misses an eighth of its loads.
+    coarse.points.retain(|p| {
+        let grid = (p.x / 4096.0).log2() * 3.0;
+        (grid - grid.round()).abs() < 1e-6
+    });
+    for p in coarse
+        .points
+        .iter_mut()
+        .filter(|p| p.x > 1.25 * 1048576.0 && p.x < 1.3 * 1048576.0)
+    {
+        p.y = 9.29;
+        p.samples = vec![9.29, 9.29 * 1.01];
+    }
+    let m = MachineInfo::default();
+    let none = [(None, None); 2];
+    let a = analyze_curves(&coarse, None, none, None, Some(1.0), &m);
+    let l2 = &a.levels[1];
+    assert_eq!(l2.verdict, Verdict::Noisy, "{l2:?}");
+    assert!(
+        a.notes.iter().any(|n| n.code == "cache.l2-bracketed"),
+        "{:?}",
+        a.notes
+    );
+    let b = analyze_curves(&refined, None, none, None, Some(1.0), &m);
+    assert!(
+        !b.notes.iter().any(|n| n.code.ends_with("-bracketed")),
+        "{:?}",
+        b.notes
     );
 }
