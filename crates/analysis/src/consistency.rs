@@ -20,6 +20,8 @@
 //! after the probes' own analyses, for `run` and `analyze` alike.
 
 use crate::cache::{mlp_points, TlbShare, MIN_MEMORY_NS, SWEEP_SOURCE};
+use crate::chase::{curve_fastest, Fastest};
+pub use crate::chase::{FASTEST_AGREE, FASTEST_K, MEM_SOURCE};
 use hwcal_model::note::analysis as note;
 use hwcal_model::{MemResult, MemoryLatency, MemoryMeasure, MlpPoint, Note, Profile, Verdict};
 
@@ -123,9 +125,6 @@ pub fn reconcile(p: &mut Profile) {
     hwcal_model::note::refresh_analysis(&mut p.notes, "consistency", &pats, fresh);
 }
 
-/// What [`MemoryLatency::source`] says of a figure from the `mem` chase.
-pub const MEM_SOURCE: &str = "mem chase";
-
 /// How far two measurements of one figure may differ before they are
 /// compared against their intervals (10%: the run-to-run spread of memory
 /// latency on a quiet VM is a few percent).
@@ -183,55 +182,6 @@ fn curve_slices(p: &Profile, id: &str) -> Vec<f64> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// How close a latency chase's fastest slices must be for the figure to
-/// count as repeated: 1%, as the clock's two methods must agree
-/// ([`CLOCK_AGREE_PCT`]): a tenth of what memory latency is held to, where
-/// the harness's 0.5% for a cache point's best three is a rule for when to
-/// stop sampling, not for flagging (a quiet Zen 5 guest's 10 ms slices:
-/// 151.5, 152.2, 152.4 ns).
-pub const FASTEST_AGREE: f64 = CLOCK_AGREE_PCT / 100.0;
-
-/// How many of the fastest slices must agree ([`FASTEST_AGREE`]).
-pub const FASTEST_K: usize = 3;
-
-/// A latency chase's figure from its slices: the fastest slice's ns per
-/// load, as every cache latency is the fastest of its samples. Interference
-/// (an interrupt, the host's tick, a neighbour's work, another tenant's
-/// traffic) only ever adds time to a slice, and the mean of slices that all
-/// meet some of it is inflated by its share of the run — 15–20% where the
-/// events come every millisecond or so, alike in every 10 ms slice, so the
-/// slices agree with each other and nothing flags it. The fastest slice is
-/// the one interference disturbed least, and a run of short slices (the
-/// latency chase's are 1 ms, `runner::mem::short`) has clean ones.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Fastest {
-    pub(crate) ns: f64,
-    pub(crate) ci95: Option<[f64; 2]>,
-    /// The core clock around the fastest slice, MHz.
-    mhz: Option<f64>,
-    /// Its [`FASTEST_K`] fastest slices agree within [`FASTEST_AGREE`].
-    repeated: bool,
-}
-
-/// [`Fastest`] of the curve `id`, where it has slices.
-pub(crate) fn curve_fastest(p: &Profile, id: &str) -> Option<Fastest> {
-    let c = p.raw_curve(id)?;
-    let mut pts: Vec<&hwcal_model::RawPoint> = c
-        .points
-        .iter()
-        .filter(|q| q.x > 0.0 && q.y.is_finite() && q.y > 0.0)
-        .collect();
-    pts.sort_by(|a, b| a.y.total_cmp(&b.y));
-    let first = pts.first()?;
-    let ys: Vec<f64> = pts.iter().map(|q| q.y).collect();
-    Some(Fastest {
-        ns: first.y,
-        ci95: crate::bootstrap::minimum_interval(&ys),
-        mhz: first.mhz.first().copied().filter(|m| m.is_finite() && *m > 0.0),
-        repeated: ys.len() >= FASTEST_K && ys[FASTEST_K - 1] <= ys[0] * (1.0 + FASTEST_AGREE),
-    })
 }
 
 /// The `mem` chase's fastest slice ([`Fastest`]).
@@ -880,6 +830,11 @@ mod tests {
 
     fn codes(p: &Profile) -> Vec<&str> {
         p.notes.iter().map(|n| n.code.as_str()).collect()
+    }
+
+    #[test]
+    fn a_chase_repeats_to_what_the_clock_methods_agree_to() {
+        assert_eq!(FASTEST_AGREE * 100.0, CLOCK_AGREE_PCT);
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //! rise allowed grows by that much.
 
 use crate::cache::{TlbShare, MEMORY_RISE};
-use crate::consistency::MEM_SOURCE;
+use crate::chase::{curve_fastest, Fastest, MEM_SOURCE};
 use hwcal_model::curve::MemSeries;
 use hwcal_model::note::analysis as note;
 use hwcal_model::{Note, Profile, Verdict};
@@ -93,13 +93,13 @@ pub fn climb_below(
 
 /// The earlier chase kept by the run over fewer bytes than `size`: its
 /// working set and fastest slice.
-fn earlier_chase(p: &Profile, size: f64) -> Option<(f64, crate::consistency::Fastest)> {
+fn earlier_chase(p: &Profile, size: f64) -> Option<(f64, Fastest)> {
     p.raw
         .iter()
         .filter_map(|c| MemSeries::latency_over_mib(&c.id).map(|mib| (mib as f64 * 1048576.0, c.id.as_str())))
         .filter(|&(at, _)| at < size * BELOW.1)
         .max_by(|a, b| a.0.total_cmp(&b.0))
-        .and_then(|(at, id)| crate::consistency::curve_fastest(p, id).map(|f| (at, f)))
+        .and_then(|(at, id)| curve_fastest(p, id).map(|f| (at, f)))
 }
 
 /// The cache sweep's point nearest half of `size` within [`BELOW`]: its

@@ -78,7 +78,7 @@ pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: T
     if let Some(c) = p
         .mem
         .as_mut()
-        .filter(|_| chase.source == crate::consistency::MEM_SOURCE)
+        .filter(|_| chase.source == crate::chase::MEM_SOURCE)
     {
         c.verdict = Verdict::Noisy;
     }
@@ -93,7 +93,7 @@ pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: T
             hwcal_model::human_bytes(at as u64),
             chase.source,
             hwcal_model::human_bytes(size),
-            if chase.source == crate::consistency::MEM_SOURCE {
+            if chase.source == crate::chase::MEM_SOURCE {
                 ", and the mem chase's own figure with it"
             } else {
                 ""

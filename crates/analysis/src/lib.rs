@@ -7,6 +7,7 @@ pub mod batches;
 pub mod bootstrap;
 pub mod c2c;
 pub mod cache;
+mod chase;
 pub mod clock;
 pub mod colour;
 pub mod compare;
