@@ -1,6 +1,8 @@
 //! `hwcal run`'s short memory section (≈2–3 s): chase latency over 1 GiB
 //! on huge pages (and the same buffer window by window, for the page
-//! walks' share), then read bandwidth with one thread and with every CPU.
+//! walks' share; again over 4 GiB where the 1 GiB chase still climbed
+//! above the cache sweep, [`larger_chase`]), then read bandwidth with one
+//! thread and with every CPU.
 //! The plan asks its measurements of a [`MemPoints`]: the kernels on
 //! prepared buffers here ([`kernel_buffers`]), or a simulated machine.
 
