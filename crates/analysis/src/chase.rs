@@ -56,3 +56,36 @@ pub(crate) fn curve_fastest(p: &Profile, id: &str) -> Option<Fastest> {
         repeated: ys.len() >= FASTEST_K && ys[FASTEST_K - 1] <= ys[0] * (1.0 + FASTEST_AGREE),
     })
 }
+
+/// A point of the cache sweep taken as a memory measurement: its working
+/// set (bytes), its fastest sample (as every sweep point's figure; the
+/// point's own figure where it kept no samples) and that minimum's 95%
+/// interval.
+pub(crate) struct SweepPoint {
+    pub(crate) x: f64,
+    pub(crate) ns: f64,
+    pub(crate) ci95: Option<[f64; 2]>,
+}
+
+/// The cache sweep's point nearest `target` bytes (in octaves) among those
+/// whose working set `keep` admits.
+pub(crate) fn sweep_point(p: &Profile, target: f64, keep: impl Fn(f64) -> bool) -> Option<SweepPoint> {
+    let off = |x: f64| (x / target).ln().abs();
+    let point = p
+        .raw_curve(crate::cache::LATENCY)?
+        .points
+        .iter()
+        .filter(|q| q.x > 0.0 && keep(q.x))
+        .min_by(|a, b| off(a.x).total_cmp(&off(b.x)))?;
+    let samples: Vec<f64> = point
+        .samples
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    Some(SweepPoint {
+        x: point.x,
+        ns: samples.iter().copied().reduce(f64::min).unwrap_or(point.y),
+        ci95: crate::bootstrap::minimum_interval(&samples),
+    })
+}

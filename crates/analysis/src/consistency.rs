@@ -347,13 +347,13 @@ fn memory_same_footprint(p: &mut Profile) -> Vec<Note> {
             })
         })
         .collect();
+    let terms = crate::footprint::Terms {
+        floor: FASTEST_AGREE,
+        same: SAME_FOOTPRINT,
+    };
     let mut notes = Vec::new();
     for m in chase.into_iter().chain(earlier) {
-        let terms = crate::footprint::Terms {
-            floor: FASTEST_AGREE,
-            same: SAME_FOOTPRINT,
-        };
-        notes.extend(crate::footprint::same_footprint(p, Some(m), terms));
+        notes.extend(crate::footprint::same_footprint(p, Some(m), &terms));
     }
     notes
 }

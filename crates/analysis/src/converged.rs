@@ -24,7 +24,7 @@
 //! rise allowed grows by that much.
 
 use crate::cache::{TlbShare, MEMORY_RISE};
-use crate::chase::{curve_fastest, Fastest, MEM_SOURCE};
+use crate::chase::{curve_fastest, sweep_point, Fastest, MEM_SOURCE};
 use hwcal_model::curve::MemSeries;
 use hwcal_model::note::analysis as note;
 use hwcal_model::{Note, Profile, Verdict};
@@ -72,10 +72,10 @@ pub fn climb_below(
             (at, f.ns, hi, "earlier mem chase", chase_huge)
         })
         .or_else(|| {
-            sweep_point(p, size).map(|(at, y, hi)| {
-                let huge = crate::cache::huge_fraction(p).is_some_and(|f| f >= 0.9);
-                (at, y, hi, "cache sweep", huge)
-            })
+            let q = sweep_point(p, size / 2.0, |x| x >= BELOW.0 * size && x <= BELOW.1 * size)?;
+            let hi = q.ci95.map_or(q.ns, |[_, hi]| hi.max(q.ns));
+            let huge = crate::cache::huge_fraction(p).is_some_and(|f| f >= 0.9);
+            Some((q.x, q.ns, hi, "cache sweep", huge))
         })?;
     let walks = if huge {
         share.max(0.0)
@@ -100,27 +100,6 @@ fn earlier_chase(p: &Profile, size: f64) -> Option<(f64, Fastest)> {
         .filter(|&(at, _)| at < size * BELOW.1)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .and_then(|(at, id)| curve_fastest(p, id).map(|f| (at, f)))
-}
-
-/// The cache sweep's point nearest half of `size` within [`BELOW`]: its
-/// working set, fastest sample and that minimum's interval's high end.
-fn sweep_point(p: &Profile, size: f64) -> Option<(f64, f64, f64)> {
-    let half = size / 2.0;
-    let point = p.raw_curve(crate::cache::LATENCY).and_then(|c| {
-        c.points
-            .iter()
-            .filter(|q| q.x >= BELOW.0 * size && q.x <= BELOW.1 * size)
-            .min_by(|a, b| (a.x / half).ln().abs().total_cmp(&(b.x / half).ln().abs()))
-    })?;
-    let samples: Vec<f64> = point
-        .samples
-        .iter()
-        .copied()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .collect();
-    let below = samples.iter().copied().reduce(f64::min).unwrap_or(point.y);
-    let hi = crate::bootstrap::minimum_interval(&samples).map_or(below, |[_, hi]| hi.max(below));
-    Some((point.x, below, hi))
 }
 
 /// Relation `memory-converged` (see the module docs).

@@ -30,37 +30,23 @@ pub(crate) struct Terms {
 
 /// Relation `memory-same-footprint` (see the module docs) for the run's
 /// `mem` chase `chase`.
-pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: Terms) -> Vec<Note> {
+pub(crate) fn same_footprint(p: &mut Profile, chase: Option<MemoryMeasure>, t: &Terms) -> Vec<Note> {
     let Some(chase) = chase else {
         return Vec::new();
     };
     let Some(size) = chase.size_bytes.filter(|&s| s > 0) else {
         return Vec::new();
     };
-    let Some(sweep) = p.raw_curve(crate::cache::LATENCY) else {
-        return Vec::new();
-    };
-    let same = |x: f64| x > 0.0 && x.max(size as f64) <= t.same * x.min(size as f64);
-    let Some(point) = sweep.points.iter().filter(|q| same(q.x)).min_by(|a, b| {
-        (a.x / size as f64)
-            .ln()
-            .abs()
-            .total_cmp(&(b.x / size as f64).ln().abs())
-    }) else {
-        return Vec::new();
-    };
-    let at = point.x;
-    let samples: Vec<f64> = point
-        .samples
-        .iter()
-        .copied()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .collect();
-    let Some(fastest) = samples.iter().copied().reduce(f64::min) else {
+    let same = |x: f64| x.max(size as f64) <= t.same * x.min(size as f64);
+    let Some(crate::chase::SweepPoint {
+        x: at,
+        ns: fastest,
+        ci95: b_ci,
+    }) = crate::chase::sweep_point(p, size as f64, same)
+    else {
         return Vec::new();
     };
     let (a, a_ci) = (chase.latency_ns, chase.latency_ns_ci95);
-    let b_ci = crate::bootstrap::minimum_interval(&samples);
     let apart = (fastest - a).abs() > t.floor * a.min(fastest);
     let beyond = match (a_ci, b_ci) {
         (Some([al, ah]), Some([bl, bh])) => ah < bl || bh < al,
@@ -168,7 +154,7 @@ mod tests {
         same_footprint(
             p,
             chase,
-            Terms {
+            &Terms {
                 floor: 0.01,
                 same: 1.25,
             },

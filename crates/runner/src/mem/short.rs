@@ -11,7 +11,7 @@ use crate::probe::Progress;
 use crate::Result;
 use hwcal_analysis::mem_raw::noisy_note;
 use hwcal_model::curve::MemSeries;
-use hwcal_model::{Bandwidth, BandwidthPoint, Note, Profile, RawCurve};
+use hwcal_model::{Bandwidth, BandwidthPoint, MemResult, Note, Profile, RawCurve};
 use hwcal_probes::buffer::Backing;
 use hwcal_probes::mem::{self as mem_kernels, Job, Prep, Prepared, RunTiming, ThreadRun, Work};
 use hwcal_probes::numa;
@@ -62,13 +62,7 @@ pub(super) fn run_short(
         slice_ns: 10e6,
         warm_up_ms: 50,
     };
-    let (page, huge, frac) = mem.pages();
-    let mut tpl = template("random", "chase", chase_size, true, 1);
-    tpl.page_size_bytes = page;
-    tpl.use_hugepages = huge;
-    tpl.huge_fraction = frac;
-    tpl.setup_s = mem.setup_s();
-    tpl.numa_nodes = mem.numa_nodes();
+    let tpl = chase_template(chase_size, mem.as_ref());
     // The latency chases in short slices: memory latency is their fastest
     // (`analysis::consistency`), and only short slices have clean ones.
     let lat_plan = RunTiming {
@@ -90,10 +84,12 @@ pub(super) fn run_short(
         hw,
         sweep,
         (chase_size, stream * n),
-        huge,
+        tpl.use_hugepages,
         (&runs, local.as_deref()),
     );
-    let mut bigger = match larger {
+    // The larger chase's buffer, with its own pages: THP may grant it
+    // another share than the first.
+    let mut bigger: Option<(usize, Box<dyn MemPoints>)> = match larger {
         Some(size) => {
             // The first chase stays in the profile, under its size, as the
             // measurement the larger one is judged against.
@@ -109,35 +105,33 @@ pub(super) fn run_short(
             );
             progress.say(&text);
             p.notes.push(Note::info("mem", "chase_larger", text));
-            Some(hw.mem_buffers(&order[..1], (CHASE_STREAM, size))?)
+            Some((size, hw.mem_buffers(&order[..1], (CHASE_STREAM, size))?))
         }
         None => None,
     };
-    let (lat_size, lat_mem): (usize, &mut dyn MemPoints) = match bigger.as_mut() {
-        Some(b) => (larger.unwrap_or(chase_size), b.as_mut()),
-        None => (chase_size, mem.as_mut()),
-    };
-    tpl.size_bytes = lat_size as u64;
-    let (runs, local) = if larger.is_some() {
-        let runs = lat_mem.chase(false, &lat_plan)?.unwrap_or_default();
-        (runs, lat_mem.chase(true, &local_plan)?)
-    } else {
-        (runs, local)
+    let (lat_mem, tpl, runs, local): (&mut dyn MemPoints, _, _, _) = match bigger.as_mut() {
+        Some((size, b)) => {
+            let tpl = chase_template(*size, b.as_ref());
+            let runs = b.chase(false, &lat_plan)?.unwrap_or_default();
+            let local = b.chase(true, &local_plan)?;
+            (b.as_mut(), tpl, runs, local)
+        }
+        None => (mem.as_mut(), tpl, runs, local),
     };
     let lat = record(&MemSeries::Latency, &runs, tpl.clone(), &mut p.raw);
     if let Some(runs) = local {
-        record(&MemSeries::LatencyLocal, &runs, tpl, &mut p.raw);
+        record(&MemSeries::LatencyLocal, &runs, tpl.clone(), &mut p.raw);
     }
-    short_mlp(lat_mem, &lat_plan, lat_size, &mut p.raw)?;
+    short_mlp(lat_mem, &lat_plan, tpl.size_bytes as usize, &mut p.raw)?;
     drop(bigger);
     p.bandwidth = short_bandwidth(mem.as_mut(), (n, stream), &plan, p)?;
-    if !huge {
+    if !tpl.use_hugepages {
         p.notes.push(Note::warning(
             "mem",
             "latency_not_huge",
             format!(
                 "mem: the latency buffer: {}",
-                hwcal_model::pages::statement(true, Some(frac), Some(false))
+                hwcal_model::pages::statement(true, Some(tpl.huge_fraction), Some(false))
             ),
         ));
     }
@@ -159,6 +153,19 @@ pub(super) fn run_short(
 /// loads (the mean of a random chase's latencies, steady to well under 1%),
 /// and the clock readings around it (a few µs) stay outside its time.
 const LATENCY_SLICE_NS: f64 = 1e6;
+
+/// The latency chase's result template over `size` bytes of `buf`: its
+/// pages as the TLB sees them, its setup time and NUMA nodes.
+fn chase_template(size: usize, buf: &dyn MemPoints) -> MemResult {
+    let (page, huge, frac) = buf.pages();
+    let mut tpl = template("random", "chase", size, true, 1);
+    tpl.page_size_bytes = page;
+    tpl.use_hugepages = huge;
+    tpl.huge_fraction = frac;
+    tpl.setup_s = buf.setup_s();
+    tpl.numa_nodes = buf.numa_nodes();
+    tpl
+}
 
 /// How many times larger the chase runs again where the first had not
 /// converged: two octaves, so that a level still serving part of the first
