@@ -21,6 +21,7 @@ use crate::stats::median;
 use hwcal_model::note::analysis as note;
 use hwcal_model::{Note, Profile, RawCurve, TlbHugePageComparison, TlbLevel, Verdict};
 
+mod placement;
 mod shape;
 mod stated;
 use stated::{first_level_too_wide, nominal_cross_check, soft_edge_note};
@@ -28,7 +29,7 @@ pub use stated::{half_miss_fraction, FIRST_LEVEL_MAX_SPREAD, NOMINAL_TOLERANCE};
 
 /// Every code of a TLB analysis note (`{N}`: the level), with what it says.
 /// Codes are stable: scripts match them (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 18] = [
+pub const NOTE_CODES: [(&str, &str); 19] = [
     (
         "tlb.huge-unseen",
         "the TLB does not see huge pages: levels measured against the dense baseline",
@@ -98,6 +99,10 @@ pub const NOTE_CODES: [(&str, &str); 18] = [
         "tlb.first-plateau-raised",
         "the 4 KiB curve's first plateau sits above the zero its first points read (the first TLB's step merged into a later level): levels no plausible stated figure confirms are noisy",
     ),
+    (
+        "tlb.l{N}-placement",
+        "a base-page level past the first whose step a second buffer of other pages does not reproduce (less than half its rise over the same page counts): made by where the first buffer's pages fell, not a structure's size; noisy unless a plausible stated figure confirms it",
+    ),
 ];
 
 /// The patterns of [`NOTE_CODES`] (what a re-analysis replaces).
@@ -107,7 +112,7 @@ pub fn note_patterns() -> Vec<&'static str> {
 
 pub use hwcal_model::curve::{
     TLB_BASELINE as BASELINE, TLB_DENSE as DENSE, TLB_HUGE as HUGE, TLB_HUGE_FRACTION as HUGE_FRACTION,
-    TLB_NEIGHBOURS as NEIGHBOURS, TLB_SMALL as SMALL,
+    TLB_NEIGHBOURS as NEIGHBOURS, TLB_RETEST as RETEST, TLB_SMALL as SMALL,
 };
 
 /// One point of a difference curve.
@@ -748,6 +753,15 @@ pub fn analyze(p: &Profile) -> Option<TlbAnalysis> {
     }
     shape::steps_agree(&mut a.levels, &confirmed, &mut a.notes);
     shape::steps_shrink(&mut a.levels, &confirmed, &mut a.notes);
+    if let Some(again) = p.raw_curve(RETEST).map(|r| difference(r, base)) {
+        let ns = |d: &[DiffPoint]| d.iter().map(|q| (q.pages, q.diff_ns)).collect::<Vec<_>>();
+        a.notes.extend(placement::unreproduced(
+            &mut a.levels,
+            (&ns(&a.small), &a.small_plateaus, &ns(&again)),
+            page,
+            &confirmed,
+        ));
+    }
     if let Some(n) = shape::first_plateau_raised(
         &ys,
         &a.small_plateaus,

@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 43] = [
+const CACHE: [&str; 46] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -41,6 +41,9 @@ const CACHE: [&str; 43] = [
     "cache.l{N}-size-unconfirmed",
     "cache.l{N}-numbering",
     "cache.l{N}-sloping",
+    "cache.l{N}-cold",
+    "cache.l{N}-step-cold",
+    "cache.l{N}-cold-refused",
     "cache.l{N}-over-shared",
     "cache.l{N}-step-unconfirmed",
     "cache.l{N}-step-unranked",
@@ -54,7 +57,7 @@ const CACHE: [&str; 43] = [
     "cache.l{N}-tlb-share-unconfirmed",
 ];
 
-const TLB: [&str; 18] = [
+const TLB: [&str; 19] = [
     "tlb.huge-unseen",
     "tlb.baseline-has-misses",
     "tlb.l{N}-baseline-disagree",
@@ -73,6 +76,7 @@ const TLB: [&str; 18] = [
     "tlb.l{N}-overshoot",
     "tlb.l1-foot",
     "tlb.first-plateau-raised",
+    "tlb.l{N}-placement",
 ];
 
 #[test]

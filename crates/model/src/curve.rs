@@ -27,8 +27,21 @@ pub fn cache_line(test: u32, forward: bool) -> String {
 pub fn cache_flush(level: u32) -> String {
     format!("cache.flush.{level}")
 }
+/// Cache probe: one lap over a working set inside cache level `level`,
+/// timed right after a scrub pushed it out of the levels below (the level's
+/// latency without the share a level below keeps of a steady chase).
+pub fn cache_cold(level: u32) -> String {
+    format!("{CACHE_COLD_PREFIX}{level}")
+}
+/// What every [`cache_cold`] id starts with.
+pub const CACHE_COLD_PREFIX: &str = "cache.cold.";
 /// TLB probe: one load per 4 KiB page.
 pub const TLB_SMALL: &str = "tlb.4k";
+/// TLB probe: the 4 KiB walk again over a second buffer of other pages,
+/// at the page counts just past each later level's step (a level that
+/// is a structure's size steps there again; one made by where a buffer's
+/// pages fell does not).
+pub const TLB_RETEST: &str = "tlb.4k.retest";
 /// TLB probe: the same lines without TLB misses (huge pages).
 pub const TLB_BASELINE: &str = "tlb.baseline";
 /// TLB probe: as many lines as pages, packed side by side (the dense

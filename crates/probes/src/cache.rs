@@ -252,6 +252,16 @@ pub fn huge_buffer(
 /// Dependent adds between loads in [`chase_idle`].
 pub const IDLE_ADDS: u32 = 100;
 
+/// Scrub passes before each cold lap ([`ChaseBench::cold_point`]): a level
+/// with adaptive insertion puts one new line in 8 (or 32) at its MRU end,
+/// so a scrub as large as it must go by 8 to 32 times before no old line
+/// is left.
+pub const COLD_PASSES: usize = 32;
+
+/// Timed laps per cold point: the figure is their fastest (interference
+/// only adds time).
+pub const COLD_REPS: usize = 9;
+
 /// A chase with [`IDLE_ADDS`] dependent single-cycle adds after every load,
 /// fully unrolled: the next address exists only after the adds, so each
 /// miss starts from an idle memory system (The Calibrator's miss latency).
@@ -295,6 +305,17 @@ pub unsafe fn chase_idle(start: usize, loads: u64) -> usize {
         p = unsafe { crate::chase::chase_with_gap(p, loads, IDLE_ADDS) };
     }
     p
+}
+
+/// Order the flushes (or a scrub's loads) before the timed loads.
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: mfence has no operands and only orders memory accesses.
+    unsafe {
+        core::arch::x86_64::_mm_mfence()
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 /// Fold a repeated measurement of the same point into `into`: every sample
@@ -442,6 +463,71 @@ impl ChaseBench {
         Ok(to_point(size as f64, &est, LOADS_PER_ITER))
     }
 
+    /// ns per load of one lap of a random chase over `size` bytes taken
+    /// right after the levels below have been scrubbed: the chase is walked
+    /// once, then [`COLD_REPS`] times a walk of `scrub` bytes elsewhere in
+    /// the buffer, [`COLD_PASSES`] times over, and one timed lap of the
+    /// chase. Within one lap every line is loaded once, so a line the
+    /// scrub pushed out of the levels below cannot come back into them
+    /// before its turn: the lap reads the level that holds the chase with
+    /// none of the share a level below keeps of a steady chase (random
+    /// replacement and adaptive insertion keep part of every set that
+    /// overflows them, and a steady chase's plateau then reads below the
+    /// level's hit latency). Passes, because a level that inserts new
+    /// lines at its LRU end (adaptive insertion) lets a single scan go by
+    /// and keeps what it held; each pass promotes a few more of the
+    /// scrub's lines and pushes the old ones out. The scrub sits after the
+    /// chase region (page-aligned), so both fit `size + scrub` bytes.
+    pub fn cold_point(&mut self, size: usize, scrub: usize) -> Result<RawPoint, ProbeError> {
+        let size = (size / 64 * 64).max(64);
+        let scrub_at = size.div_ceil(4096) * 4096;
+        let scrub = scrub / 64 * 64;
+        if scrub_at + scrub > self.capacity() {
+            return Err(ProbeError::InvalidInput(format!(
+                "a cold lap over {size} B after a {scrub} B scrub does not fit the {} B buffer",
+                self.capacity()
+            )));
+        }
+        let (start, _) = self.cycle_at(0, size)?;
+        let lines = (size / 64) as u64;
+        let base = self.buf.as_ptr() as usize;
+        let scrub_lines: Vec<usize> = (0..scrub / 64)
+            .map(|i| base + self.phys(scrub_at + i * 64))
+            .collect();
+        let timer = hwcal_harness::Timer::get();
+        // SAFETY: `start` is a slot of the cycle just linked in `self.buf`;
+        // a whole lap returns to it.
+        let mut p = unsafe { chase(start, lines) };
+        let mut samples = Vec::with_capacity(COLD_REPS);
+        let mut mhz = Vec::with_capacity(COLD_REPS);
+        for _ in 0..COLD_REPS {
+            let mut acc = 0u64;
+            for _ in 0..COLD_PASSES {
+                for &a in &scrub_lines {
+                    // SAFETY: every address is `base` plus an offset of the
+                    // scrub region, inside the live buffer, 8-aligned.
+                    acc = acc.wrapping_add(unsafe { (a as *const u64).read_volatile() });
+                }
+            }
+            std::hint::black_box(acc);
+            fence();
+            let t0 = timer.now();
+            // SAFETY: as above; `p` is the cycle's start again.
+            p = unsafe { chase(p, lines) };
+            let t1 = timer.now();
+            samples.push(((timer.elapsed_ns(t0, t1) - timer.overhead_ns()) / lines as f64).max(0.0));
+            mhz.push(hwcal_harness::clockref::core_mhz_now(timer));
+        }
+        std::hint::black_box(p);
+        let y = samples.iter().copied().fold(f64::INFINITY, f64::min);
+        Ok(RawPoint {
+            x: size as f64,
+            y,
+            samples,
+            mhz: mhz.into_iter().filter(|m| m.is_finite()).collect(),
+        })
+    }
+
     /// Line size by dependent pairs: `primaries` random visits, each a load
     /// of a slot followed by a dependent load `d` bytes away (`d` negative
     /// for the backward test). The second load hits the line the first just
@@ -573,5 +659,11 @@ mod tests {
             assert!(b.parallel_point(256 * 1024, k).unwrap().y > 0.0);
         }
         assert!(b.parallel_point(256 * 1024, 3).is_err());
+        // A cold lap reads a positive time, one per timed lap, and refuses a
+        // scrub that does not fit beside the chase.
+        let c = b.cold_point(64 * 1024, 128 * 1024).unwrap();
+        assert!(c.y > 0.0 && c.y.is_finite(), "{c:?}");
+        assert_eq!(c.samples.len(), COLD_REPS);
+        assert!(b.cold_point(512 * 1024, 768 * 1024).is_err());
     }
 }

@@ -20,7 +20,7 @@
 //! comes from that level, and the granule is measured for it.
 
 use crate::buffer::{Backing, Buffer};
-use crate::cache::{link_seq, shuffled};
+use crate::cache::{fence, link_seq, shuffled};
 use crate::chase::chase;
 use crate::error::ProbeError;
 use hwcal_harness::Timer;
@@ -151,17 +151,6 @@ unsafe fn flush_line(addr: usize) {
 
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn flush_line(_addr: usize) {}
-
-/// Order the flushes before the timed loads.
-fn fence() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: mfence has no operands and only orders memory accesses.
-    unsafe {
-        core::arch::x86_64::_mm_mfence()
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
-}
 
 /// Run the whole test: the all-hits reference at the smallest offset, then
 /// each offset with flushes, `rounds` times interleaved (so a burst of

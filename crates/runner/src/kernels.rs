@@ -42,6 +42,9 @@ impl ChasePoints for ChaseBench {
         self.policy = sweep;
         Ok(p?)
     }
+    fn cold(&mut self, bytes: usize, scrub: usize) -> Result<RawPoint> {
+        Ok(self.cold_point(bytes, scrub)?)
+    }
     fn pair(&mut self, primaries: usize, d: i64, block: usize) -> Result<RawPoint> {
         Ok(self.pair_point(primaries, d, block)?)
     }
@@ -137,6 +140,12 @@ impl Hardware for Kernels {
         }
         let mut b = FlushBench::new(64, evict, seed)?;
         Ok(Some(granule_curve(&mut b, 3)?))
+    }
+
+    fn tlb_retest(&self, pages: usize, sizes: PageSizes) -> Result<Box<dyn PagePoints>> {
+        let buf = Buffer::new_scattered_with(pages.max(1) * sizes.base, 0x2e7e57, sizes)
+            .context("allocating the second base-page buffer")?;
+        Ok(Box::new(PageBench::new(buf, sizes.base, 0x2e7)))
     }
 
     fn tlb_benches(&self, lay: &TlbLayout) -> Result<TlbBenches> {

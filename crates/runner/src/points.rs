@@ -25,6 +25,11 @@ pub trait ChasePoints {
     /// another draw of page colours), with `gap_adds` dependent adds after
     /// each load; `fine`: the idle-gap chase's finer stopping rule.
     fn chase(&mut self, at: usize, bytes: usize, gap_adds: u32, fine: bool) -> Result<RawPoint>;
+    /// ns per load of one lap of a random chase over the first `bytes` of
+    /// the buffer, timed right after a walk over `scrub` bytes elsewhere in
+    /// it has pushed the chase out of the levels smaller than the scrub
+    /// (`hwcal_probes::cache::ChaseBench::cold_point`).
+    fn cold(&mut self, bytes: usize, scrub: usize) -> Result<RawPoint>;
     /// The line-size test's dependent pairs: `primaries` visits of one per
     /// `block` bytes, the second load `d` bytes from the first.
     fn pair(&mut self, primaries: usize, d: i64, block: usize) -> Result<RawPoint>;
@@ -122,6 +127,9 @@ pub trait Hardware {
     /// The TLB probe's base-page benches for the buffers of `lay` (the
     /// huge-page baseline only where the TLB sees its huge pages).
     fn tlb_benches(&self, lay: &TlbLayout) -> Result<TlbBenches>;
+    /// The base-page test bench again over a second buffer of `pages`
+    /// pages, frames scattered as the first's but other ones.
+    fn tlb_retest(&self, pages: usize, sizes: PageSizes) -> Result<Box<dyn PagePoints>>;
     /// The 2 MiB-page test bench over up to `huge_pages` pages, and the
     /// share of its buffer in huge pages the TLB sees (`None` where not
     /// obtained).

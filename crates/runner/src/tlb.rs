@@ -185,6 +185,59 @@ fn sweep(
     Ok(pts)
 }
 
+/// Page counts the retest walks for each level past the first that `pts`
+/// show: up to [`RETEST_POINTS`] of the sweep's own counts from just past
+/// its half-miss point to twice it, where its step has risen.
+pub(crate) fn retest_counts(d: &[tlb_analysis::DiffPoint], max: usize) -> Vec<usize> {
+    let (lv, _) = tlb_analysis::levels(d, 4096);
+    let mut out: Vec<usize> = Vec::new();
+    for l in lv.iter().filter(|l| l.level >= 2) {
+        let e = l.entries as f64;
+        let xs: Vec<usize> = d
+            .iter()
+            .map(|q| q.pages)
+            .filter(|&x| x > 1.05 * e && x <= 2.0 * e && x <= max as f64)
+            .map(|x| x.round() as usize)
+            .collect();
+        let step = xs.len().div_ceil(RETEST_POINTS).max(1);
+        out.extend(xs.iter().step_by(step));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The most page counts the retest takes per level.
+const RETEST_POINTS: usize = 6;
+
+/// The 4 KiB walk again over a second buffer of other pages
+/// ([`retest_counts`]), twice over (the faster kept), against the same
+/// baselines the sweep measured at those counts. A level that is a
+/// structure's size steps at the same count over any pages; one that a
+/// set-associative level's fullest sets made (where the first buffer's
+/// pages fell) does not.
+fn retest_points(
+    hw: &dyn Hardware,
+    benches: &Benches,
+    pts: &[RawPoint],
+    sizes: PageSizes,
+) -> Result<Vec<RawPoint>> {
+    let d = benches.difference(pts);
+    let max = pts.iter().map(|p| p.x as usize).max().unwrap_or(0);
+    let at = retest_counts(&d, max);
+    let Some(&top) = at.last() else {
+        return Ok(Vec::new());
+    };
+    let mut bench = hw.tlb_retest(top, sizes)?;
+    let mut out = Vec::new();
+    for _ in 0..2 {
+        for &n in &at {
+            merge_into(&mut out, bench.point(n)?);
+        }
+    }
+    Ok(out)
+}
+
 /// Memory the probe may use: the test and its huge-page baseline take
 /// 2.25 × n base pages; n shrinks (to 64 at least) to fit half of `avail`
 /// (64 KiB pages make 8192 pages 512 MiB).
@@ -238,6 +291,7 @@ pub fn measure(
     };
     let small_pts = sweep(hw, test.as_mut(), &mut benches, (&counts(8, n, 4.0), 3, 2.5))?;
     drop(test);
+    let retest = retest_points(hw, &benches, &small_pts, lay.pages)?;
     progress.say(&format!(
         "tlb: 4 KiB pages, {} page counts in {:.1} s",
         small_pts.len(),
@@ -258,6 +312,13 @@ pub fn measure(
         "ns per access, 4 KiB pages",
         small_pts,
     ));
+    if !retest.is_empty() {
+        out.push(curve(
+            tlb_analysis::RETEST,
+            "ns per access, 4 KiB pages, a second buffer",
+            retest,
+        ));
+    }
     for (b, pts) in benches.bases {
         let (id, label) = match b.layout() {
             Layout::Spread => (tlb_analysis::BASELINE, "ns per access, same lines in huge pages"),
@@ -362,6 +423,36 @@ mod tests {
     /// The page size is read, not assumed: the plan for 4, 16 and 64 KiB
     /// base pages visits the same page counts, and every buffer is sized
     /// and aligned in whole pages of its own size.
+    /// A curve with a 64-entry first level and a 1024-entry second: the
+    /// retest takes a handful of the sweep's counts just past the second's
+    /// half-miss point, none for the first.
+    #[test]
+    fn the_retest_walks_just_past_each_later_level() {
+        let xs: Vec<f64> = counts(8, 4096, 16.0).into_iter().map(|n| n as f64).collect();
+        let d: Vec<tlb_analysis::DiffPoint> = xs
+            .iter()
+            .map(|&x| {
+                let y = if x <= 64.0 {
+                    0.0
+                } else if x <= 1024.0 {
+                    2.0
+                } else {
+                    25.0
+                };
+                tlb_analysis::DiffPoint {
+                    pages: x,
+                    test_ns: y + 1.0,
+                    base_ns: 1.0,
+                    diff_ns: y,
+                    diff_cycles: None,
+                }
+            })
+            .collect();
+        let at = retest_counts(&d, 4096);
+        assert!(!at.is_empty() && at.len() <= RETEST_POINTS, "{at:?}");
+        assert!(at.iter().all(|&n| n > 1024 && n <= 2100), "{at:?}");
+    }
+
     #[test]
     fn plans_agree_across_page_sizes() {
         let plans: Vec<TlbLayout> = SIZES

@@ -17,6 +17,7 @@
 
 use crate::model::{Level, Model, Pages, Replacement};
 use hwcal_model::{RawCurve, RawPoint};
+use hwcal_probes::cache::COLD_PASSES;
 use hwcal_stats::SplitMix64;
 
 /// A uniform draw in [0, 1).
@@ -78,62 +79,178 @@ fn set_miss(n: u32, ways: u32, replacement: Replacement) -> f64 {
     m
 }
 
+/// One cache set under a replacement policy: the lines it holds, in
+/// recency order (LRU, adaptive), in place with their MRU bits (PLRU) or
+/// unordered (random).
+struct Set {
+    lines: Vec<u32>,
+    mru: Vec<bool>,
+    ways: usize,
+    replacement: Replacement,
+    rng: SplitMix64,
+}
+
+impl Set {
+    fn new(ways: u32, replacement: Replacement, seed: u64) -> Set {
+        let w = ways as usize;
+        Set {
+            lines: Vec::with_capacity(w),
+            mru: vec![false; w],
+            ways: w,
+            replacement,
+            rng: SplitMix64::new(seed),
+        }
+    }
+
+    /// Load `line`: whether it hit.
+    fn access(&mut self, line: u32) -> bool {
+        let (w, set, mru) = (self.ways, &mut self.lines, &mut self.mru);
+        let at = set.iter().position(|&l| l == line);
+        match (self.replacement, at) {
+            (Replacement::Plru, Some(i)) => touch(mru, i),
+            (Replacement::Lru | Replacement::Adaptive, Some(i)) => {
+                set.remove(i);
+                set.insert(0, line);
+            }
+            (_, Some(_)) => {}
+            (_, None) if set.len() < w => {
+                set.push(line);
+                if self.replacement == Replacement::Plru {
+                    touch(mru, set.len() - 1);
+                }
+            }
+            (Replacement::Plru, None) => {
+                let victim = mru.iter().position(|&b| !b).unwrap_or(0);
+                set[victim] = line;
+                touch(mru, victim);
+            }
+            (Replacement::Random, None) => {
+                let victim = self.rng.index(w);
+                set[victim] = line;
+            }
+            (Replacement::Lru, None) => {
+                set.pop();
+                set.insert(0, line);
+            }
+            (Replacement::Adaptive, None) => {
+                // Bimodal insertion: at the LRU end, one in 8 at the MRU end.
+                set.pop();
+                if self.rng.index(8) == 0 {
+                    set.insert(0, line);
+                } else {
+                    set.push(line);
+                }
+            }
+        }
+        at.is_some()
+    }
+}
+
 /// One set of `ways` ways under a cyclic chase over `n` lines: the miss
 /// fraction in the steady state (200 laps, the first 20 uncounted).
 fn simulate_set(n: u32, ways: u32, replacement: Replacement) -> f64 {
-    let w = ways as usize;
-    let mut rng = SplitMix64::new(((n as u64) << 32) | ((ways as u64) << 8) | replacement as u64);
-    // Ways in recency order, most recent first (LRU, adaptive), or in
-    // place with their MRU bits (PLRU) or unordered (random).
-    let mut set: Vec<u32> = Vec::with_capacity(w);
-    let mut mru = vec![false; w];
+    let mut set = Set::new(
+        ways,
+        replacement,
+        ((n as u64) << 32) | ((ways as u64) << 8) | replacement as u64,
+    );
     let (mut hits, mut loads) = (0u64, 0u64);
     for lap in 0..200 {
         for line in 0..n {
-            let at = set.iter().position(|&l| l == line);
-            match (replacement, at) {
-                (Replacement::Plru, Some(i)) => touch(&mut mru, i),
-                (Replacement::Lru | Replacement::Adaptive, Some(i)) => {
-                    set.remove(i);
-                    set.insert(0, line);
-                }
-                (_, Some(_)) => {}
-                (_, None) if set.len() < w => {
-                    set.push(line);
-                    if replacement == Replacement::Plru {
-                        touch(&mut mru, set.len() - 1);
-                    }
-                }
-                (Replacement::Plru, None) => {
-                    let victim = mru.iter().position(|&b| !b).unwrap_or(0);
-                    set[victim] = line;
-                    touch(&mut mru, victim);
-                }
-                (Replacement::Random, None) => {
-                    let victim = rng.index(w);
-                    set[victim] = line;
-                }
-                (Replacement::Lru, None) => {
-                    set.pop();
-                    set.insert(0, line);
-                }
-                (Replacement::Adaptive, None) => {
-                    // Bimodal insertion: at the LRU end, one in 8 at the MRU end.
-                    set.pop();
-                    if rng.index(8) == 0 {
-                        set.insert(0, line);
-                    } else {
-                        set.push(line);
-                    }
-                }
-            }
+            let hit = set.access(line);
             if lap >= 20 {
                 loads += 1;
-                hits += u64::from(at.is_some());
+                hits += u64::from(hit);
             }
         }
     }
     1.0 - hits as f64 / loads as f64
+}
+
+/// The share of a set's `n` chase lines that one lap finds there after
+/// the steady chase, then [`COLD_PASSES`] passes over `m` other lines (the
+/// cold lap's scrub, `hwcal_probes::cache::ChaseBench::cold_point`), the
+/// set simulated line by line (averaged over 8 draws of the policy's
+/// randomness). Past 16 times its ways a set holds nothing of a cyclic
+/// chase worth counting; a longer scrub only evicts more.
+fn cold_set(n: u32, m: u32, ways: u32, replacement: Replacement) -> f64 {
+    if n == 0 || n > 16 * ways {
+        return 0.0;
+    }
+    let m = m.min(16 * ways);
+    type Memo = std::sync::Mutex<std::collections::HashMap<(u32, u32, u32, u8), f64>>;
+    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
+    let key = (n, m, ways, replacement as u8);
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(h) = memo.lock().ok().and_then(|g| g.get(&key).copied()) {
+        return h;
+    }
+    let mut hits = 0u64;
+    const DRAWS: u64 = 8;
+    for d in 0..DRAWS {
+        let mut set = Set::new(ways, replacement, (u64::from(n) << 40) ^ (u64::from(m) << 16) ^ d);
+        for _ in 0..30 {
+            for line in 0..n {
+                set.access(line);
+            }
+        }
+        for _ in 0..COLD_PASSES {
+            for k in 0..m {
+                set.access(n + k);
+            }
+        }
+        hits += (0..n).filter(|&line| set.access(line)).count() as u64;
+    }
+    let h = hits as f64 / (DRAWS * u64::from(n)) as f64;
+    if let Ok(mut g) = memo.lock() {
+        g.insert(key, h);
+    }
+    h
+}
+
+/// The share of a chase over `bytes` that a level of `size` bytes still
+/// holds for the cold lap after a scrub over `scrub` bytes placed after
+/// it ([`cold_set`] for each set by how many chase and scrub lines it
+/// holds; `colour` and `rng` as for [`miss_fraction`], whose draw of the
+/// chase's frames this repeats; `scrub_rng` draws the scrub's frames).
+fn cold_fraction(
+    size: f64,
+    (ways, line, replacement): (u32, u64, Replacement),
+    (bytes, scrub): (f64, f64),
+    colour: u64,
+    (rng, scrub_rng): (&mut SplitMix64, &mut SplitMix64),
+) -> f64 {
+    let sets = (size / (ways as f64 * line as f64)).max(1.0);
+    let colours = if colour == 0 {
+        1
+    } else {
+        ((sets * line as f64) / colour as f64).floor().max(1.0) as u64
+    };
+    if colours <= 1 || bytes < colour as f64 {
+        // Contiguous: chase and scrub spread evenly over the sets.
+        let q = bytes / line as f64 / sets;
+        let r = (scrub / line as f64 / sets).round() as u32;
+        let base = q.floor();
+        let extra = q - base;
+        let held = extra * (base + 1.0) * cold_set(base as u32 + 1, r, ways, replacement)
+            + (1.0 - extra) * base * cold_set(base as u32, r, ways, replacement);
+        return if q > 0.0 { (held / q).min(1.0) } else { 1.0 };
+    }
+    let pages = (bytes / colour as f64).round().max(1.0) as u64;
+    let mut load = vec![0u32; colours as usize];
+    for _ in 0..pages {
+        load[rng.index(colours as usize)] += 1;
+    }
+    let mut scrubbed = vec![0u32; colours as usize];
+    for _ in 0..(scrub / colour as f64).round() as u64 {
+        scrubbed[scrub_rng.index(colours as usize)] += 1;
+    }
+    let held: f64 = load
+        .iter()
+        .zip(&scrubbed)
+        .map(|(&n, &m)| n as f64 * cold_set(n, m, ways, replacement))
+        .sum();
+    held / pages as f64
 }
 
 /// PLRU's MRU bits on a touch of way `i`: set its bit; when that sets them
@@ -236,10 +353,37 @@ pub(crate) fn chase_ns(
     chase(model, bytes, tlb_pages, (busy, share), rng).0
 }
 
+/// ns per load of the cold lap (`hwcal_probes::cache::ChaseBench::cold_point`):
+/// one lap over `bytes` right after a scrub over `scrub` bytes, each line
+/// served by the first level that still holds it ([`cold_fraction`]), or
+/// memory; page walks as for [`chase_ns`].
+pub(crate) fn cold_ns(
+    model: &Model,
+    (bytes, scrub): (f64, f64),
+    busy: bool,
+    share: f64,
+    rng: &mut SplitMix64,
+) -> f64 {
+    lap(model, bytes, Some(scrub), true, (busy, share), rng).0
+}
+
 /// [`chase_ns`] and the fraction of its loads memory serves.
 pub(crate) fn chase(
     model: &Model,
     bytes: f64,
+    tlb_pages: bool,
+    (busy, share): (bool, f64),
+    rng: &mut SplitMix64,
+) -> (f64, f64) {
+    lap(model, bytes, None, tlb_pages, (busy, share), rng)
+}
+
+/// A steady chase's lap ([`chase`]), or with `scrub` the cold lap after a
+/// scrub of that many bytes ([`cold_ns`]).
+fn lap(
+    model: &Model,
+    bytes: f64,
+    scrub: Option<f64>,
     tlb_pages: bool,
     (busy, share): (bool, f64),
     rng: &mut SplitMix64,
@@ -268,7 +412,16 @@ pub(crate) fn chase(
             size += above.map_or(0.0, |a| a.size as f64);
         }
         let mut draw = SplitMix64::new(frames ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let m = miss_fraction(size, (l.ways, l.line, l.replacement), bytes, colour, &mut draw).min(prev_miss);
+        let geometry = (l.ways, l.line, l.replacement);
+        let m = match scrub {
+            None => miss_fraction(size, geometry, bytes, colour, &mut draw),
+            Some(s) => {
+                let mut scrub_draw =
+                    SplitMix64::new(frames ^ 0x5C2B ^ (k as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+                1.0 - cold_fraction(size, geometry, (bytes, s), colour, (&mut draw, &mut scrub_draw))
+            }
+        }
+        .min(prev_miss);
         ns += (prev_miss - m) * l.ns;
         served += prev_miss - m;
         prev_miss = m;
@@ -440,6 +593,21 @@ pub fn fact(id: &str, label: &str, points: &[(f64, f64)]) -> RawCurve {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cold lap's set: an LRU set scrubbed with as many lines as it
+    /// has ways keeps nothing of the chase; one scrubbed with none keeps
+    /// all of a chase that fits; adaptive insertion lets a single scan go
+    /// by but not the cold lap's passes.
+    #[test]
+    fn a_scrub_of_a_sets_ways_empties_it() {
+        assert_eq!(cold_set(8, 8, 8, Replacement::Lru), 0.0);
+        assert_eq!(cold_set(8, 0, 8, Replacement::Lru), 1.0);
+        assert_eq!(cold_set(4, 2, 8, Replacement::Lru), 1.0);
+        assert!(cold_set(8, 8, 8, Replacement::Adaptive) < 0.05);
+        assert!(cold_set(8, 16, 8, Replacement::Random) < 0.05);
+        // Past 16 times its ways a set holds nothing worth counting.
+        assert_eq!(cold_set(200, 0, 8, Replacement::Random), 0.0);
+    }
 
     #[test]
     fn contiguous_placement_has_a_sharp_edge_and_random_frames_a_smeared_one() {

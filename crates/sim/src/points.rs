@@ -15,7 +15,7 @@
 //! what its samples would take on the real machine, so the plans' budgets
 //! and the model's drifting memory see the time pass.
 
-use crate::curves::{chase, chase_ns, samples, tlb_miss, Sampling};
+use crate::curves::{chase, chase_ns, cold_ns, samples, tlb_miss, Sampling};
 use crate::model::{Model, Pages};
 use hwcal_model::{MachineInfo, RawCurve, RawPoint};
 use hwcal_probes::mem::{RunTiming, Slice, ThreadRun};
@@ -236,6 +236,19 @@ impl Hardware for SimHardware {
         })
     }
 
+    fn tlb_retest(
+        &self,
+        pages: usize,
+        _sizes: hwcal_probes::pages::PageSizes,
+    ) -> hwcal_runner::Result<Box<dyn PagePoints>> {
+        Ok(Box::new(SimPages {
+            hw: self.clone(),
+            max: pages,
+            walks: true,
+            frames: self.new_buffer(),
+        }))
+    }
+
     fn huge_page_test(&self, _huge_pages: usize) -> hwcal_runner::Result<(Option<Box<dyn PagePoints>>, f64)> {
         Ok((None, 0.0))
     }
@@ -293,6 +306,28 @@ impl ChasePoints for SimChase {
             (sampling, core_ns, Some(self.placement(at))),
             x / 64.0,
             |busy, share, r| chase_ns(&m, x, true, busy, share, r),
+        ))
+    }
+
+    /// One lap after a scrub placed page-aligned after the chase, as the
+    /// kernel places it (its frames drawn apart from the chase's).
+    fn cold(&mut self, bytes: usize, scrub: usize) -> hwcal_runner::Result<RawPoint> {
+        let size = (bytes / 64 * 64).max(64);
+        let scrub = scrub / 64 * 64;
+        if size.div_ceil(4096) * 4096 + scrub > self.capacity {
+            return Err(hwcal_probes::ProbeError::InvalidInput(format!(
+                "a cold lap over {size} B after a {scrub} B scrub does not fit the {} B buffer",
+                self.capacity
+            ))
+            .into());
+        }
+        let m = self.hw.model_now();
+        let x = size as f64;
+        Ok(self.hw.point(
+            x,
+            (chase_sampling(Sampling::sweep(), x), 0.0, Some(self.placement(0))),
+            x / 64.0,
+            |busy, share, r| cold_ns(&m, (x, scrub as f64), busy, share, r),
         ))
     }
 

@@ -523,13 +523,20 @@ fn an_l2_of_few_page_colours_is_sized_within_its_placements_scatter() {
 
 /// Seed 1, machine 1911: a moving share slowed the MLP table's single
 /// chase, and 16 chains read 18.8 times it, `ok` with memory. No 16
-/// chases overlap more than 16 misses.
+/// chases overlap more than 16 misses. (Its L4 of 69.7 ns, read 68.3 by
+/// its plateau and 69.9 by its cold laps, leaves the 104 ns memory less
+/// than 1.5 times it, and memory is left out with its table; where it
+/// stands, the table is noisy.)
 #[test]
 fn a_speed_up_beyond_its_chains_is_not_ok() {
     let (m, _) = corpus::generated(1, 1911);
     let (p, j) = judged(&m);
     assert_ne!(outcome(&j, "MLP (16 chains)"), Outcome::ConfidentlyWrong);
-    let mlp = &p.memory.as_ref().unwrap().mlp;
+    let Some(memory) = p.memory.as_ref() else {
+        assert!(p.notes.iter().any(|n| n.code == "consistency.memory-floor"));
+        return;
+    };
+    let mlp = &memory.mlp;
     assert!(mlp.iter().any(|q| q.speedup > f64::from(q.chains)), "{mlp:?}");
     assert!(
         mlp.iter().all(|q| q.verdict == Some(hwcal_model::Verdict::Noisy)),
@@ -618,18 +625,20 @@ fn a_curve_faster_than_the_levels_found_can_serve_is_a_level_between() {
 /// plateau stopped at 81 KiB while the curve went on climbing to 4.55 ns
 /// inside the level's own half, and the L2 read 3.87 ns, `ok`, for 4.54,
 /// with L1's steps short by as much. A plateau that stops short is read on
-/// as far as half its level's size.
+/// as far as half its level's size, where it is seen to slope; the cold
+/// laps then give the latency (4.55 ns), and the L1 step is read to it.
 #[test]
 fn a_plateau_that_stops_short_is_judged_over_its_levels_own_half() {
     let (m, _) = corpus::generated(13, 1108);
     let (p, j) = judged(&m);
-    let l2 = &p.caches.as_ref().unwrap()[1];
-    assert_eq!(l2.verdict, hwcal_model::Verdict::Noisy, "{l2:?}");
     assert!(
-        p.notes.iter().any(|n| n.code == "cache.l2-sloping"),
+        p.notes
+            .iter()
+            .any(|n| n.code == "cache.l2-cold" && n.text.contains("slopes")),
         "{:?}",
         p.notes
     );
+    assert_eq!(outcome(&j, "L2 latency"), Outcome::Right, "{j:?}");
     for figure in ["L2 latency", "L1 miss latency", "L1 replace time"] {
         assert_ne!(outcome(&j, figure), Outcome::ConfidentlyWrong, "{figure}: {j:?}");
     }
@@ -641,19 +650,27 @@ fn a_plateau_that_stops_short_is_judged_over_its_levels_own_half() {
 /// below could still have served enough of it to hide that much; machine
 /// 867 (4 KiB pages, very quiet) likewise read its 16 MiB L3 at 12.4 ns for
 /// 14.9 from a short plateau over a 1.5 MiB L2.
+/// Machine 199's L4 now has its cold laps, which read it without the L3's
+/// share (57.9 ns): it is right; machine 867's L3 is still noisy.
 #[test]
 fn a_plateau_that_cannot_pin_its_latency_is_not_ok() {
     for (i, level, figure) in [(199, 4, "L4 latency (shared)"), (867, 3, "L3 latency (shared)")] {
         let (m, _) = corpus::generated(13, i);
         let (p, j) = judged(&m);
         let l = &p.caches.as_ref().unwrap()[level - 1];
-        assert_eq!(
-            l.verdict,
-            hwcal_model::Verdict::Noisy,
-            "{}: {l:?} {:?}",
-            m.name,
-            p.notes
-        );
+        let by_laps = p.notes.iter().any(|n| n.code == format!("cache.l{level}-cold"));
+        if by_laps {
+            assert_eq!(outcome(&j, figure), Outcome::Right, "{}: {j:?}", m.name);
+        } else {
+            assert_eq!(
+                l.verdict,
+                hwcal_model::Verdict::Noisy,
+                "{}: {l:?} {:?}",
+                m.name,
+                p.notes
+            );
+        }
+        assert_eq!(by_laps, i == 199, "{}: {:?}", m.name, p.notes);
         assert_ne!(
             outcome(&j, figure),
             Outcome::ConfidentlyWrong,
@@ -789,4 +806,62 @@ fn a_size_the_sweep_only_brackets_is_not_ok() {
     let (m, _) = corpus::generated(101, 437);
     let (_, j) = judged(&m);
     assert_ne!(outcome(&j, "L2 size"), Outcome::ConfidentlyWrong, "{j:?}");
+}
+
+/// Found by the generated corpus (seed 1, machine 1144: a 96 KiB L1 with
+/// adaptive insertion under a 2 MiB LRU L2, 4 KiB pages): the L1 keeps part
+/// of every chase that overflows it, so the L2's plateau climbed from 4.2
+/// to 4.5 ns and read 4.24 ns for 5.02 — flagged as sloping, never right.
+/// Its cold laps (one lap right after a scrub emptied L1) read the L2
+/// without L1's share: the latency is theirs, and right.
+#[test]
+fn a_sloping_level_is_read_from_its_cold_laps() {
+    let (m, _) = corpus::generated(1, 1144);
+    assert_eq!(
+        m.levels[0].replacement,
+        hwcal_sim::model::Replacement::Adaptive,
+        "{}",
+        m.name
+    );
+    let (p, j) = judged(&m);
+    assert!(
+        p.raw
+            .iter()
+            .any(|c| c.id == "cache.cold.2" && c.points.len() == 2),
+        "no cold laps for L2"
+    );
+    let l2 = &p.caches.as_ref().unwrap()[1];
+    assert!(
+        (l2.latency_ns / m.levels[1].ns - 1.0).abs() < 0.05,
+        "L2 {} ns, modelled {} ns",
+        l2.latency_ns,
+        m.levels[1].ns
+    );
+    assert!(p.notes.iter().any(|n| n.code == "cache.l2-cold"), "{:?}", p.notes);
+    assert_eq!(outcome(&j, "L2 latency"), Outcome::Right, "{j:?}");
+    assert_ne!(outcome(&j, "L1 replace time"), Outcome::ConfidentlyWrong, "{j:?}");
+}
+
+/// Found by seed 13 (machine 520: a 512-entry, 8-way L2 TLB, sysfs absent,
+/// a moving share): one set of the hashed level drew more of the test
+/// buffer's pages than its ways by 158 pages, the walk stepped there
+/// (+2.4 ns) and read as a second TLB level of 158 entries, `ok`. Over a
+/// second buffer of other pages the step is not there: the level is noisy.
+#[test]
+fn a_tlb_step_made_by_where_pages_fell_is_not_ok() {
+    let (m, _) = corpus::generated(13, 520);
+    assert_eq!((m.tlbs[1].entries, m.tlbs[1].ways), (512, 8), "{}", m.name);
+    let (p, j) = judged(&m);
+    assert!(
+        p.raw
+            .iter()
+            .any(|c| c.id == "tlb.4k.retest" && !c.points.is_empty()),
+        "no retest"
+    );
+    assert!(
+        p.notes.iter().any(|n| n.code == "tlb.l2-placement"),
+        "{:?}",
+        p.notes
+    );
+    assert_ne!(outcome(&j, "TLB levels"), Outcome::ConfidentlyWrong, "{j:?}");
 }

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 43] = [
+pub const NOTE_CODES: [(&str, &str); 46] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -129,7 +129,19 @@ pub const NOTE_CODES: [(&str, &str); 43] = [
     ),
     (
         "cache.l{N}-sloping",
-        "the level's plateau still slopes where it reads its level (over 5% across the octave there): its median is no one latency, marked noisy",
+        "the level's plateau still slopes where it reads its level (over 5% across the octave there) and its cold laps do not give the latency: its median is no one latency, marked noisy",
+    ),
+    (
+        "cache.l{N}-cold",
+        "the level's plateau slopes (the level below serving part of a steady chase): its latency is read from one lap right after the levels below were scrubbed",
+    ),
+    (
+        "cache.l{N}-step-cold",
+        "a step beside a level whose latency the cold laps gave: its replace time is taken again from that latency; its miss latency (the idle-gap chase, a steady chase too) is not stated",
+    ),
+    (
+        "cache.l{N}-cold-refused",
+        "the level's plateau slopes and its cold laps could not stand in for it (they disagree, read below the steady chase or halfway to the next level)",
     ),
     (
         "cache.l{N}-over-shared",
@@ -185,6 +197,11 @@ pub fn note_patterns() -> Vec<&'static str> {
 /// Raw curve id of the flush-granule test of cache level `level`.
 pub fn flush_id(level: u32) -> String {
     hwcal_model::curve::cache_flush(level)
+}
+
+/// Raw curve id of level `level`'s cold laps.
+pub fn cold_id(level: u32) -> String {
+    hwcal_model::curve::cache_cold(level)
 }
 
 /// Raw curve id of a line-size test (`test` 1 or 2, forward or backward).

@@ -37,6 +37,7 @@
 
 mod capacity;
 mod codes;
+mod cold;
 mod confirm;
 mod edge;
 mod envelope;
@@ -54,7 +55,7 @@ mod twice;
 mod tests;
 
 pub use crate::neighbours::{neighbour_note, NEIGHBOUR_BUSY_LIMIT};
-pub use codes::{flush_id, line_id, note_patterns, NOTE_CODES};
+pub use codes::{cold_id, flush_id, line_id, note_patterns, NOTE_CODES};
 pub use edge::{held_capacity, placement_mean};
 pub use levels::{whole_cycle_note, NOMINAL_SIZE_TOLERANCE, WHOLE_CYCLE_TOLERANCE};
 pub use memory::{judge_mlp, mlp_points, MEMORY_RISE, MIN_MEMORY_NS, MIN_MEMORY_STEP, SWEEP_SOURCE};
@@ -112,16 +113,19 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
     let curve = p.raw_curve(LATENCY)?;
     let machine = p.machine.clone().unwrap_or_default();
     let tlb = TlbShare::from_profile(p);
-    let mut a = analyze_curves_tlb(
-        curve,
-        tlb.as_ref(),
-        p.raw_curve(COLOUR),
-        p.raw_curve(GAP),
-        [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
-        p.raw_curve(MLP),
-        huge_fraction(p),
-        &machine,
-    );
+    let side = CompanionCurves {
+        tlb: tlb.as_ref(),
+        colour: p.raw_curve(COLOUR),
+        gap: p.raw_curve(GAP),
+        lines: [1, 2].map(|t| (p.raw_curve(&line_id(t, true)), p.raw_curve(&line_id(t, false)))),
+        mlp: p.raw_curve(MLP),
+        cold: p
+            .raw
+            .iter()
+            .filter(|c| c.id.starts_with(hwcal_model::curve::CACHE_COLD_PREFIX))
+            .collect(),
+    };
+    let mut a = analyze_with(curve, &side, huge_fraction(p), &machine, true);
     flush_lines(p, &mut a);
     if let Some(n) = neighbour_note(p, NEIGHBOURS, "cache") {
         mark_noisy(&mut a, n);
@@ -248,6 +252,7 @@ pub fn analyze_curves_tlb(
         gap,
         lines,
         mlp,
+        cold: Vec::new(),
     };
     analyze_with(curve, &side, huge_fraction, machine, true)
 }
@@ -269,6 +274,8 @@ struct CompanionCurves<'a> {
     gap: Option<&'a RawCurve>,
     lines: [(Option<&'a RawCurve>, Option<&'a RawCurve>); 2],
     mlp: Option<&'a RawCurve>,
+    /// The cold laps, a curve per level (`cache.cold.{level}`).
+    cold: Vec<&'a RawCurve>,
 }
 
 /// [`analyze_curves_tlb`], with or without the figures' intervals.
@@ -285,6 +292,7 @@ fn analyze_with(
         gap,
         lines,
         mlp,
+        ref cold,
     } = *side;
     let mut out = CacheAnalysis::default();
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
@@ -313,6 +321,9 @@ fn analyze_with(
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
     let idle = gap.map(|g| idle_points(g, &sw.pts, tlb)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
+    // Levels whose latency the cold laps gave (see `cold`).
+    let mut adopted: Vec<u32> = Vec::new();
+    let mut moved: Vec<u32> = Vec::new();
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
         out.notes.extend(level_notes(&pl[k], &level, machine));
@@ -327,9 +338,20 @@ fn analyze_with(
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
         }
-        if let Some(n) = slope::sloping_note(&sw, &pl[k], level.level) {
-            level.verdict = Verdict::Noisy;
-            out.notes.push(n);
+        let laps = cold
+            .iter()
+            .find(|c| c.id == cold_id(level.level))
+            .and_then(|c| cold::Cold::read(c, tlb, level.size_bytes as f64));
+        let (lap_notes, was) = cold::judge(&mut level, laps.as_ref(), &sw, &pl, k);
+        out.notes.extend(lap_notes);
+        if let Some(was) = was {
+            adopted.push(level.level);
+            // The steps beside it were read to and from the plateau; where
+            // the laps moved the latency by more than half the spread a
+            // level may have, they are read again (`cold::restep`).
+            if (level.latency_ns / was - 1.0).abs() > slope::MAX_SPREAD / 2.0 {
+                moved.push(level.level);
+            }
         }
         out.notes.extend(miss_disagrees(&mut level));
         // The step to a cache level's plateau (memory's has its own checks,
@@ -385,6 +407,11 @@ fn analyze_with(
             NOMINAL_SIZE_TOLERANCE,
         ));
         let below = sizes[..k].iter().sum::<f64>();
+        // The cold laps answer what this asks (how much of the plateau the
+        // levels below served) by measurement.
+        if adopted.contains(&l.level) {
+            continue;
+        }
         out.notes.extend(capacity::latency_unresolved(
             l,
             &sw,
@@ -424,6 +451,13 @@ fn analyze_with(
     }
     if with_intervals {
         let stepless: Vec<bool> = out.levels.iter().map(|l| l.replace_time_ns.is_none()).collect();
+        // An adopted latency's interval is its cold laps', not the plateau's.
+        let kept: Vec<(u32, Option<[f64; 2]>)> = out
+            .levels
+            .iter()
+            .filter(|l| adopted.contains(&l.level))
+            .map(|l| (l.level, l.latency_ns_ci95))
+            .collect();
         attach_intervals(
             &mut out,
             intervals(&sw, &pl, n_cache, colour, tlb, machine, !huge),
@@ -431,8 +465,34 @@ fn analyze_with(
         for (l, _) in out.levels.iter_mut().zip(stepless).filter(|(_, s)| *s) {
             l.replace_time_ns_ci95 = None;
         }
+        for (level, ci) in kept {
+            if let Some(l) = out.levels.iter_mut().find(|l| l.level == level) {
+                l.latency_ns_ci95 = ci;
+            }
+        }
+        // A moved level's idle-gap point is a steady chase too: where it
+        // reads the laps' latency, the level below did not serve it, and
+        // the miss latencies to and from it stand.
+        let unconfirmed: Vec<u32> = out
+            .levels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| moved.contains(&l.level))
+            .filter(|(k, l)| {
+                levels::idle_at(&idle, &sw, &pl, *k)
+                    .is_none_or(|g| (g.ns / l.latency_ns - 1.0).abs() > slope::MAX_SPREAD)
+            })
+            .map(|(_, l)| l.level)
+            .collect();
         out.notes
-            .extend(twice::latency_unconfirmed(&mut out.levels, &sw, &pl, &idle));
+            .extend(cold::restep(&mut out.levels, &moved, &unconfirmed));
+        out.notes.extend(twice::latency_unconfirmed(
+            &mut out.levels,
+            &sw,
+            &pl,
+            &idle,
+            &moved,
+        ));
         out.notes.extend(tlb_share::share_unconfirmed(
             &mut out.levels,
             &sw.xs,

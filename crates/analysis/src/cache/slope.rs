@@ -123,9 +123,10 @@ pub(super) fn sloping(xs: &[f64], ys: &[f64], p: &Plateau) -> Option<(f64, f64)>
 
 /// The note (and the caller's noisy verdict) for cache level `level` read
 /// from plateau `p` where that plateau still slopes ([`sloping`]).
-pub(super) fn sloping_note(sw: &Sweep, p: &Plateau, level: u32) -> Option<Note> {
+/// Also the curve's two readings, `(from, to)`.
+pub(super) fn sloping_note(sw: &Sweep, p: &Plateau, level: u32) -> Option<(Note, (f64, f64))> {
     let (lo, hi) = sloping(&sw.xs, &sw.ys, p)?;
-    Some(note(
+    let n = note(
         "cache",
         &format!("l{level}-sloping"),
         format!(
@@ -138,7 +139,8 @@ pub(super) fn sloping_note(sw: &Sweep, p: &Plateau, level: u32) -> Option<Note> 
             MAX_SPREAD * 100.0,
             p.level
         ),
-    ))
+    );
+    Some((n, (lo, hi)))
 }
 
 #[cfg(test)]

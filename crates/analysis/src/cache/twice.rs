@@ -70,9 +70,16 @@ pub(super) fn latency_unconfirmed(
     sw: &Sweep,
     pl: &[Plateau],
     idle: &[Idle],
+    cold: &[u32],
 ) -> Vec<Note> {
     let mut notes = Vec::new();
     for (k, l) in levels.iter_mut().enumerate() {
+        // The idle-gap chase is a steady chase too: where the cold laps
+        // gave the latency because the level below serves part of one, it
+        // reads that share as the sweep did, and is no check on them.
+        if cold.contains(&l.level) {
+            continue;
+        }
         let Some(g) = idle_at(idle, sw, pl, k) else {
             continue;
         };

@@ -105,7 +105,9 @@ pub(super) fn nominal_cross_check(
                     "tlb",
                     &format!("l{}-ways-corrected", l.level),
                     format!(
-                        "tlb: level {} ({pages} pages): half the accesses missed at {read} pages; {source} states                          {w} ways, and a hashed {w}-way TLB is half missed at {:.3} of its entries (its fullest                          sets overflow first), so it holds {} entries",
+                        "tlb: level {} ({pages} pages): half the accesses missed at {read} pages; {source} states \
+                         {w} ways, and a hashed {w}-way TLB is half missed at {:.3} of its entries (its fullest \
+                         sets overflow first), so it holds {} entries",
                         l.level, f, l.entries
                     ),
                 )

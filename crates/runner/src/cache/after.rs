@@ -1,5 +1,6 @@
 //! The cache probe's steps after its sweep (`measure` runs them): the
-//! idle-gap chase (miss latency), the line-size tests (dependent pairs and
+//! idle-gap chase (miss latency), the cold laps (each level's latency with
+//! the levels below scrubbed), the line-size tests (dependent pairs and
 //! the flush granule), memory-level parallelism, and the curve of the
 //! buffer's huge pages; with the raw-curve constructor every step uses.
 
@@ -39,6 +40,44 @@ pub(crate) fn flush_evict(sizes: &[f64], k: usize) -> f64 {
         0 => 0.0,
         _ => (2.0 * sizes[k - 1]).min((sizes[k - 1] * sizes[k]).sqrt()),
     }
+}
+
+/// Step 4b's cold laps, `(level, [(working set, scrub)])` for each level
+/// past the first of the levels found (`sizes` bytes): laps over a
+/// sixteenth and an eighth of the level (small, so that on base pages they
+/// walk few pages and the TLB's share removed from them is small; at least
+/// 16 KiB, 256 loads, so a lap is long against the timer), each after a
+/// scrub that empties the levels
+/// below — as large as L1 for L2 (L1 is indexed by virtual address, so a
+/// contiguous scrub of its size puts as many lines in each of its sets as
+/// it has ways), twice the level below past that (a level indexed by
+/// physical address sees the scrub's pages at random colours, and twice
+/// its size leaves hardly a set short of its ways). Only where the scrub
+/// takes at most half the level, so the lap and the scrub fit it together
+/// with over a third to spare; two sizes, so a lap that still depends on its
+/// working set shows it.
+pub(crate) fn cold_plan(sizes: &[f64]) -> Vec<(u32, Vec<(usize, usize)>)> {
+    let mut out = Vec::new();
+    for k in 1..sizes.len() {
+        let (below, own) = (sizes[k - 1], sizes[k]);
+        let scrub = if k == 1 {
+            (below / 4096.0).ceil() * 4096.0
+        } else {
+            2.0 * below
+        };
+        if scrub > own / 2.0 {
+            continue;
+        }
+        let laps: Vec<(usize, usize)> = [own / 16.0, own / 8.0]
+            .iter()
+            .filter(|&&ws| ws >= 16384.0)
+            .map(|&ws| (((ws / 64.0).round() * 64.0) as usize, scrub as usize))
+            .collect();
+        if !laps.is_empty() {
+            out.push((k as u32 + 1, laps));
+        }
+    }
+    out
 }
 
 /// Step 6's footprint: 8× the last level (found or stated), at least
@@ -97,6 +136,29 @@ pub(super) fn gap_points(
         }
     }
     Ok(gap)
+}
+
+/// Step 4b, the cold laps ([`cold_plan`]): one curve per level.
+pub(super) fn cold_curves(bench: &mut dyn ChasePoints, sizes: &[f64]) -> Result<Vec<RawCurve>> {
+    let mut out = Vec::new();
+    for (level, laps) in cold_plan(sizes) {
+        let mut pts = Vec::new();
+        for (ws, scrub) in laps {
+            if ws.div_ceil(4096) * 4096 + scrub > bench.capacity() {
+                continue;
+            }
+            pts.push(bench.cold(ws, scrub)?);
+        }
+        if !pts.is_empty() {
+            out.push(curve(
+                &cache_analysis::cold_id(level),
+                "working set (bytes)",
+                "ns per load, one lap after the levels below were scrubbed",
+                pts,
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Step 5, line size. The pair layout uses 3/8 of the cache sets (see
@@ -197,4 +259,33 @@ pub(super) fn huge_curve(cap: f64, huge: f64, tlb_ok: bool, still_huge: bool) ->
             },
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each lap and its scrub fit the level together, the scrub empties
+    /// the level below (its size for a virtually indexed L1, twice past it),
+    /// and a level too close to the one below gets no laps.
+    #[test]
+    fn cold_laps_and_their_scrub_fit_the_level() {
+        let kib = 1024.0;
+        let plan = cold_plan(&[48.0 * kib, 1024.0 * kib, 16384.0 * kib]);
+        assert_eq!(plan.iter().map(|(l, _)| *l).collect::<Vec<_>>(), vec![2, 3]);
+        let sizes = [48.0 * kib, 1024.0 * kib, 16384.0 * kib];
+        for (level, laps) in &plan {
+            let (below, own) = (sizes[*level as usize - 2], sizes[*level as usize - 1]);
+            assert_eq!(laps.len(), 2);
+            for &(ws, scrub) in laps {
+                assert!((ws + scrub) as f64 <= 0.75 * own, "L{level}: {ws} + {scrub}");
+                assert!(scrub as f64 >= below, "L{level}: scrub {scrub} under {below}");
+            }
+        }
+        assert_eq!(plan[0].1[0].1, 48 << 10);
+        assert_eq!(plan[1].1[0].1, 2 << 20);
+        // An L2 of 1.5 times a 128 KiB L1: no room for a scrub beside a lap.
+        assert!(cold_plan(&[128.0 * kib, 192.0 * kib]).is_empty());
+        assert!(cold_plan(&[32.0 * kib]).is_empty());
+    }
 }

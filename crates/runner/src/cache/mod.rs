@@ -4,8 +4,10 @@
 //! Plan: a coarse sweep (3 sizes per octave, 1 per octave past 32 MiB),
 //! the analysis finds the plateaus, the sweep is refined at 16 sizes per
 //! octave around each boundary and analysed again; then the idle-gap chase
-//! at the middle of each plateau, the line-size pairs and the parallel
-//! chases, each sized from what the curve showed.
+//! at the middle of each plateau, the cold laps of each level past the
+//! first (one lap timed right after a scrub emptied the levels below:
+//! its latency with none of their share), the line-size pairs and the
+//! parallel chases, each sized from what the curve showed.
 
 use crate::points::{ChasePoints, Hardware};
 use crate::probe::{Plan, ProbeEntry, Progress};
@@ -19,7 +21,7 @@ mod after;
 mod limits;
 
 use after::extension_sizes;
-use after::{curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
+use after::{cold_curves, curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
 pub use limits::{check_max_size, default_max_size, parse_max_size, sweep_top};
 
 pub const ENTRY: ProbeEntry = ProbeEntry {
@@ -177,6 +179,7 @@ pub fn measure(
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
     let l1 = sizes.first().copied().unwrap_or(32768.0);
     let last = sizes.last().copied().unwrap_or(l1);
+    let cold = cold_curves(bench, &sizes)?;
     let mut raw_lines = line_curves(bench, l1, last, progress)?;
     raw_lines.extend(flush_curves(hw, &sizes)?);
     progress.say(&format!("cache: line sizes done, {:.1} s", since(hw)));
@@ -205,6 +208,7 @@ pub fn measure(
         ),
     ];
     out.extend(colour);
+    out.extend(cold);
     out.extend(raw_lines);
     out.push(curve(
         cache_analysis::MLP,
