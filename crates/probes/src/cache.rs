@@ -519,7 +519,17 @@ impl ChaseBench {
             mhz.push(hwcal_harness::clockref::core_mhz_now(timer));
         }
         std::hint::black_box(p);
+        // A lap the timer did not see pass (0 after its overhead) is no
+        // sample; with none left the point reads 0, which callers drop.
+        let kept: Vec<usize> = (0..samples.len()).filter(|&i| samples[i] > 0.0).collect();
+        let samples: Vec<f64> = kept.iter().map(|&i| samples[i]).collect();
+        let mhz: Vec<f64> = if mhz.len() == COLD_REPS {
+            kept.iter().map(|&i| mhz[i]).collect()
+        } else {
+            mhz
+        };
         let y = samples.iter().copied().fold(f64::INFINITY, f64::min);
+        let y = if y.is_finite() { y } else { 0.0 };
         Ok(RawPoint {
             x: size as f64,
             y,

@@ -37,6 +37,7 @@
 //! spread a level may have, the steps either side were read to the wrong
 //! latency and are read again ([`restep`]).
 
+use super::levels::NOMINAL_SIZE_TOLERANCE;
 use super::slope;
 use super::sweep::Sweep;
 use super::tlb_share::TlbShare;
@@ -57,10 +58,10 @@ pub(super) struct Cold {
 
 impl Cold {
     /// The laps' TLB-free readings from `curve` for a level of `size`
-    /// bytes (`None` with fewer than two laps, or laps planned for another
-    /// level: see [`planned_for`]).
-    pub(super) fn read(curve: &RawCurve, tlb: Option<&TlbShare>, size: f64) -> Option<Cold> {
-        if !planned_for(curve, size) {
+    /// bytes over one of `below` bytes (`None` with fewer than two laps,
+    /// or laps that cannot be this level's: see [`fits`]).
+    pub(super) fn read(curve: &RawCurve, tlb: Option<&TlbShare>, (below, size): (f64, f64)) -> Option<Cold> {
+        if !fits(curve, below, size) {
             return None;
         }
         let mut laps = Vec::new();
@@ -107,18 +108,21 @@ impl Cold {
     }
 }
 
-/// Whether `curve`'s laps were planned for a level of `size` bytes: the
-/// runner lays them at a sixteenth and an eighth of the level as it found
-/// it during the run, and numbers them by that run's levels; the analysis
-/// of the finished profile can find other levels (the TLB's share taken
-/// out, a level the run took for two), and a curve whose laps do not sit
-/// within half an octave of those fractions of this level's size is
-/// another level's.
-fn planned_for(curve: &RawCurve, size: f64) -> bool {
-    let near = |x: f64, f: f64| (x / (size * f)).log2().abs() <= 0.5;
-    let mut xs: Vec<f64> = curve.points.iter().map(|q| q.x).filter(|&x| x > 0.0).collect();
-    xs.sort_by(f64::total_cmp);
-    xs.len() >= 2 && near(xs[0], 1.0 / 16.0) && near(xs[xs.len() - 1], 1.0 / 8.0)
+/// Whether `curve`'s laps can read a level of `size` bytes over one of
+/// `below` bytes, whatever level the run planned them for (it numbers them
+/// by the levels it found while it ran; the finished profile's analysis
+/// can find others): its scrub (the point at x = −scrub) covers the level
+/// below — at least its size, less the tolerance a size is read to — and
+/// the largest lap and the scrub fit this level together. A cache holds at
+/// most its size, so a scrub that large leaves the level below nothing of
+/// the chase, and a lap that fits beside the scrub stays in this one.
+fn fits(curve: &RawCurve, below: f64, size: f64) -> bool {
+    let Some(scrub) = curve.points.iter().find(|q| q.x < 0.0).map(|q| -q.x) else {
+        return false;
+    };
+    let laps: Vec<f64> = curve.points.iter().map(|q| q.x).filter(|&x| x > 0.0).collect();
+    let top = laps.iter().copied().fold(0.0, f64::max);
+    laps.len() >= 2 && scrub >= (1.0 - NOMINAL_SIZE_TOLERANCE) * below && top + scrub <= size
 }
 
 /// The steady sweep at `x` (linear in log size between the points either
@@ -350,7 +354,16 @@ mod tests {
         }
     }
 
-    fn curve(pts: Vec<RawPoint>) -> RawCurve {
+    /// A cold curve with its scrub's marker (64 KiB: an L1 of that size).
+    fn curve(mut pts: Vec<RawPoint>) -> RawCurve {
+        pts.insert(
+            0,
+            RawPoint {
+                x: -65536.0,
+                y: 0.0,
+                ..Default::default()
+            },
+        );
         RawCurve {
             id: "cache.cold.2".into(),
             x_label: String::new(),
@@ -387,7 +400,7 @@ mod tests {
         let c = Cold::read(
             &curve(vec![lap(65536.0, 4.55), lap(131072.0, 4.6)]),
             None,
-            1048576.0,
+            (65536.0, 1048576.0),
         )
         .expect("two laps");
         assert_eq!(doubt(&c, &sw, &p, Some(&next)), None);
@@ -412,7 +425,7 @@ mod tests {
         let c = Cold::read(
             &curve(vec![lap(65536.0, 4.5), lap(131072.0, 5.5)]),
             None,
-            1048576.0,
+            (65536.0, 1048576.0),
         )
         .unwrap();
         assert!(doubt(&c, &sw, &p, Some(&next)).unwrap().contains("disagree"));
@@ -420,7 +433,7 @@ mod tests {
         let c = Cold::read(
             &curve(vec![lap(65536.0, 3.0), lap(131072.0, 3.05)]),
             None,
-            1048576.0,
+            (65536.0, 1048576.0),
         )
         .unwrap();
         assert!(doubt(&c, &sw, &p, Some(&next))
@@ -430,15 +443,20 @@ mod tests {
         let c = Cold::read(
             &curve(vec![lap(65536.0, 12.2), lap(131072.0, 12.3)]),
             None,
-            1048576.0,
+            (65536.0, 1048576.0),
         )
         .unwrap();
         assert!(doubt(&c, &sw, &p, Some(&next)).unwrap().contains("halfway"));
-        // One lap alone is no reading, and laps planned for another level
-        // (an eighth and a quarter of this one) are not this level's.
-        assert_eq!(Cold::read(&curve(vec![lap(65536.0, 4.5)]), None, 1048576.0), None);
-        let other = curve(vec![lap(131072.0, 4.5), lap(262144.0, 4.55)]);
-        assert_eq!(Cold::read(&other, None, 1048576.0), None);
-        assert!(Cold::read(&other, None, 2097152.0).is_some());
+        // One lap alone is no reading; laps whose scrub does not cover the
+        // level below, or that do not fit beside it in this one, are not
+        // this level's.
+        assert_eq!(
+            Cold::read(&curve(vec![lap(65536.0, 4.5)]), None, (65536.0, 1048576.0)),
+            None
+        );
+        let two = curve(vec![lap(131072.0, 4.5), lap(262144.0, 4.55)]);
+        assert!(Cold::read(&two, None, (65536.0, 1048576.0)).is_some());
+        assert_eq!(Cold::read(&two, None, (131072.0, 1048576.0)), None);
+        assert_eq!(Cold::read(&two, None, (65536.0, 262144.0)), None);
     }
 }

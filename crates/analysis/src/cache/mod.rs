@@ -338,10 +338,16 @@ fn analyze_with(
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
         }
+        // The laps that can read this level (the run's own numbering first).
+        let fit = (
+            out.levels.last().map_or(f64::INFINITY, |b| b.size_bytes as f64),
+            level.size_bytes as f64,
+        );
         let laps = cold
             .iter()
-            .find(|c| c.id == cold_id(level.level))
-            .and_then(|c| cold::Cold::read(c, tlb, level.size_bytes as f64));
+            .filter(|c| c.id == cold_id(level.level))
+            .chain(cold.iter().filter(|c| c.id != cold_id(level.level)))
+            .find_map(|c| cold::Cold::read(c, tlb, fit));
         let (lap_notes, was) = cold::judge(&mut level, laps.as_ref(), &sw, &pl, k);
         out.notes.extend(lap_notes);
         if let Some(was) = was {

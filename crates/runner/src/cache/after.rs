@@ -143,16 +143,32 @@ pub(super) fn cold_curves(bench: &mut dyn ChasePoints, sizes: &[f64]) -> Result<
     let mut out = Vec::new();
     for (level, laps) in cold_plan(sizes) {
         let mut pts = Vec::new();
-        for (ws, scrub) in laps {
+        for &(ws, scrub) in &laps {
             if ws.div_ceil(4096) * 4096 + scrub > bench.capacity() {
                 continue;
             }
-            pts.push(bench.cold(ws, scrub)?);
+            // A lap the timer could not resolve (a counter standing still
+            // under emulation) is no reading: the level just has fewer laps.
+            let p = bench.cold(ws, scrub)?;
+            if p.y > 0.0 && p.y.is_finite() {
+                pts.push(p);
+            }
         }
-        if !pts.is_empty() {
+        if let (false, Some(&(_, scrub))) = (pts.is_empty(), laps.first()) {
+            // The scrub's size, at x = −scrub: what the analysis checks the
+            // laps against (that it covers the level below, and fits beside
+            // them in this one), whatever the levels it finds.
+            pts.insert(
+                0,
+                RawPoint {
+                    x: -(scrub as f64),
+                    y: 0.0,
+                    ..Default::default()
+                },
+            );
             out.push(curve(
                 &cache_analysis::cold_id(level),
-                "working set (bytes)",
+                "working set (bytes; x = -s: the scrub of s bytes)",
                 "ns per load, one lap after the levels below were scrubbed",
                 pts,
             ));
