@@ -68,6 +68,14 @@ impl Cold {
         let mut mhz = Vec::new();
         for q in curve.points.iter().filter(|q| q.x > 0.0 && q.y.is_finite()) {
             let share = tlb.map_or(0.0, |t| t.at_bytes(q.x).0);
+            // A lap whose TLB share is not known to within half the spread
+            // a level may have (a lap just past a TLB level's entries, where
+            // how the level replaces decides its misses) reads the share's
+            // doubt as much as the level: no reading.
+            let doubt = tlb.map_or(0.0, |t| t.within_bands_at_bytes(q.x) + t.form_doubt_at_bytes(q.x));
+            if doubt > slope::MAX_SPREAD / 2.0 * (q.y - share) {
+                continue;
+            }
             let samples: Vec<f64> = q.samples.iter().map(|s| s - share).collect();
             laps.push((q.x, q.y - share, minimum_interval(&samples)));
             mhz.extend(q.mhz.iter().copied().filter(|m| m.is_finite() && *m > 0.0));

@@ -477,16 +477,19 @@ fn analyze_with(
             }
         }
         // A moved level's idle-gap point is a steady chase too: where it
-        // reads the laps' latency, the level below did not serve it, and
-        // the miss latencies to and from it stand.
+        // reads the laps' latency (within what either resolves), the level
+        // below did not serve it, and the miss latencies beside it stand.
         let unconfirmed: Vec<u32> = out
             .levels
             .iter()
             .enumerate()
             .filter(|(_, l)| moved.contains(&l.level))
             .filter(|(k, l)| {
+                // Within what either reading resolves: a miss latency is a
+                // difference, and a level's 5% can be a step's 10%.
+                let laps = l.latency_ns_ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0);
                 levels::idle_at(&idle, &sw, &pl, *k)
-                    .is_none_or(|g| (g.ns / l.latency_ns - 1.0).abs() > slope::MAX_SPREAD)
+                    .is_none_or(|g| (g.ns - l.latency_ns).abs() > g.resolution.max(laps))
             })
             .map(|(_, l)| l.level)
             .collect();

@@ -83,6 +83,23 @@ impl TlbShare {
             .sum()
     }
 
+    /// How far the share at `bytes` can move with how each level replaces
+    /// (ns): the share is read as a random chase's, each level past its
+    /// entries E missing `1 − E/pages` of the loads, but a level that
+    /// keeps less (LRU-like, as a first-level TLB under a cyclic walk)
+    /// misses up to all of them once its step has begun. The gap,
+    /// `E/pages` of its miss cost, is the model's own doubt; it fades as
+    /// the working set outgrows the level.
+    pub fn form_doubt_at_bytes(&self, bytes: f64) -> f64 {
+        let pages = bytes / self.page;
+        self.levels
+            .iter()
+            .zip(&self.bands)
+            .filter(|(_, &(lo, _))| pages > lo)
+            .map(|(&(e, n, _), _)| (e / pages).min(1.0) * n)
+            .sum()
+    }
+
     /// How far the share at `bytes` can move while every level's entries
     /// stay on its step (between the 10% and 75% points, [`Self::bands`]):
     /// the reading point on a soft edge that the TLB's ways and replacement
