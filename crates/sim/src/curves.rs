@@ -211,14 +211,41 @@ fn cold_set(n: u32, m: u32, ways: u32, replacement: Replacement) -> f64 {
 /// The share of a chase over `bytes` that a level of `size` bytes still
 /// holds for the cold lap after a scrub over `scrub` bytes placed after
 /// it ([`cold_set`] for each set by how many chase and scrub lines it
-/// holds; `colour` and `rng` as for [`miss_fraction`], whose draw of the
-/// chase's frames this repeats; `scrub_rng` draws the scrub's frames).
+/// holds, [`over_sets`]; `rng` draws the chase's frames as for
+/// [`miss_fraction`], `scrub_rng` the scrub's).
 fn cold_fraction(
     size: f64,
     (ways, line, replacement): (u32, u64, Replacement),
     (bytes, scrub): (f64, f64),
     colour: u64,
     (rng, scrub_rng): (&mut SplitMix64, &mut SplitMix64),
+) -> f64 {
+    over_sets(
+        (size, ways, line),
+        (bytes, scrub),
+        colour,
+        (rng, Some(scrub_rng)),
+        1.0,
+        |n, m| cold_set(n, m, ways, replacement),
+    )
+}
+
+/// The line-weighted mean of `per_set(chase lines, scrub lines)` over a
+/// level of `size` bytes, `ways` ways and `line`-byte lines, for a chase
+/// over `bytes` and a scrub over `scrub` bytes after it (`empty` where the
+/// chase has no lines). `colour` is the page granule the placement is
+/// random at (4 KiB frames; 0: contiguous, as 2 MiB pages are for any
+/// level indexed within them): contiguous, the lines spread evenly over
+/// the sets; on random frames each page lands on a colour (`rng` for the
+/// chase's, `scrub_rng` for the scrub's) and every set of a colour holds
+/// one line of each page on it.
+fn over_sets(
+    (size, ways, line): (f64, u32, u64),
+    (bytes, scrub): (f64, f64),
+    colour: u64,
+    (rng, scrub_rng): (&mut SplitMix64, Option<&mut SplitMix64>),
+    empty: f64,
+    per_set: impl Fn(u32, u32) -> f64,
 ) -> f64 {
     let sets = (size / (ways as f64 * line as f64)).max(1.0);
     let colours = if colour == 0 {
@@ -227,14 +254,13 @@ fn cold_fraction(
         ((sets * line as f64) / colour as f64).floor().max(1.0) as u64
     };
     if colours <= 1 || bytes < colour as f64 {
-        // Contiguous: chase and scrub spread evenly over the sets.
         let q = bytes / line as f64 / sets;
         let r = (scrub / line as f64 / sets).round() as u32;
         let base = q.floor();
         let extra = q - base;
-        let held = extra * (base + 1.0) * cold_set(base as u32 + 1, r, ways, replacement)
-            + (1.0 - extra) * base * cold_set(base as u32, r, ways, replacement);
-        return if q > 0.0 { (held / q).min(1.0) } else { 1.0 };
+        let sum = extra * (base + 1.0) * per_set(base as u32 + 1, r)
+            + (1.0 - extra) * base * per_set(base as u32, r);
+        return if q > 0.0 { (sum / q).min(1.0) } else { empty };
     }
     let pages = (bytes / colour as f64).round().max(1.0) as u64;
     let mut load = vec![0u32; colours as usize];
@@ -242,15 +268,17 @@ fn cold_fraction(
         load[rng.index(colours as usize)] += 1;
     }
     let mut scrubbed = vec![0u32; colours as usize];
-    for _ in 0..(scrub / colour as f64).round() as u64 {
-        scrubbed[scrub_rng.index(colours as usize)] += 1;
+    if let Some(srng) = scrub_rng {
+        for _ in 0..(scrub / colour as f64).round() as u64 {
+            scrubbed[srng.index(colours as usize)] += 1;
+        }
     }
-    let held: f64 = load
+    let sum: f64 = load
         .iter()
         .zip(&scrubbed)
-        .map(|(&n, &m)| n as f64 * cold_set(n, m, ways, replacement))
+        .map(|(&n, &m)| n as f64 * per_set(n, m))
         .sum();
-    held / pages as f64
+    sum / pages as f64
 }
 
 /// PLRU's MRU bits on a touch of way `i`: set its bit; when that sets them
@@ -265,9 +293,7 @@ fn touch(mru: &mut [bool], i: usize) {
 
 /// The fraction of a lap's lines that miss a level of `size` bytes with
 /// `ways` ways and `line`-byte lines, for a chase over `bytes` ([`set_miss`]
-/// for each set by how many of the chase's lines it holds). `colour` is the
-/// page granule the placement is random at (4 KiB frames; 0: contiguous,
-/// as 2 MiB pages are for any level indexed within them).
+/// for each set by how many of the chase's lines it holds, [`over_sets`]).
 fn miss_fraction(
     size: f64,
     (ways, line, replacement): (u32, u64, Replacement),
@@ -275,33 +301,14 @@ fn miss_fraction(
     colour: u64,
     rng: &mut SplitMix64,
 ) -> f64 {
-    let sets = (size / (ways as f64 * line as f64)).max(1.0);
-    let colours = if colour == 0 {
-        1
-    } else {
-        ((sets * line as f64) / colour as f64).floor().max(1.0) as u64
-    };
-    if colours <= 1 || bytes < colour as f64 {
-        // Contiguous: the lines spread evenly over the sets.
-        let q = bytes / line as f64 / sets;
-        let base = q.floor();
-        let extra = q - base;
-        let miss = extra * (base + 1.0) * set_miss(base as u32 + 1, ways, replacement)
-            + (1.0 - extra) * base * set_miss(base as u32, ways, replacement);
-        return if q > 0.0 { (miss / q).min(1.0) } else { 0.0 };
-    }
-    // Random frames: each page lands on a colour; every set of a colour
-    // holds one line of each page on it.
-    let pages = (bytes / colour as f64).round().max(1.0) as u64;
-    let mut load = vec![0u32; colours as usize];
-    for _ in 0..pages {
-        load[rng.index(colours as usize)] += 1;
-    }
-    let missed: f64 = load
-        .iter()
-        .map(|&n| n as f64 * set_miss(n, ways, replacement))
-        .sum();
-    missed / pages as f64
+    over_sets(
+        (size, ways, line),
+        (bytes, 0.0),
+        colour,
+        (rng, None),
+        0.0,
+        |n, _| set_miss(n, ways, replacement),
+    )
 }
 
 /// The fraction of pages each TLB level misses when the TLB probe walks
