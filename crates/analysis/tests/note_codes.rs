@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 46] = [
+const CACHE: [&str; 48] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -42,6 +42,8 @@ const CACHE: [&str; 46] = [
     "cache.l{N}-numbering",
     "cache.l{N}-sloping",
     "cache.l{N}-cold",
+    "cache.l{N}-sets",
+    "cache.sets-unused",
     "cache.l{N}-step-cold",
     "cache.l{N}-cold-refused",
     "cache.l{N}-over-shared",

@@ -35,6 +35,36 @@ pub fn cache_cold(level: u32) -> String {
 }
 /// What every [`cache_cold`] id starts with.
 pub const CACHE_COLD_PREFIX: &str = "cache.cold.";
+/// Cache probe: the eviction-set search over a pool of base pages for a
+/// physically indexed level (`hwcal_probes::sets`): one point per page
+/// colour found, x its index (0, 1, …), y how many of the pool's pages it
+/// holds.
+pub const CACHE_SETS: &str = "cache.sets";
+/// Cache probe: for each colour of [`CACHE_SETS`] (x its index), the size
+/// of the smallest set of its pages found to evict another of them (y):
+/// the level's ways.
+pub const CACHE_SETS_WAYS: &str = "cache.sets.ways";
+/// Cache probe: the eviction-set search's facts, one point each, x the
+/// fact's number ([`SETS_FACTS`] names them).
+pub const CACHE_SETS_FACTS: &str = "cache.sets.facts";
+/// The facts of [`CACHE_SETS_FACTS`], by x: the level searched, the pool's
+/// pages, the page size (bytes), the pages left in no colour when the
+/// search ended, ns per load of the target's lines where nothing evicted
+/// them and where the whole pool did, and how the search ended
+/// (0 it ran to its end: every page in a colour, or the pages left in none
+/// no set of them evicts; 1 out of time; 2 no contrast between kept and
+/// evicted; 3 the L1 and not the level decided the smallest set; 4 a
+/// smallest set that did not test again as one; 5 no set evicted the first
+/// page, or too few pages fell outside the first colour for a control).
+pub const SETS_FACTS: [&str; 7] = [
+    "level",
+    "pool pages",
+    "page bytes",
+    "pages left",
+    "kept ns",
+    "evicted ns",
+    "end",
+];
 /// TLB probe: one load per 4 KiB page.
 pub const TLB_SMALL: &str = "tlb.4k";
 /// TLB probe: the 4 KiB walk again over a second buffer of other pages,

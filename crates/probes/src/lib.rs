@@ -22,6 +22,7 @@ pub mod neighbours;
 pub mod numa;
 pub mod os;
 pub mod pages;
+pub mod sets;
 pub mod sysinfo;
 pub mod tlb;
 

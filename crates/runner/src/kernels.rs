@@ -4,7 +4,7 @@
 //! through the harness.
 
 use crate::points::{
-    ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, TlbBenches, TlbLayout, Watching,
+    ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, SetPoints, TlbBenches, TlbLayout, Watching,
 };
 use crate::{Context, Result};
 use hwcal_harness::{clockref, Timer};
@@ -148,6 +148,12 @@ impl Hardware for Kernels {
         Ok(Box::new(PageBench::new(buf, sizes.base, 0x2e7)))
     }
 
+    fn set_pool(&self, pages: usize, page: usize, line: usize) -> Result<Box<dyn SetPoints>> {
+        let pool = hwcal_probes::sets::SetPool::new(pages, page, line, 0x5e75)
+            .context("allocating the eviction test's page pool")?;
+        Ok(Box::new(pool))
+    }
+
     fn tlb_benches(&self, lay: &TlbLayout) -> Result<TlbBenches> {
         // Frames scattered: no run of contiguous pages a coalescing TLB
         // (AMD's PTE coalescing, Arm's contiguous bit) could fold into one
@@ -216,5 +222,15 @@ impl Hardware for Kernels {
         let mut htest = PageBench::new(hb, huge, 0x2b);
         htest.use_pages(pages[..usable].to_vec());
         Ok((Some(Box::new(htest)), f))
+    }
+}
+
+impl SetPoints for hwcal_probes::sets::SetPool {
+    fn pages(&self) -> usize {
+        hwcal_probes::sets::SetPool::pages(self)
+    }
+
+    fn evict(&mut self, target: usize, set: &[usize], rounds: usize) -> Result<Vec<f64>> {
+        Ok(hwcal_probes::sets::SetPool::evict(self, target, set, rounds)?)
     }
 }

@@ -49,7 +49,7 @@ pub use error::{Context, Result, RunnerError};
 pub use kernels::Kernels;
 pub use machine::Real;
 pub use points::{
-    ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, TlbBenches, TlbLayout, Watching,
+    ChaseBuffer, ChasePoints, Hardware, MemPoints, PagePoints, SetPoints, TlbBenches, TlbLayout, Watching,
 };
 pub use probe::{Machine, Plan, Planned, ProbeEntry, Progress, RunConfig, Silent};
 pub use registry::{plan, probe_ids, probes, select};

@@ -40,6 +40,17 @@ pub trait ChasePoints {
     fn head_tlb_ratio(&mut self, huge_pages: usize) -> Result<f64>;
 }
 
+/// A pool of base pages for the eviction test of a physically indexed
+/// level (`hwcal_probes::sets`): its ways and page colours by timing.
+pub trait SetPoints {
+    /// Pages in the pool.
+    fn pages(&self) -> usize;
+    /// `rounds` rounds of the test: ns per load of a chase over page
+    /// `target`'s lines right after they were loaded and then every line of
+    /// `set`'s pages four times (slow where the set evicted them).
+    fn evict(&mut self, target: usize, set: &[usize], rounds: usize) -> Result<Vec<f64>>;
+}
+
 /// A chase buffer with what its allocation found.
 pub struct ChaseBuffer {
     pub points: Box<dyn ChasePoints>,
@@ -130,6 +141,9 @@ pub trait Hardware {
     /// The base-page test bench again over a second buffer of `pages`
     /// pages, frames scattered as the first's but other ones.
     fn tlb_retest(&self, pages: usize, sizes: PageSizes) -> Result<Box<dyn PagePoints>>;
+    /// A pool of `pages` base pages of `page` bytes for the eviction test,
+    /// lines of `line` bytes.
+    fn set_pool(&self, pages: usize, page: usize, line: usize) -> Result<Box<dyn SetPoints>>;
     /// The 2 MiB-page test bench over up to `huge_pages` pages, and the
     /// share of its buffer in huge pages the TLB sees (`None` where not
     /// obtained).

@@ -26,7 +26,7 @@ pub(crate) fn unit(rng: &mut SplitMix64) -> f64 {
 }
 
 /// A standard normal draw (Box–Muller).
-fn normal(rng: &mut SplitMix64) -> f64 {
+pub(crate) fn normal(rng: &mut SplitMix64) -> f64 {
     let u = unit(rng).max(1e-12);
     let v = unit(rng);
     (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
@@ -82,7 +82,7 @@ fn set_miss(n: u32, ways: u32, replacement: Replacement) -> f64 {
 /// One cache set under a replacement policy: the lines it holds, in
 /// recency order (LRU, adaptive), in place with their MRU bits (PLRU) or
 /// unordered (random).
-struct Set {
+pub(crate) struct Set {
     lines: Vec<u32>,
     mru: Vec<bool>,
     ways: usize,
@@ -91,7 +91,7 @@ struct Set {
 }
 
 impl Set {
-    fn new(ways: u32, replacement: Replacement, seed: u64) -> Set {
+    pub(crate) fn new(ways: u32, replacement: Replacement, seed: u64) -> Set {
         let w = ways as usize;
         Set {
             lines: Vec::with_capacity(w),
@@ -103,7 +103,7 @@ impl Set {
     }
 
     /// Load `line`: whether it hit.
-    fn access(&mut self, line: u32) -> bool {
+    pub(crate) fn access(&mut self, line: u32) -> bool {
         let (w, set, mru) = (self.ways, &mut self.lines, &mut self.mru);
         let at = set.iter().position(|&l| l == line);
         match (self.replacement, at) {

@@ -40,6 +40,7 @@ pub mod machine;
 pub mod model;
 pub mod points;
 pub mod score;
+mod sets;
 
 pub use machine::Sim;
 pub use model::{Guest, Level, Model, Noise, Pages, Prefetch, Replacement, Sysfs, Thp, Tlb};

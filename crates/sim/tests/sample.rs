@@ -865,3 +865,32 @@ fn a_tlb_step_made_by_where_pages_fell_is_not_ok() {
     );
     assert_ne!(outcome(&j, "TLB levels"), Outcome::ConfidentlyWrong, "{j:?}");
 }
+
+/// Found by seed 1 (machine 119: a 256 KiB, 8-way LRU L2 under a 12-way
+/// L1, on 4 KiB pages, no cache information): the sweep's edge, spread by
+/// page colouring, read the L2 as 174 KiB and nothing could confirm a
+/// size, so it was `noisy`. The eviction-set search sorts the pool into
+/// the L2's 8 colours of 8 ways — with the L1's 12 ways out of the way,
+/// since the control follows every set — and the level is 8 × 8 × 4 KiB,
+/// counted.
+#[test]
+fn a_level_on_base_pages_is_counted_from_its_eviction_sets() {
+    let (m, _) = corpus::generated(1, 119);
+    assert_eq!(
+        (m.levels[1].size, m.levels[1].ways, m.levels[0].ways),
+        (256 * 1024, 8, 12),
+        "{}",
+        m.name
+    );
+    let (p, j) = judged(&m);
+    let colours = p
+        .raw
+        .iter()
+        .find(|c| c.id == "cache.sets")
+        .expect("no eviction-set search");
+    assert_eq!(colours.points.len(), 8, "{:?}", colours.points);
+    let l2 = &p.caches.as_ref().unwrap()[1];
+    assert_eq!(l2.size_bytes, 256 * 1024);
+    assert!(p.notes.iter().any(|n| n.code == "cache.l2-sets"), "{:?}", p.notes);
+    assert_eq!(outcome(&j, "L2 size"), Outcome::Right, "{j:?}");
+}

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 46] = [
+pub const NOTE_CODES: [(&str, &str); 48] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -134,6 +134,14 @@ pub const NOTE_CODES: [(&str, &str); 46] = [
     (
         "cache.l{N}-cold",
         "the level's plateau slopes (the level below serving part of a steady chase): its latency is read from one lap right after the levels below were scrubbed",
+    ),
+    (
+        "cache.l{N}-sets",
+        "the level's size counted by eviction sets on base pages: page colours × ways × the page (or the colours not sorted in time estimated from the share of the pool the sorted ones hold), in place of the sweep's spread edge",
+    ),
+    (
+        "cache.sets-unused",
+        "the eviction-set search ran and sizes no level: it could not sort the pool (noise, a thrash-resistant policy, the L1 deciding, time), or counted a size no level of the sweep is near",
     ),
     (
         "cache.l{N}-step-cold",

@@ -45,6 +45,7 @@ mod intervals;
 mod levels;
 mod memory;
 mod plateaus;
+pub mod sets;
 mod slope;
 mod steps;
 mod sweep;
@@ -124,6 +125,7 @@ pub fn analyze(p: &Profile) -> Option<CacheAnalysis> {
             .iter()
             .filter(|c| c.id.starts_with(hwcal_model::curve::CACHE_COLD_PREFIX))
             .collect(),
+        sets: sets::Structure::from_profile(p),
     };
     let mut a = analyze_with(curve, &side, huge_fraction(p), &machine, true);
     flush_lines(p, &mut a);
@@ -253,6 +255,7 @@ pub fn analyze_curves_tlb(
         lines,
         mlp,
         cold: Vec::new(),
+        sets: None,
     };
     analyze_with(curve, &side, huge_fraction, machine, true)
 }
@@ -276,6 +279,8 @@ struct CompanionCurves<'a> {
     mlp: Option<&'a RawCurve>,
     /// The cold laps, a curve per level (`cache.cold.{level}`).
     cold: Vec<&'a RawCurve>,
+    /// The eviction-set search's structure, or why it cannot stand.
+    sets: Option<Result<sets::Structure, String>>,
 }
 
 /// [`analyze_curves_tlb`], with or without the figures' intervals.
@@ -293,6 +298,7 @@ fn analyze_with(
         lines,
         mlp,
         ref cold,
+        ref sets,
     } = *side;
     let mut out = CacheAnalysis::default();
     let huge = huge_fraction.is_some_and(|f| f >= 0.9);
@@ -321,16 +327,50 @@ fn analyze_with(
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
     let idle = gap.map(|g| idle_points(g, &sw.pts, tlb)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
+    // The level the eviction sets counted (on base pages only: on huge
+    // pages the sweep's edge is the level's own).
+    let counted = match sets.as_ref().filter(|_| !huge) {
+        Some(Ok(s)) => {
+            let swept: Vec<f64> = pl[..n_cache]
+                .iter()
+                .map(|p| levels::plateau_size(p, &sw.xs))
+                .collect();
+            let k = sets::matching(&swept, s);
+            if k.is_none() {
+                out.notes.push(sets::unused_note(&format!(
+                    "the {} it counted is no level the sweep found (within a factor of two)",
+                    codes::size_text(s.size())
+                )));
+            }
+            k.map(|k| (k, s))
+        }
+        Some(Err(why)) => {
+            out.notes.push(sets::unused_note(why));
+            None
+        }
+        None => None,
+    };
     // Levels whose latency the cold laps gave (see `cold`).
     let mut adopted: Vec<u32> = Vec::new();
+    let mut counted_levels: Vec<u32> = Vec::new();
     let mut moved: Vec<u32> = Vec::new();
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
+        let sized = counted.filter(|(at, _)| *at == k).map(|(_, s)| s);
+        if let Some(s) = sized {
+            // Counted, not read from a spread edge: every check below
+            // (the stated size, where the curve began to climb, what the
+            // levels can serve) now judges this size.
+            out.notes
+                .push(sets::counted_note(level.level, s, level.size_bytes as f64));
+            level.size_bytes = s.size().round() as u64;
+            counted_levels.push(level.level);
+        }
         out.notes.extend(level_notes(&pl[k], &level, machine));
         if private_shortfall(&level, &pl[k], machine) || private_excess(&level, &pl[k], machine) {
             level.verdict = Verdict::Noisy;
         }
-        if let Some(n) = confirm::size_unconfirmed(&level, &pl[k], machine, !huge) {
+        if let Some(n) = confirm::size_unconfirmed(&level, &pl[k], machine, !huge && sized.is_none()) {
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
         }
@@ -475,6 +515,14 @@ fn analyze_with(
             if let Some(l) = out.levels.iter_mut().find(|l| l.level == level) {
                 l.latency_ns_ci95 = ci;
             }
+        }
+        // A counted size is the count's, not the sweep's scatter's.
+        for l in out
+            .levels
+            .iter_mut()
+            .filter(|l| counted_levels.contains(&l.level))
+        {
+            l.size_bytes_ci95 = Some([l.size_bytes, l.size_bytes]);
         }
         // A moved level's idle-gap point is a steady chase too: where it
         // reads the laps' latency (within what either resolves), the level

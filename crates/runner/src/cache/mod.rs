@@ -19,6 +19,7 @@ use hwcal_probes::cache::merge_point;
 
 mod after;
 mod limits;
+mod sets;
 
 use after::extension_sizes;
 use after::{cold_curves, curve, flush_curves, gap_points, huge_curve, line_curves, mlp_points};
@@ -180,6 +181,13 @@ pub fn measure(
     let l1 = sizes.first().copied().unwrap_or(32768.0);
     let last = sizes.last().copied().unwrap_or(l1);
     let cold = cold_curves(bench, &sizes)?;
+    // On base pages the sweep cannot say L2's size alone (its edge spread
+    // by page colours): count its colours and ways instead.
+    let structure = if tlb_ok {
+        Vec::new()
+    } else {
+        sets::set_curves(hw, &sizes, machine, hw.page_sizes().base, progress)?
+    };
     let mut raw_lines = line_curves(bench, l1, last, progress)?;
     raw_lines.extend(flush_curves(hw, &sizes)?);
     progress.say(&format!("cache: line sizes done, {:.1} s", since(hw)));
@@ -209,6 +217,7 @@ pub fn measure(
     ];
     out.extend(colour);
     out.extend(cold);
+    out.extend(structure);
     out.extend(raw_lines);
     out.push(curve(
         cache_analysis::MLP,

@@ -1,0 +1,347 @@
+//! A physically indexed level's size counted from its eviction sets
+//! (Vila, Köpf and Morales, S&P 2019; the search is the runner's
+//! `cache::sets`, the test `hwcal_probes::sets`): K page colours × W ways
+//! × the page. On base pages the sweep's edge for such a level is spread by
+//! where the pages fell (Kessler and Hill, TOCS 1992) by an amount its ways
+//! and replacement decide, so the sweep cannot say its size alone; the
+//! colours and ways are counted, not fitted, and stand as the level's size
+//! where the search sorted every page of its pool and every part of it
+//! agrees with the rest:
+//! - every colour showed the same smallest evicting set (the ways);
+//! - no page was left unsorted (a colour with no more pages than its ways
+//!   in the pool could not be found, and would be missing from K);
+//! - the colours' page counts are what one draw of random frames gives:
+//!   each within five binomial spreads of the pool's pages over K (two
+//!   colours taken for one, or one split, breaks that).
+
+use hwcal_model::curve::{CACHE_SETS, CACHE_SETS_FACTS, CACHE_SETS_WAYS};
+use hwcal_model::{Note, Profile, RawCurve};
+
+/// What a search found, where it can stand.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Structure {
+    /// The level the run searched (its own numbering).
+    pub level: u32,
+    /// Its page colours: counted where every page was sorted, else
+    /// estimated from the share of the pool the colours sorted hold.
+    pub colours: usize,
+    pub ways: usize,
+    pub page: f64,
+    pub pool: usize,
+    /// The colours sorted (all of them where `counted`).
+    pub sorted: usize,
+    /// Every page of the pool sorted: `colours` counted, not estimated.
+    pub counted: bool,
+    /// Where estimated, the estimate (before it was taken to the power of
+    /// two within its spread) and twice its relative spread.
+    pub estimate: f64,
+    pub spread2: f64,
+}
+
+/// The most a colour count estimated from part of the pool may be in doubt
+/// (twice its relative spread): a level indexed by address bits has a
+/// power of two of colours, and the powers of two either side of it lie at
+/// half and twice it — four spreads and more away at this — so the count is
+/// the one power of two within the estimate's spread.
+const MAX_SPREAD2: f64 = 0.25;
+/// The fewest colours an estimate stands on.
+const MIN_SORTED: usize = 4;
+
+impl Structure {
+    /// The level's size, bytes.
+    pub fn size(&self) -> f64 {
+        self.colours as f64 * self.ways as f64 * self.page
+    }
+
+    /// The structure the curves record where it can stand (module docs),
+    /// else why not (for a note); `None` where there was no search.
+    pub fn read(
+        classes: Option<&RawCurve>,
+        ways: Option<&RawCurve>,
+        facts: Option<&RawCurve>,
+    ) -> Option<Result<Structure, String>> {
+        let facts = facts?;
+        let fact = |k: usize| facts.points.iter().find(|p| p.x == k as f64).map(|p| p.y);
+        let (level, pool, page, left, end) = (fact(0)?, fact(1)?, fact(2)?, fact(3)?, fact(6)?);
+        let counts: Vec<f64> = classes.map_or_else(Vec::new, |c| c.points.iter().map(|p| p.y).collect());
+        let w: Vec<f64> = ways.map_or_else(Vec::new, |c| c.points.iter().map(|p| p.y).collect());
+        let partial_ok = counts.len() >= MIN_SORTED;
+        let why = match end as u8 {
+            0 => None,
+            1 if partial_ok => None,
+            4 if partial_ok => None,
+            1 => Some("it ran out of time before it sorted enough colours".to_string()),
+            2 => Some("the whole pool did not slow the target clearly beyond the tests' noise".into()),
+            3 => Some("a member of its smallest evicting set swapped for a page of another colour still evicted: the L1 (its ways, or its way predictor), not the level, decided that set".into()),
+            5 => Some(
+                "no set of the pool's pages evicted the first target, or too few pages fell outside the first colour \
+                 for a control (a level of one colour: its way no larger than a page)"
+                    .into(),
+            ),
+            _ => Some("a smallest evicting set did not test again as one (a noisy host, or a thrash-resistant policy)".into()),
+        };
+        if let Some(why) = why {
+            return Some(Err(why));
+        }
+        if counts.is_empty() || w.len() != counts.len() {
+            return Some(Err("it found no colour".into()));
+        }
+        if w.iter().any(|&x| x != w[0]) || w[0] < 1.0 {
+            return Some(Err("its colours showed different ways".into()));
+        }
+        let sum: f64 = counts.iter().sum();
+        if sum + left != pool {
+            return Some(Err(
+                "its colours and the pages left do not account for its pool".into()
+            ));
+        }
+        // Every page sorted: K counted. Else K from the share of the pool
+        // the sorted colours hold (each page in one of them with chance
+        // sorted/K): the binomial spread of that share, relative.
+        let counted = left == 0.0;
+        if !counted && end == 0.0 {
+            // The search stopped because nothing left evicted a page: the
+            // colours left hold no more pages than the ways, fewer than the
+            // rest, so the share the sorted ones hold overstates them.
+            return Some(Err(format!(
+                "its last {left:.0} pages evicted nothing: their colours hold no more pages than the ways, so the \
+                 colours cannot be told from the share the sorted ones hold"
+            )));
+        }
+        let f = sum / pool;
+        let spread2 = if counted {
+            0.0
+        } else {
+            2.0 * ((1.0 - f) / (f * pool)).sqrt()
+        };
+        if spread2 > MAX_SPREAD2 {
+            return Some(Err(format!(
+                "its {} colours sorted hold {:.0}% of its pool, too little to estimate the rest (±{:.0}%)",
+                counts.len(),
+                100.0 * f,
+                100.0 * spread2
+            )));
+        }
+        // A level indexed by address bits has a power of two of sets, and
+        // so of colours (sets × line / page): only then is each colour a
+        // page's worth of sets of its own, and colours × ways × page the
+        // level. A count that is not one is a level indexed otherwise (a
+        // hash, or modulo sets that are no power of two), whose pages
+        // overlap in part: the count is not its size. An estimate stands
+        // where a power of two lies within its spread, and is that.
+        let estimate = counts.len() as f64 / f;
+        if estimate < 1.5 {
+            return Some(Err(
+                "it found one colour: the level's way is no larger than a page, and no colours tell its size"
+                    .into(),
+            ));
+        }
+        let k = 2f64.powf(estimate.log2().round());
+        if (k / estimate - 1.0).abs() > spread2.max(1e-9) {
+            return Some(Err(format!(
+                "{} colours {}: no power of two, so the level's sets are not indexed by address bits alone, \
+                 and colours × ways × page need not be its size",
+                if counted {
+                    format!("{}", counts.len())
+                } else {
+                    format!("{estimate:.1}")
+                },
+                if counted { "counted" } else { "estimated" },
+            )));
+        }
+        let mean = pool / k;
+        let spread = (pool * (1.0 / k) * (1.0 - 1.0 / k)).sqrt();
+        if let Some(&bad) = counts.iter().find(|&&c| (c - mean).abs() > 5.0 * spread.max(1.0)) {
+            return Some(Err(format!(
+                "a colour of {bad:.0} pages where one draw of random frames gives {mean:.0} ± {spread:.0}"
+            )));
+        }
+        Some(Ok(Structure {
+            level: level as u32,
+            colours: k as usize,
+            ways: w[0] as usize,
+            page,
+            pool: pool as usize,
+            sorted: counts.len(),
+            counted,
+            estimate,
+            spread2,
+        }))
+    }
+
+    /// [`Self::read`] from a profile's curves.
+    pub fn from_profile(p: &Profile) -> Option<Result<Structure, String>> {
+        Self::read(
+            p.raw_curve(CACHE_SETS),
+            p.raw_curve(CACHE_SETS_WAYS),
+            p.raw_curve(CACHE_SETS_FACTS),
+        )
+    }
+}
+
+/// Which of the sweep's levels (past L1) the structure is: the one nearest
+/// its size, within a factor of two (page colouring moves a level's edge
+/// in the sweep by less than that); `None` where none is.
+pub(super) fn matching(sizes: &[f64], s: &Structure) -> Option<usize> {
+    let c = s.size();
+    sizes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, &x)| x > 0.0 && (x / c).ln().abs() <= std::f64::consts::LN_2)
+        .min_by(|a, b| (a.1 / c).ln().abs().total_cmp(&(b.1 / c).ln().abs()))
+        .map(|(k, _)| k)
+}
+
+/// The note for a level sized by its structure.
+pub(super) fn counted_note(level: u32, s: &Structure, swept: f64) -> Note {
+    Note::info(
+        "cache",
+        &format!("l{level}-sets"),
+        format!(
+            "cache: L{level}: {} = {} page colours × {} ways × {} pages, by eviction sets over a pool of {} pages{} \
+             (the sweep's edge read {}: on base pages page colouring spreads it)",
+            super::codes::size_text(s.size()),
+            s.colours,
+            s.ways,
+            super::codes::size_text(s.page),
+            s.pool,
+            if s.counted {
+                ", every page sorted: counted".to_string()
+            } else {
+                format!(
+                    "; {} colours sorted in time hold a share of the pool that makes {:.1} colours (±{:.0}%), \
+                     of which {} is the one power of two (a level indexed by address bits has one)",
+                    s.sorted,
+                    s.estimate,
+                    100.0 * s.spread2,
+                    s.colours
+                )
+            },
+            super::codes::size_text(swept)
+        ),
+    )
+}
+
+/// The note where a search ran and cannot stand, or matched no level.
+pub(super) fn unused_note(why: &str) -> Note {
+    Note::info(
+        "cache",
+        "sets-unused",
+        format!("cache: the eviction-set search does not size a level: {why}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwcal_model::RawPoint;
+
+    fn curve(id: &str, ys: &[f64]) -> RawCurve {
+        RawCurve {
+            id: id.into(),
+            x_label: String::new(),
+            y_label: String::new(),
+            points: ys
+                .iter()
+                .enumerate()
+                .map(|(k, &y)| RawPoint {
+                    x: k as f64,
+                    y,
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    }
+
+    fn facts(pool: f64, left: f64, end: f64) -> RawCurve {
+        curve(CACHE_SETS_FACTS, &[2.0, pool, 4096.0, left, 3.0, 9.0, end])
+    }
+
+    #[test]
+    fn a_complete_even_search_counts_the_level() {
+        // Zen 5's L2: 1 MiB, 16 ways, 4 KiB pages: 16 colours.
+        let counts = [
+            64.0, 70.0, 58.0, 66.0, 61.0, 67.0, 63.0, 65.0, 60.0, 68.0, 62.0, 66.0, 64.0, 63.0, 59.0, 68.0,
+        ];
+        let pool: f64 = counts.iter().sum();
+        let s = Structure::read(
+            Some(&curve(CACHE_SETS, &counts)),
+            Some(&curve(CACHE_SETS_WAYS, &[16.0; 16])),
+            Some(&facts(pool, 0.0, 0.0)),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((s.colours, s.ways), (16, 16));
+        assert_eq!(s.size(), 1024.0 * 1024.0);
+        assert_eq!(matching(&[48.0 * 1024.0, 896.0 * 1024.0, 32e6], &s), Some(1));
+        assert_eq!(matching(&[48.0 * 1024.0, 400.0 * 1024.0, 32e6], &s), None);
+    }
+
+    #[test]
+    fn a_search_out_of_time_estimates_the_colours_it_did_not_sort_and_counts_need_a_power_of_two() {
+        // 32 colours of 16 ways over 2048 pages (a 2 MiB L2): 16 sorted,
+        // holding 1010 of the pages where 1024 are expected.
+        let counts: Vec<f64> = (0..16).map(|k| 64.0 + f64::from(k % 5) - 3.0).collect();
+        let sum: f64 = counts.iter().sum();
+        let s = Structure::read(
+            Some(&curve(CACHE_SETS, &counts)),
+            Some(&curve(CACHE_SETS_WAYS, &[16.0; 16])),
+            Some(&facts(2048.0, 2048.0 - sum, 1.0)),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(!s.counted);
+        assert_eq!(s.colours, 32);
+        assert!(s.spread2 < 0.0625, "{}", s.spread2);
+        assert_eq!(s.size(), 2.0 * 1024.0 * 1024.0);
+        // 40 colours counted (2560 sets): no power of two, no size.
+        let forty = curve(CACHE_SETS, &[32.0; 40]);
+        let w40 = curve(CACHE_SETS_WAYS, &[8.0; 40]);
+        assert!(
+            Structure::read(Some(&forty), Some(&w40), Some(&facts(1280.0, 0.0, 0.0)))
+                .unwrap()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn an_unfinished_or_uneven_search_does_not_stand() {
+        let ways = curve(CACHE_SETS_WAYS, &[16.0, 16.0]);
+        let two = curve(CACHE_SETS, &[64.0, 64.0]);
+        // Pages left that evict nothing; a search out of time with two
+        // colours; L1 deciding.
+        assert!(
+            Structure::read(Some(&two), Some(&ways), Some(&facts(1024.0, 896.0, 0.0)))
+                .unwrap()
+                .is_err()
+        );
+        assert!(
+            Structure::read(Some(&two), Some(&ways), Some(&facts(128.0, 0.0, 1.0)))
+                .unwrap()
+                .is_err()
+        );
+        assert!(
+            Structure::read(Some(&two), Some(&ways), Some(&facts(128.0, 0.0, 3.0)))
+                .unwrap()
+                .is_err()
+        );
+        // Two colours taken for one: 128 pages where 64 ± 7 are expected.
+        let merged = curve(CACHE_SETS, &[128.0, 60.0, 64.0, 68.0]);
+        let w4 = curve(CACHE_SETS_WAYS, &[16.0; 4]);
+        assert!(
+            Structure::read(Some(&merged), Some(&w4), Some(&facts(320.0, 0.0, 0.0)))
+                .unwrap()
+                .is_err()
+        );
+        // Ways that differ between colours.
+        let odd = curve(CACHE_SETS_WAYS, &[16.0, 15.0]);
+        assert!(
+            Structure::read(Some(&two), Some(&odd), Some(&facts(128.0, 0.0, 0.0)))
+                .unwrap()
+                .is_err()
+        );
+        // No search at all.
+        assert!(Structure::read(Some(&two), Some(&ways), None).is_none());
+    }
+}
