@@ -154,12 +154,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_eviction_test_returns_a_positive_time_per_round() {
+    fn an_eviction_test_returns_a_time_per_round() {
         let pool = SetPool::new(64, 4096, 64, 1).unwrap();
         let set: Vec<usize> = (1..64).collect();
         let t = pool.evict(0, &set, 3).unwrap();
         assert_eq!(t.len(), 3);
-        assert!(t.iter().all(|&v| v.is_finite() && v > 0.0), "{t:?}");
+        // A coarse counter (an emulator's, a 24 MHz Arm one) may read no
+        // tick over a chase this short: never negative, never NaN.
+        assert!(t.iter().all(|&v| v.is_finite() && v >= 0.0), "{t:?}");
         assert!(pool.evict(0, &[0], 1).is_err());
         assert!(pool.evict(64, &[1], 1).is_err());
         assert!(SetPool::new(1, 4096, 64, 1).is_err());
