@@ -20,6 +20,27 @@ use hwcal_model::{RawCurve, RawPoint};
 use hwcal_probes::cache::COLD_PASSES;
 use hwcal_stats::SplitMix64;
 
+/// A process-wide memo of one set simulation: each case (`key`) is
+/// simulated once (`f`), whichever thread asks first.
+pub(crate) type Memo<K> = std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<K, f64>>>;
+
+/// `f()` for `key`, from `memo` where it was computed before.
+pub(crate) fn memoised<K: std::hash::Hash + Eq>(
+    memo: &'static Memo<K>,
+    key: K,
+    f: impl FnOnce() -> f64,
+) -> f64 {
+    let memo = memo.get_or_init(Default::default);
+    if let Some(v) = memo.lock().ok().and_then(|g| g.get(&key).copied()) {
+        return v;
+    }
+    let v = f();
+    if let Ok(mut g) = memo.lock() {
+        g.insert(key, v);
+    }
+    v
+}
+
 /// A uniform draw in [0, 1).
 pub(crate) fn unit(rng: &mut SplitMix64) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
@@ -64,19 +85,10 @@ fn set_miss(n: u32, ways: u32, replacement: Replacement) -> f64 {
         }
         _ => {}
     }
-    // One memo for every thread: each case is simulated once per process.
-    type Memo = std::sync::Mutex<std::collections::HashMap<(u32, u32, u8), f64>>;
-    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
-    let key = (n, ways, replacement as u8);
-    let memo = MEMO.get_or_init(Default::default);
-    if let Some(m) = memo.lock().ok().and_then(|g| g.get(&key).copied()) {
-        return m;
-    }
-    let m = simulate_set(n, ways, replacement);
-    if let Ok(mut g) = memo.lock() {
-        g.insert(key, m);
-    }
-    m
+    static MEMO: Memo<(u32, u32, u8)> = Memo::new();
+    memoised(&MEMO, (n, ways, replacement as u8), || {
+        simulate_set(n, ways, replacement)
+    })
 }
 
 /// One cache set under a replacement policy: the lines it holds, in
@@ -178,34 +190,26 @@ fn cold_set(n: u32, m: u32, ways: u32, replacement: Replacement) -> f64 {
         return 0.0;
     }
     let m = m.min(16 * ways);
-    type Memo = std::sync::Mutex<std::collections::HashMap<(u32, u32, u32, u8), f64>>;
-    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
-    let key = (n, m, ways, replacement as u8);
-    let memo = MEMO.get_or_init(Default::default);
-    if let Some(h) = memo.lock().ok().and_then(|g| g.get(&key).copied()) {
-        return h;
-    }
-    let mut hits = 0u64;
-    const DRAWS: u64 = 8;
-    for d in 0..DRAWS {
-        let mut set = Set::new(ways, replacement, (u64::from(n) << 40) ^ (u64::from(m) << 16) ^ d);
-        for _ in 0..30 {
-            for line in 0..n {
-                set.access(line);
+    static MEMO: Memo<(u32, u32, u32, u8)> = Memo::new();
+    memoised(&MEMO, (n, m, ways, replacement as u8), || {
+        let mut hits = 0u64;
+        const DRAWS: u64 = 8;
+        for d in 0..DRAWS {
+            let mut set = Set::new(ways, replacement, (u64::from(n) << 40) ^ (u64::from(m) << 16) ^ d);
+            for _ in 0..30 {
+                for line in 0..n {
+                    set.access(line);
+                }
             }
-        }
-        for _ in 0..COLD_PASSES {
-            for k in 0..m {
-                set.access(n + k);
+            for _ in 0..COLD_PASSES {
+                for k in 0..m {
+                    set.access(n + k);
+                }
             }
+            hits += (0..n).filter(|&line| set.access(line)).count() as u64;
         }
-        hits += (0..n).filter(|&line| set.access(line)).count() as u64;
-    }
-    let h = hits as f64 / (DRAWS * u64::from(n)) as f64;
-    if let Ok(mut g) = memo.lock() {
-        g.insert(key, h);
-    }
-    h
+        hits as f64 / (DRAWS * u64::from(n)) as f64
+    })
 }
 
 /// The share of a chase over `bytes` that a level of `size` bytes still

@@ -7,7 +7,7 @@
 //! ([`crate::curves::Set`]) under that access pattern, and each target
 //! line is served by the first level that kept it.
 
-use crate::curves::{normal, Set};
+use crate::curves::{memoised, normal, Memo, Set};
 use crate::model::{Model, Replacement};
 use hwcal_stats::SplitMix64;
 
@@ -46,33 +46,24 @@ pub(crate) fn evicted(n: u32, ways: u32, replacement: Replacement) -> f64 {
         return 0.0;
     }
     let n = n.min(8 * ways.max(1));
-    type Memo = std::sync::Mutex<std::collections::HashMap<(u32, u32, u8), f64>>;
-    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
-    let key = (n, ways, replacement as u8);
-    let memo = MEMO.get_or_init(Default::default);
-    if let Some(e) = memo.lock().ok().and_then(|g| g.get(&key).copied()) {
-        return e;
-    }
-    let mut set = Set::new(ways, replacement, (u64::from(n) << 20) ^ u64::from(ways));
-    let mut gone = 0u32;
-    const ROUNDS: u32 = 48;
-    for round in 0..ROUNDS {
-        let hit = set.access(0);
-        if round >= 8 && !hit {
-            gone += 1;
-        }
-        for _ in 0..hwcal_probes::sets::PASSES {
-            for line in 1..=n {
-                set.access(line);
+    static MEMO: Memo<(u32, u32, u8)> = Memo::new();
+    memoised(&MEMO, (n, ways, replacement as u8), || {
+        let mut set = Set::new(ways, replacement, (u64::from(n) << 20) ^ u64::from(ways));
+        let mut gone = 0u32;
+        const ROUNDS: u32 = 48;
+        for round in 0..ROUNDS {
+            // The timed access is each round's first.
+            if !set.access(0) && round >= 8 {
+                gone += 1;
+            }
+            for _ in 0..hwcal_probes::sets::PASSES {
+                for line in 1..=n {
+                    set.access(line);
+                }
             }
         }
-    }
-    // The timed access is the next round's first.
-    let e = f64::from(gone) / f64::from(ROUNDS - 8);
-    if let Ok(mut g) = memo.lock() {
-        g.insert(key, e);
-    }
-    e
+        f64::from(gone) / f64::from(ROUNDS - 8)
+    })
 }
 
 /// A simulated pool: where every page's first line falls in every level.
