@@ -40,6 +40,16 @@ pub struct Plateau {
 }
 
 impl Plateau {
+    /// Its size: where it ends when bounded, else its last point's working
+    /// set.
+    pub fn size(&self, xs: &[f64]) -> f64 {
+        if self.bounded {
+            self.end_x
+        } else {
+            xs[self.last]
+        }
+    }
+
     /// A bounded plateau over points `first..=last` at `level`, with
     /// nothing else known (the tests' plateau).
     #[cfg(test)]

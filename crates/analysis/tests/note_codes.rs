@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 48] = [
+const CACHE: [&str; 50] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -43,6 +43,8 @@ const CACHE: [&str; 48] = [
     "cache.l{N}-sloping",
     "cache.l{N}-cold",
     "cache.l{N}-sets",
+    "cache.l{N}-sets-unread",
+    "cache.l{N}-sets-disagree",
     "cache.sets-unused",
     "cache.l{N}-step-cold",
     "cache.l{N}-cold-refused",

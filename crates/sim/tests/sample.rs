@@ -894,3 +894,55 @@ fn a_level_on_base_pages_is_counted_from_its_eviction_sets() {
     assert!(p.notes.iter().any(|n| n.code == "cache.l2-sets"), "{:?}", p.notes);
     assert_eq!(outcome(&j, "L2 size"), Outcome::Right, "{j:?}");
 }
+
+/// An L2 four times a random-replacement L1, on base pages: the sweep
+/// climbs from L1 to the L3 with no plateau between (the L1 keeps part of
+/// every set the chase overflows, page colouring spills the L2 before its
+/// size), and took the L3 for L2. The eviction sets count it (4 colours ×
+/// 16 ways), the analysis gives it a plateau of its own, and its cold laps,
+/// planned for the counted size, give its latency.
+#[test]
+fn a_level_the_sweep_shows_only_a_climb_for_stands_by_its_count() {
+    let (m, _) = corpus::generated(1, 27);
+    assert_eq!(
+        (m.levels[0].size, m.levels[1].size, m.levels[1].ways),
+        (64 * 1024, 256 * 1024, 16),
+        "{}",
+        m.name
+    );
+    let (p, j) = judged(&m);
+    let l2 = &p.caches.as_ref().unwrap()[1];
+    assert_eq!(l2.size_bytes, 256 * 1024, "{:?}", p.notes);
+    assert!(p.notes.iter().any(|n| n.code == "cache.l2-sets"), "{:?}", p.notes);
+    for figure in ["L1 size", "L2 size", "L2 latency"] {
+        assert_eq!(outcome(&j, figure), Outcome::Right, "{figure}: {j:?}");
+    }
+}
+
+/// A 1 MiB 8-way LRU L2 under a 48 KiB L1 whose sweep edge reads under
+/// half of it: the eviction sets count 1 MiB, the sweep 483 KiB. Two
+/// measurements of one level disagree by more than page colouring can
+/// spread an edge: the level is not `ok` at either size, and no level is
+/// inserted beside it.
+#[test]
+fn a_count_that_contradicts_the_sweeps_level_leaves_it_noisy() {
+    let (m, _) = corpus::generated(1, 1549);
+    assert_eq!(
+        (m.levels[1].size, m.levels[1].ways),
+        (1024 * 1024, 8),
+        "{}",
+        m.name
+    );
+    let (p, j) = judged(&m);
+    let caches = p.caches.as_ref().unwrap();
+    let l2 = &caches[1];
+    assert!(
+        l2.size_bytes == 1024 * 1024 || l2.verdict != hwcal_model::Verdict::Ok,
+        "{l2:?}"
+    );
+    assert!(
+        caches.iter().all(|c| c.size_bytes != 1024 * 1024 || c.level == 2),
+        "{caches:?}"
+    );
+    assert_ne!(outcome(&j, "L2 size"), Outcome::ConfidentlyWrong, "{j:?}");
+}

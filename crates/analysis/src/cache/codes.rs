@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 48] = [
+pub const NOTE_CODES: [(&str, &str); 50] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -138,6 +138,14 @@ pub const NOTE_CODES: [(&str, &str); 48] = [
     (
         "cache.l{N}-sets",
         "the level's size counted by eviction sets on base pages: page colours × ways × the page (or the colours not sorted in time estimated from the share of the pool the sorted ones hold), in place of the sweep's spread edge",
+    ),
+    (
+        "cache.l{N}-sets-unread",
+        "a level the sweep showed only a climb for, counted by its eviction sets, whose cold laps do not give its latency: marked noisy",
+    ),
+    (
+        "cache.l{N}-sets-disagree",
+        "the eviction sets counted the first level past L1 at more than twice the size the sweep read for it: two measurements of one level disagree, marked noisy",
     ),
     (
         "cache.sets-unused",

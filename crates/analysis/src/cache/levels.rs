@@ -345,11 +345,7 @@ pub(super) fn idle_at<'a>(idle: &'a [Idle], sw: &Sweep, pl: &[Plateau], k: usize
 /// A level's size: the boundary to the next plateau, or the largest size
 /// measured when the plateau runs off the sweep.
 pub(super) fn plateau_size(p: &Plateau, xs: &[f64]) -> f64 {
-    if p.bounded {
-        p.end_x
-    } else {
-        xs[p.last]
-    }
+    p.size(xs)
 }
 
 /// Cache level `k + 1` from plateau `k`: its size and latency, its replace

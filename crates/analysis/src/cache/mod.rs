@@ -313,7 +313,18 @@ fn analyze_with(
             .unwrap_or(0);
     }
     let busy = busy_note(&sw.pts);
-    let (pl, merged) = plateaus(&sw, machine, !huge, busy.is_some());
+    // The level the eviction sets counted (on base pages only: on huge
+    // pages the sweep's edge is the level's own).
+    let sets = sets.as_ref().filter(|_| !huge);
+    let count = match sets {
+        Some(Ok(s)) => Some(s.size()),
+        _ => None,
+    };
+    let plateaus::Plateaus {
+        pl,
+        merged,
+        counted: placed,
+    } = plateaus(&sw, machine, !huge, busy.is_some(), count);
     out.notes.extend(merged);
     if pl.is_empty() {
         out.notes.push(note(
@@ -327,28 +338,23 @@ fn analyze_with(
     let n_cache = if last_is_memory { pl.len() - 1 } else { pl.len() };
     let idle = gap.map(|g| idle_points(g, &sw.pts, tlb)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
-    // The level the eviction sets counted (on base pages only: on huge
-    // pages the sweep's edge is the level's own).
-    let counted = match sets.as_ref().filter(|_| !huge) {
-        Some(Ok(s)) => {
-            let swept: Vec<f64> = pl[..n_cache]
-                .iter()
-                .map(|p| levels::plateau_size(p, &sw.xs))
-                .collect();
-            let k = sets::matching(&swept, s);
-            if k.is_none() {
-                out.notes.push(sets::unused_note(&format!(
-                    "the {} it counted is no level the sweep found (within a factor of two)",
-                    codes::size_text(s.size())
-                )));
-            }
-            k.map(|k| (k, s))
-        }
-        Some(Err(why)) => {
+    let mut contradicted = None;
+    let counted = match (sets, placed) {
+        (Some(Ok(s)), Some(plateaus::Placed::At(k))) => Some((k, s, false)),
+        (Some(Ok(s)), Some(plateaus::Placed::Inserted(k))) => Some((k, s, true)),
+        (Some(Err(why)), _) => {
             out.notes.push(sets::unused_note(why));
             None
         }
-        None => None,
+        (_, Some(plateaus::Placed::Nowhere(why, against))) => {
+            out.notes.push(match against {
+                Some(k) => sets::disagree_note(k as u32 + 1, &why),
+                None => sets::unused_note(&why),
+            });
+            contradicted = against;
+            None
+        }
+        _ => None,
     };
     // Levels whose latency the cold laps gave (see `cold`).
     let mut adopted: Vec<u32> = Vec::new();
@@ -356,13 +362,20 @@ fn analyze_with(
     let mut moved: Vec<u32> = Vec::new();
     for k in 0..n_cache {
         let mut level = cache_level(&sw, &pl, k, &idle, line, machine);
-        let sized = counted.filter(|(at, _)| *at == k).map(|(_, s)| s);
-        if let Some(s) = sized {
+        let sized = counted.filter(|(at, ..)| *at == k).map(|(_, s, new)| (s, new));
+        if let Some((s, inserted)) = sized {
             // Counted, not read from a spread edge: every check below
             // (the stated size, where the curve began to climb, what the
             // levels can serve) now judges this size.
-            out.notes
-                .push(sets::counted_note(level.level, s, level.size_bytes as f64));
+            let swept = (!inserted).then_some(level.size_bytes as f64);
+            out.notes.push(sets::counted_note(level.level, s, swept));
+            if inserted {
+                // Its plateau is only the sweep's points below the count,
+                // on a climb: their scatter does not judge the level, and
+                // its latency stands only where its cold laps give it
+                // (below).
+                level.verdict = Verdict::Ok;
+            }
             level.size_bytes = s.size().round() as u64;
             counted_levels.push(level.level);
         }
@@ -373,6 +386,10 @@ fn analyze_with(
         if let Some(n) = confirm::size_unconfirmed(&level, &pl[k], machine, !huge && sized.is_none()) {
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
+        }
+        if contradicted == Some(k) {
+            // Two measurements of the level disagree (`plateaus::Placed`).
+            level.verdict = Verdict::Noisy;
         }
         if let Some(n) = confirm::shared_excess(&level, &pl[k], machine) {
             level.verdict = Verdict::Noisy;
@@ -390,6 +407,10 @@ fn analyze_with(
             .find_map(|c| cold::Cold::read(c, tlb, fit));
         let (lap_notes, was) = cold::judge(&mut level, laps.as_ref(), &sw, &pl, k);
         out.notes.extend(lap_notes);
+        if was.is_none() && sized.is_some_and(|(_, inserted)| inserted) {
+            level.verdict = Verdict::Noisy;
+            out.notes.push(sets::unread_note(level.level));
+        }
         if let Some(was) = was {
             adopted.push(level.level);
             // The steps beside it were read to and from the plateau; where

@@ -8,9 +8,10 @@ use super::edge::{ColourOutcome, Edge};
 use super::memory::{ends_in_memory, memory_like, MIN_MEMORY_NS, MIN_MEMORY_STEP};
 use super::sweep::Sweep;
 use crate::levels::Plateau;
-use crate::segments::{crossing, segments_guided, SegOptions};
+use crate::segments::{crossing, segments_guided, SegOptions, Segment};
 use hwcal_model::note::analysis as note;
 use hwcal_model::{MachineInfo, Note};
+use hwcal_stats::median;
 
 /// The plateaus of the (corrected) latency curve: levels by slope (see
 /// [`crate::segments`]), each level's size the capacity it was seen to
@@ -30,7 +31,8 @@ pub(super) fn plateaus(
     machine: &MachineInfo,
     small_pages: bool,
     busy: bool,
-) -> (Vec<Plateau>, Option<Note>) {
+    counted: Option<f64>,
+) -> Plateaus {
     let max_x = sw.xs.last().copied().unwrap_or(0.0);
     let opts = SegOptions::cache();
     let cy = sw.cy.as_deref();
@@ -104,7 +106,148 @@ pub(super) fn plateaus(
             pl[k].tail_to = Some(edge.to);
         }
     }
-    (pl, merged)
+    let counted = counted.map(|size| {
+        let mut bounds = |p: &mut Plateau, e: &Edge| bound(p, e, sw, machine, small_pages, &mut memo);
+        place_counted(&mut pl, size, sw, machine, &mut bounds)
+    });
+    Plateaus { pl, merged, counted }
+}
+
+/// The plateaus of the sweep, and where the level the eviction sets
+/// counted stands among them.
+pub(super) struct Plateaus {
+    pub(super) pl: Vec<Plateau>,
+    /// The note where plateaus were joined.
+    pub(super) merged: Option<Note>,
+    /// Where the counted level stands (`None` where nothing was counted).
+    pub(super) counted: Option<Placed>,
+}
+
+/// Where the level the eviction sets counted stands among the plateaus.
+pub(super) enum Placed {
+    /// The plateau of that index, read within a factor of two of it.
+    At(usize),
+    /// A plateau of its own, inserted at that index.
+    Inserted(usize),
+    /// Nowhere, and why; with the plateau whose reading the count
+    /// contradicts, where one does.
+    Nowhere(String, Option<usize>),
+}
+
+/// Where the level the eviction sets counted (`size` bytes) stands among
+/// the plateaus `pl`: the cache plateau past L1 within a factor of two of
+/// it ([`super::sets::matching`]); where the sweep shows none, a plateau
+/// of its own right after L1 over the sweep's points below the count, the
+/// two edges beside it bounded again (`bounds`). The search counts the
+/// first level past L1 whose sets page colours spread, so where the sweep
+/// put a level between L1 and half the count, the two read that level
+/// differently: the sweep's reading is contradicted, and nothing is
+/// inserted.
+///
+/// The count is a measurement of its own, not a reading of the sweep: a
+/// level whose plateau is too short or too sloped for the sweep to read as
+/// one is still there. An L2 four times a random-replacement L1, both on
+/// base pages, shows none: the L1 keeps part of every set the chase
+/// overflows, and page colouring spills the L2 well before its size, so
+/// the curve climbs from one to the other with no flat stretch, and the
+/// segments took the L3 for L2 (a simulated 256 KiB L2 under a 64 KiB L1
+/// that the eviction sets counted exactly as 4 colours × 16 ways: generated
+/// seed 1, #27). The sweep must still agree: the new plateau lies between
+/// its neighbours' latencies, and past the counted size the curve climbs
+/// beyond the spread a level may have (a count with no edge in the sweep
+/// contradicts it, and stands nowhere).
+fn place_counted(
+    pl: &mut Vec<Plateau>,
+    size: f64,
+    sw: &Sweep,
+    machine: &MachineInfo,
+    bounds: &mut dyn FnMut(&mut Plateau, &Edge),
+) -> Placed {
+    let n_cache = if ends_in_memory(pl, &sw.xs, machine) {
+        pl.len() - 1
+    } else {
+        pl.len()
+    };
+    let sizes: Vec<f64> = pl[..n_cache].iter().map(|p| p.size(&sw.xs)).collect();
+    if let Some(k) = super::sets::matching(&sizes, size) {
+        return Placed::At(k);
+    }
+    let j = sizes.iter().take_while(|&&s| s < size).count();
+    if j > 1 {
+        return Placed::Nowhere(
+            format!(
+                "it counted {}, where the sweep read the level after L1 as {}, less than half of it: the two \
+                 measurements of that level disagree",
+                size_text(size),
+                size_text(sizes[1])
+            ),
+            Some(1),
+        );
+    }
+    let (Some(below), Some(next)) = (j.checked_sub(1).and_then(|i| pl.get(i)), pl.get(j)) else {
+        return Placed::Nowhere(
+            format!(
+                "the {} it counted lies below every plateau the sweep found",
+                size_text(size)
+            ),
+            None,
+        );
+    };
+    // Its points: those between half of it and three quarters, where a
+    // working set of random pages overflows hardly a set of its colours
+    // (past that, page colouring spills it well before its size, and the
+    // median would sit on the edge), else up to the size.
+    let within = |hi: f64| -> Vec<usize> {
+        (below.last + 1..next.first)
+            .filter(|&i| sw.xs[i] > size / 2.0 && sw.xs[i] <= hi)
+            .collect()
+    };
+    let mut own = within(0.75 * size);
+    if own.is_empty() {
+        own = within(size);
+    }
+    let (Some(&first), Some(&last)) = (own.first(), own.last()) else {
+        return Placed::Nowhere(
+            format!(
+                "the {} it counted is no level the sweep found, and the sweep has no point of its own between \
+                 half of it and it",
+                size_text(size)
+            ),
+            None,
+        );
+    };
+    let level = median(&own.iter().map(|&i| sw.clean[i]).collect::<Vec<_>>());
+    // Past the count, up to twice it, whatever plateau the points are on.
+    let past: Vec<f64> = (below.last + 1..sw.xs.len())
+        .filter(|&i| sw.xs[i] > size && sw.xs[i] <= 2.0 * size)
+        .map(|i| sw.clean[i])
+        .collect();
+    let climbs = !past.is_empty() && median(&past) > level * (1.0 + 2.0 * super::slope::MAX_SPREAD);
+    if !(level > below.level && level < next.level && climbs) {
+        return Placed::Nowhere(
+            format!(
+            "the {} it counted is no level the sweep found, and the sweep does not show one there (it reads \
+             {level:.2} ns between half of it and it, between the plateaus at {:.2} and {:.2} ns{})",
+            size_text(size),
+            below.level,
+            next.level,
+            if climbs { "" } else { ", and does not climb past it" }
+        ),
+            None,
+        );
+    }
+    pl.insert(j, Segment { first, last, level }.plateau(&sw.xs));
+    for k in [j - 1, j] {
+        let edge = Edge {
+            level: k as u32 + 1,
+            from: pl[k].first,
+            to: pl[k + 1].first,
+            a: pl[k].level,
+            b: pl[k + 1].level,
+        };
+        bounds(&mut pl[k], &edge);
+    }
+    Placed::Inserted(j)
 }
 
 /// Plateaus beyond the `caches` levels the machine states that are as

@@ -182,8 +182,7 @@ impl Structure {
 /// Which of the sweep's levels (past L1) the structure is: the one nearest
 /// its size, within a factor of two (page colouring moves a level's edge
 /// in the sweep by less than that); `None` where none is.
-pub(super) fn matching(sizes: &[f64], s: &Structure) -> Option<usize> {
-    let c = s.size();
+pub fn matching(sizes: &[f64], c: f64) -> Option<usize> {
     sizes
         .iter()
         .enumerate()
@@ -194,13 +193,13 @@ pub(super) fn matching(sizes: &[f64], s: &Structure) -> Option<usize> {
 }
 
 /// The note for a level sized by its structure.
-pub(super) fn counted_note(level: u32, s: &Structure, swept: f64) -> Note {
+pub(super) fn counted_note(level: u32, s: &Structure, swept: Option<f64>) -> Note {
     Note::info(
         "cache",
         &format!("l{level}-sets"),
         format!(
             "cache: L{level}: {} = {} page colours × {} ways × {} pages, by eviction sets over a pool of {} pages{} \
-             (the sweep's edge read {}: on base pages page colouring spreads it)",
+             ({})",
             super::codes::size_text(s.size()),
             s.colours,
             s.ways,
@@ -218,8 +217,40 @@ pub(super) fn counted_note(level: u32, s: &Structure, swept: f64) -> Note {
                     s.colours
                 )
             },
-            super::codes::size_text(swept)
+            match swept {
+                Some(x) => format!(
+                    "the sweep's edge read {}: on base pages page colouring spreads it",
+                    super::codes::size_text(x)
+                ),
+                None => "the sweep showed no plateau within a factor of two of it, only a climb: a level of its \
+                         own between its neighbours"
+                    .to_string(),
+            }
         ),
+    )
+}
+
+/// The note for a level the sweep showed no plateau for, counted by its
+/// eviction sets, whose cold laps do not give its latency: the sweep's
+/// points below the count are on a climb, no reading of their own.
+pub(super) fn unread_note(level: u32) -> Note {
+    Note::warning(
+        "cache",
+        &format!("l{level}-sets-unread"),
+        format!(
+            "cache: L{level}: counted by its eviction sets where the sweep showed only a climb, and its cold laps \
+             do not give its latency (the sweep's points below its size are on that climb); marked noisy"
+        ),
+    )
+}
+
+/// The note where the count and the sweep read level `level` differently
+/// (`why`): the level is noisy.
+pub(super) fn disagree_note(level: u32, why: &str) -> Note {
+    Note::warning(
+        "cache",
+        &format!("l{level}-sets-disagree"),
+        format!("cache: L{level}: the eviction-set search does not size it: {why}; marked noisy"),
     )
 }
 
@@ -274,8 +305,11 @@ mod tests {
         .unwrap();
         assert_eq!((s.colours, s.ways), (16, 16));
         assert_eq!(s.size(), 1024.0 * 1024.0);
-        assert_eq!(matching(&[48.0 * 1024.0, 896.0 * 1024.0, 32e6], &s), Some(1));
-        assert_eq!(matching(&[48.0 * 1024.0, 400.0 * 1024.0, 32e6], &s), None);
+        assert_eq!(
+            matching(&[48.0 * 1024.0, 896.0 * 1024.0, 32e6], s.size()),
+            Some(1)
+        );
+        assert_eq!(matching(&[48.0 * 1024.0, 400.0 * 1024.0, 32e6], s.size()), None);
     }
 
     #[test]

@@ -180,7 +180,6 @@ pub fn measure(
     let sizes: Vec<f64> = a.levels.iter().map(|l| l.size_bytes as f64).collect();
     let l1 = sizes.first().copied().unwrap_or(32768.0);
     let last = sizes.last().copied().unwrap_or(l1);
-    let cold = cold_curves(bench, &sizes)?;
     // On base pages the sweep cannot say L2's size alone (its edge spread
     // by page colours): count its colours and ways instead.
     let structure = if tlb_ok {
@@ -188,6 +187,10 @@ pub fn measure(
     } else {
         sets::set_curves(hw, &sizes, machine, hw.page_sizes().base, progress)?
     };
+    // The cold laps of every level, the counted one too where the sweep
+    // showed no plateau near it (the analysis gives it one: its latency
+    // must then come from laps of its own).
+    let cold = cold_curves(bench, &sets::with_counted(&sizes, &structure))?;
     let mut raw_lines = line_curves(bench, l1, last, progress)?;
     raw_lines.extend(flush_curves(hw, &sizes)?);
     progress.say(&format!("cache: line sizes done, {:.1} s", since(hw)));

@@ -42,6 +42,7 @@ use super::after::curve;
 use crate::points::{Hardware, SetPoints};
 use crate::probe::Progress;
 use crate::Result;
+use hwcal_analysis::cache::sets::{matching, Structure};
 use hwcal_model::curve::{CACHE_SETS, CACHE_SETS_FACTS, CACHE_SETS_WAYS};
 use hwcal_model::{MachineInfo, RawCurve, RawPoint};
 use hwcal_stats::SplitMix64;
@@ -55,6 +56,11 @@ const BUDGET_S: f64 = 0.6;
 const POOL_PER_PAGE: f64 = 4.0;
 /// The most pages a pool holds (a 4 KiB-page pool of 32 MiB).
 const MAX_POOL: usize = 8192;
+/// The largest L2 the first pool is sized for, in L1s: L2s run from 4 to
+/// 32 times L1 (Zen 5: 48 KiB and 1 MiB, 21×); a larger one makes the whole
+/// pool of the first try too few pages per colour to evict, and the next,
+/// four times larger, sorts it.
+const FIRST_REACH: f64 = 16.0;
 /// Where between the control (1) and the whole pool's reading a set counts
 /// as evicting while the search reduces a large set: halfway (its many
 /// pages of the target's colour evict all of the target's lines).
@@ -566,7 +572,12 @@ pub(super) fn set_curves(
         return Ok(Vec::new());
     };
     let stated = machine.nominal_data_cache(2).map_or(0.0, |c| c.size_bytes as f64);
-    let level_size = l2.max(stated);
+    // The pool grows fourfold while the whole of it evicts nothing (below),
+    // so it starts no larger than a level [`FIRST_REACH`] times L1: a sweep
+    // whose L2 is far past L1 may have read the L3 for it (an L2 a few times
+    // a random-replacement L1 shows only a climb on base pages), and a pool
+    // sized for that L3 is too large to sort in the budget.
+    let level_size = l2.max(stated).min(FIRST_REACH * l1);
     // A level whose ways span no more than a page sees no colours.
     if level_size <= 2.0 * page as f64 {
         return Ok(Vec::new());
@@ -606,6 +617,23 @@ pub(super) fn set_curves(
         hw.now_s() - t0
     ));
     Ok(curves(&found, (2, n, page)))
+}
+
+/// The levels' `sizes` with the level the search counted (its curves in
+/// `found`) among them where it stands, no level within a factor of two of
+/// it is one of them (`cache::sets::matching`) and it lies right after L1:
+/// a level the sweep showed no plateau for, which the analysis gives one
+/// (its `plateaus::place_counted`).
+pub(super) fn with_counted(sizes: &[f64], found: &[RawCurve]) -> Vec<f64> {
+    let by = |id: &str| found.iter().find(|c| c.id == id);
+    let mut out = sizes.to_vec();
+    if let Some(Ok(s)) = Structure::read(by(CACHE_SETS), by(CACHE_SETS_WAYS), by(CACHE_SETS_FACTS)) {
+        let c = s.size();
+        if out.partition_point(|&x| x < c) == 1 && matching(sizes, c).is_none() {
+            out.insert(1, c);
+        }
+    }
+    out
 }
 
 /// The search as raw curves (see [`hwcal_model::curve::CACHE_SETS`]).
@@ -759,5 +787,35 @@ mod tests {
         let c = curves(&f, (2, 64, 4096));
         assert_eq!(c.len(), 3);
         assert_eq!(c[2].points.len(), hwcal_model::curve::SETS_FACTS.len());
+    }
+
+    #[test]
+    fn a_counted_level_the_sweep_missed_gets_its_own_cold_laps() {
+        // 4 colours × 16 ways × 4 KiB = 256 KiB, every page sorted.
+        let f = Found {
+            classes: vec![(64, 16), (60, 16), (68, 16), (64, 16)],
+            left: 0,
+            kept: 3.8,
+            evicted: 21.0,
+            end: End::Sorted,
+        };
+        let found = curves(&f, (2, 256, 4096));
+        let k = 1024.0;
+        // The sweep took a 59 MiB L3 for L2: the count goes right after L1.
+        assert_eq!(
+            with_counted(&[64.0 * k, 59.0 * k * k], &found),
+            vec![64.0 * k, 256.0 * k, 59.0 * k * k]
+        );
+        // A level within a factor of two of it is the one it counted.
+        assert_eq!(
+            with_counted(&[64.0 * k, 200.0 * k], &found),
+            vec![64.0 * k, 200.0 * k]
+        );
+        // A sweep level between L1 and half the count: no insertion (the
+        // analysis finds the two readings of L2 disagree).
+        assert_eq!(
+            with_counted(&[32.0 * k, 100.0 * k, 8.0 * k * k], &found),
+            vec![32.0 * k, 100.0 * k, 8.0 * k * k]
+        );
     }
 }
