@@ -599,15 +599,20 @@ pub(super) fn set_curves(
         // The whole pool not evicting its first page: too few pages of any
         // colour, the level larger than the sweep read (its edge on base
         // pages can read half the level): a pool four times larger, twice.
+        // Pages left that evict nothing once the rest are sorted: their
+        // colours hold no more pages than the ways (a level of more colours
+        // than the pool was sized for), and the count needs every colour: a
+        // pool twice as large.
         let time_left = deadline - hw.now_s() > BUDGET_S / 2.0;
-        if found.end != End::NoContrast
-            || !time_left
-            || n >= MAX_POOL
-            || n >= 16 * pool_pages(level_size, page)
-        {
+        let grow = match found.end {
+            End::NoContrast => 4,
+            End::Sorted if found.left > 0 => 2,
+            _ => 1,
+        };
+        if grow == 1 || !time_left || n >= MAX_POOL || n >= 16 * pool_pages(level_size, page) {
             break found;
         }
-        n = (4 * n).min(MAX_POOL);
+        n = (grow * n).min(MAX_POOL);
     };
     progress.say(&format!(
         "cache: L2 eviction sets: {} colours of {} pool pages, {} left, {:.2} s",
