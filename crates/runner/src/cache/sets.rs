@@ -476,28 +476,65 @@ fn colour(t: &mut Tester, left: &[usize], ways: Option<usize>, rng: &mut SplitMi
         return Ok(Colour::Unrepeated);
     }
     // One page fewer of x's colour and one page of another does not evict:
-    // each page is sorted in or out by adding it to that base.
+    // each page is sorted in or out by adding it to that base, in groups.
     let base: Vec<usize> = s[1..].to_vec();
     let mut members = vec![x];
     members.extend(&s);
-    let mut outside = Vec::new();
-    for &p in &cands {
-        if s.contains(&p) {
-            continue;
-        }
-        let mut set = base.clone();
-        set.push(p);
-        if t.evicts(x, &set)? {
-            members.push(p);
-        } else {
-            outside.push(p);
-        }
+    let rest: Vec<usize> = cands.iter().copied().filter(|p| !s.contains(p)).collect();
+    // The prefix that first evicted held about ways + 1 pages of x's colour
+    // in `len`: about len / (w + 1) colours.
+    let colours = len / (w + 1);
+    let (mates, outside) = sort_pages(t, x, &base, &rest, group_size(colours))?;
+    if t.expired {
+        // Every test past the deadline answered no: the sort is cut short,
+        // and a colour counted short would bias the estimate from the rest.
+        return Ok(Colour::Unrepeated);
     }
+    members.extend(mates);
     Ok(Colour::Sorted {
         members,
         outside,
         ways: w,
     })
+}
+
+/// Pages per group in the sort where the pool holds about `colours`
+/// colours: half of them, so a group holds a page of the target's colour
+/// about as often as not (a group with none is cleared by one test; one
+/// with some is halved until its pages are), and single pages where there
+/// are few colours (most groups would hold one).
+fn group_size(colours: usize) -> usize {
+    (colours / 2).max(1)
+}
+
+/// `pages` sorted in or out of `target`'s colour with `base` (one page
+/// fewer of it than the ways): a group evicts the target with the base
+/// where it holds a page of that colour (adaptive group testing: a group
+/// that evicts is halved, and each half tested, down to single pages, each
+/// of which is tested itself).
+fn sort_pages(
+    t: &mut Tester,
+    target: usize,
+    base: &[usize],
+    pages: &[usize],
+    group: usize,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let (mut mates, mut outside) = (Vec::new(), Vec::new());
+    let mut todo: Vec<&[usize]> = pages.chunks(group.max(1)).rev().collect();
+    while let Some(g) = todo.pop() {
+        let mut set = base.to_vec();
+        set.extend(g);
+        if !t.evicts(target, &set)? {
+            outside.extend(g);
+        } else if g.len() == 1 {
+            mates.push(g[0]);
+        } else {
+            let (a, b) = g.split_at(g.len() / 2);
+            todo.push(b);
+            todo.push(a);
+        }
+    }
+    Ok((mates, outside))
 }
 
 /// The ways, from the first colour's pages (`members`, its target first),
