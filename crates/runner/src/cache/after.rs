@@ -42,6 +42,9 @@ pub(crate) fn flush_evict(sizes: &[f64], k: usize) -> f64 {
     }
 }
 
+/// The smallest cold lap: 256 loads, long against the timer.
+const MIN_LAP: f64 = 16384.0;
+
 /// Step 4b's cold laps, `(level, [(working set, scrub)])` for each level
 /// past the first of the levels found (`sizes` bytes): laps over a
 /// sixteenth and an eighth of the level (small, so that on base pages they
@@ -55,7 +58,10 @@ pub(crate) fn flush_evict(sizes: &[f64], k: usize) -> f64 {
 /// its size leaves hardly a set short of its ways). Only where the scrub
 /// takes at most half the level, so the lap and the scrub fit it together
 /// with over a third to spare; two sizes, so a lap that still depends on its
-/// working set shows it.
+/// working set shows it. A level too small for its sixteenth to reach
+/// 16 KiB (an L2 of 256 KiB) gets its laps doubled, up to a quarter of it
+/// and no further than leaves the same three eighths to spare beside the
+/// scrub: one lap only reads nothing.
 pub(crate) fn cold_plan(sizes: &[f64]) -> Vec<(u32, Vec<(usize, usize)>)> {
     let mut out = Vec::new();
     for k in 1..sizes.len() {
@@ -68,9 +74,13 @@ pub(crate) fn cold_plan(sizes: &[f64]) -> Vec<(u32, Vec<(usize, usize)>)> {
         if scrub > own / 2.0 {
             continue;
         }
-        let laps: Vec<(usize, usize)> = [own / 16.0, own / 8.0]
+        let mut lap = own / 8.0;
+        while lap / 2.0 < MIN_LAP && 2.0 * lap <= (own / 4.0).min(5.0 / 8.0 * own - scrub) {
+            lap *= 2.0;
+        }
+        let laps: Vec<(usize, usize)> = [lap / 2.0, lap]
             .iter()
-            .filter(|&&ws| ws >= 16384.0)
+            .filter(|&&ws| ws >= MIN_LAP)
             .map(|&ws| (((ws / 64.0).round() * 64.0) as usize, scrub as usize))
             .collect();
         if !laps.is_empty() {
@@ -303,5 +313,14 @@ mod tests {
         // An L2 of 1.5 times a 128 KiB L1: no room for a scrub beside a lap.
         assert!(cold_plan(&[128.0 * kib, 192.0 * kib]).is_empty());
         assert!(cold_plan(&[32.0 * kib]).is_empty());
+        // A 200 KiB L2 over a 64 KiB L1: its sixteenth is under 16 KiB, so
+        // its laps are 25 and 50 KiB (a quarter), still beside the scrub
+        // with three eighths to spare: two laps.
+        let small = cold_plan(&[64.0 * kib, 200.0 * kib]);
+        assert_eq!(small, vec![(2, vec![(25 << 10, 64 << 10), (50 << 10, 64 << 10)])]);
+        // Over a 96 KiB L1 no lap of 50 KiB fits (125 − 96 leaves 29): one
+        // lap of 25 KiB is all there is.
+        let tight = cold_plan(&[96.0 * kib, 200.0 * kib]);
+        assert_eq!(tight, vec![(2, vec![(25 << 10, 96 << 10)])]);
     }
 }
