@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 50] = [
+const CACHE: [&str; 51] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -56,6 +56,7 @@ const CACHE: [&str; 50] = [
     "cache.l{N}-latency-clock",
     "cache.l{N}-served-between",
     "cache.l{N}-latency-unresolved",
+    "cache.l{N}-tlb-unmeasured",
     "cache.l{N}-tlb-share-sensitive",
     "cache.l{N}-overheld",
     "cache.l{N}-tlb-share-unconfirmed",

@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 50] = [
+pub const NOTE_CODES: [(&str, &str); 51] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -190,6 +190,10 @@ pub const NOTE_CODES: [(&str, &str); 50] = [
     (
         "cache.l{N}-latency-unresolved",
         "the levels below may still serve enough of the level's plateau (by their capacity and by the plateau's climb) to put it more than 5% under the level's latency (level marked noisy)",
+    ),
+    (
+        "cache.l{N}-tlb-unmeasured",
+        "the level is read past the reach of a TLB the machine states and the TLB probe did not find (where a TLB level it found is not ok): that TLB's misses stay in its latency, marked noisy",
     ),
     (
         "cache.l{N}-tlb-share-sensitive",

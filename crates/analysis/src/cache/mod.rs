@@ -585,6 +585,19 @@ fn analyze_with(
             tlb,
             slope::MAX_SPREAD,
         ));
+        let stated: Vec<f64> = machine
+            .nominal_tlbs
+            .iter()
+            .filter(|n| tlb.is_some_and(|t| n.page_bytes as f64 == t.page))
+            .map(|n| n.entries as f64)
+            .collect();
+        out.notes.extend(tlb_share::share_unmeasured(
+            &mut out.levels,
+            &sw.xs,
+            &pl,
+            tlb,
+            &stated,
+        ));
         if let (true, Some(m)) = (last_is_memory, out.memory.as_mut()) {
             out.notes.extend(memory::climbing(&sw, &pl[n_cache], m));
         }
