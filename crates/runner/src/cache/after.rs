@@ -59,9 +59,9 @@ const MIN_LAP: f64 = 16384.0;
 /// takes at most half the level, so the lap and the scrub fit it together
 /// with over a third to spare; two sizes, so a lap that still depends on its
 /// working set shows it. A level too small for its sixteenth to reach
-/// 16 KiB (an L2 of 256 KiB) gets its laps doubled, up to a quarter of it
-/// and no further than leaves the same three eighths to spare beside the
-/// scrub: one lap only reads nothing.
+/// 16 KiB (an L2 under 256 KiB) gets laps of 16 KiB and up to twice that,
+/// the larger no further than a quarter of it and than leaves three eighths
+/// to spare beside the scrub: one lap only reads nothing.
 pub(crate) fn cold_plan(sizes: &[f64]) -> Vec<(u32, Vec<(usize, usize)>)> {
     let mut out = Vec::new();
     for k in 1..sizes.len() {
@@ -74,13 +74,17 @@ pub(crate) fn cold_plan(sizes: &[f64]) -> Vec<(u32, Vec<(usize, usize)>)> {
         if scrub > own / 2.0 {
             continue;
         }
-        let mut lap = own / 8.0;
-        while lap / 2.0 < MIN_LAP && 2.0 * lap <= (own / 4.0).min(5.0 / 8.0 * own - scrub) {
-            lap *= 2.0;
-        }
-        let laps: Vec<(usize, usize)> = [lap / 2.0, lap]
+        // The standard laps, a sixteenth and an eighth; for a level too
+        // small for that, 16 KiB and twice it, the larger no further than a
+        // quarter of the level nor past the three eighths spare beside the
+        // scrub.
+        let lo = (own / 16.0).max(MIN_LAP);
+        let hi = (own / 8.0)
+            .max(2.0 * lo)
+            .min((own / 4.0).min(5.0 / 8.0 * own - scrub));
+        let laps: Vec<(usize, usize)> = [lo, hi]
             .iter()
-            .filter(|&&ws| ws >= MIN_LAP)
+            .filter(|&&ws| ws >= MIN_LAP && hi > lo)
             .map(|&ws| (((ws / 64.0).round() * 64.0) as usize, scrub as usize))
             .collect();
         if !laps.is_empty() {
@@ -314,13 +318,11 @@ mod tests {
         assert!(cold_plan(&[128.0 * kib, 192.0 * kib]).is_empty());
         assert!(cold_plan(&[32.0 * kib]).is_empty());
         // A 200 KiB L2 over a 64 KiB L1: its sixteenth is under 16 KiB, so
-        // its laps are 25 and 50 KiB (a quarter), still beside the scrub
-        // with three eighths to spare: two laps.
+        // its laps are 16 and 32 KiB: two laps, beside the scrub.
         let small = cold_plan(&[64.0 * kib, 200.0 * kib]);
-        assert_eq!(small, vec![(2, vec![(25 << 10, 64 << 10), (50 << 10, 64 << 10)])]);
-        // Over a 96 KiB L1 no lap of 50 KiB fits (125 − 96 leaves 29): one
-        // lap of 25 KiB is all there is.
+        assert_eq!(small, vec![(2, vec![(16 << 10, 64 << 10), (32 << 10, 64 << 10)])]);
+        // Over a 96 KiB L1 the larger stops at 29 KiB (125 − 96).
         let tight = cold_plan(&[96.0 * kib, 200.0 * kib]);
-        assert_eq!(tight, vec![(2, vec![(25 << 10, 96 << 10)])]);
+        assert_eq!(tight, vec![(2, vec![(16 << 10, 96 << 10), (29 << 10, 96 << 10)])]);
     }
 }
