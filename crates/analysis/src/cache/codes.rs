@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 51] = [
+pub const NOTE_CODES: [(&str, &str); 53] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -148,6 +148,14 @@ pub const NOTE_CODES: [(&str, &str); 51] = [
         "the eviction sets counted the first level past L1 at more than twice the size the sweep read for it: two measurements of one level disagree, marked noisy",
     ),
     (
+        "cache.l{N}-sets-latency",
+        "a level sized by eviction sets whose latency the search's own reading of its hits (the target's lines pushed out of L1 alone) contradicts by more than 10%: marked noisy",
+    ),
+    (
+        "cache.l{N}-edge-moved",
+        "the level below a level placed by its eviction-set count reads a size against that level and another against the level above it, apart by more than a size is read to: its edge is not pinned, marked noisy",
+    ),
+    (
         "cache.sets-unused",
         "the eviction-set search ran and sizes no level: it could not sort the pool (noise, a thrash-resistant policy, the L1 deciding, time), or counted a size no level of the sweep is near",
     ),
@@ -201,7 +209,7 @@ pub const NOTE_CODES: [(&str, &str); 51] = [
     ),
     (
         "cache.l{N}-overheld",
-        "a level past L1 on huge pages read as holding more than where its curve began to climb: a level between without a plateau, the level marked noisy",
+        "L1, or a level past it on huge pages, read as holding more than where its curve began to climb: a level between without a plateau, the level marked noisy",
     ),
     (
         "cache.l{N}-tlb-share-unconfirmed",

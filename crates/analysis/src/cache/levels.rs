@@ -727,20 +727,46 @@ pub(super) fn missing_level_notes(
     notes
 }
 
-/// The note for a level past L1 on huge pages that held more than where it
-/// began to climb ([`super::edge::overheld`]).
+/// The note for L1, or a level past it on huge pages, that held more than
+/// where it began to climb ([`super::edge::overheld`]).
 pub(super) fn overheld_note(level: u32, held: f64, began: f64) -> Note {
     note(
         "cache",
         &format!("l{level}-overheld"),
         format!(
-            "L{level}: its edge reads as holding {} where its curve had already begun to climb at {}; on \
-             huge pages no set overflows before the working set passes the capacity, so it can never \
+            "L{level}: its edge reads as holding {} where its curve had already begun to climb at {}; {} \
+             no set overflows before the working set passes the capacity, so it can never \
              hold more than where it began to climb: the misses were read against a next level too slow \
              to have served them (a level between with no plateau of its own), so its size and step are \
              not confirmed and L{level} is marked noisy",
             size_text(held),
-            size_text(began)
+            size_text(began),
+            if level == 1 {
+                "L1 is indexed within the page, so"
+            } else {
+                "on huge pages"
+            }
+        ),
+    )
+}
+
+/// The note for the level below a level placed by its eviction-set count
+/// whose size, read against that level (`now`) and against the level above
+/// (`before`), parts by more than a size is read to. Its edge falls off
+/// gradually (random or adaptive replacement), and each next level puts a
+/// different share of it in the level: a simulated 96 KiB adaptive L1 read
+/// 82 KiB against its counted L2 and 128 KiB against the L3 (generated
+/// seed 202, #337).
+pub(super) fn edge_moved_note(level: u32, now: f64, before: f64) -> Note {
+    note(
+        "cache",
+        &format!("l{level}-edge-moved"),
+        format!(
+            "L{level}: its edge reads as holding {} against the level counted after it and {} against the level \
+             above that: two readings of one edge further apart than a size is read to, so its size is not \
+             pinned; marked noisy",
+            size_text(now),
+            size_text(before)
         ),
     )
 }

@@ -339,9 +339,14 @@ fn analyze_with(
     let idle = gap.map(|g| idle_points(g, &sw.pts, tlb)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
     let mut contradicted = None;
+    // The level below an inserted one: its size as read before (`Placed`).
+    let mut moved_edge: Option<(usize, f64)> = None;
     let counted = match (sets, placed) {
         (Some(Ok(s)), Some(plateaus::Placed::At(k))) => Some((k, s, false)),
-        (Some(Ok(s)), Some(plateaus::Placed::Inserted(k))) => Some((k, s, true)),
+        (Some(Ok(s)), Some(plateaus::Placed::Inserted(k, before))) => {
+            moved_edge = Some((k - 1, before));
+            Some((k, s, true))
+        }
         (Some(Err(why)), _) => {
             out.notes.push(sets::unused_note(why));
             None
@@ -387,6 +392,13 @@ fn analyze_with(
             level.verdict = Verdict::Noisy;
             out.notes.push(n);
         }
+        if let Some((_, before)) = moved_edge.filter(|(at, _)| *at == k) {
+            let now = level.size_bytes as f64;
+            if (now / before).ln().abs() > NOMINAL_SIZE_TOLERANCE.ln_1p() {
+                level.verdict = Verdict::Noisy;
+                out.notes.push(levels::edge_moved_note(level.level, now, before));
+            }
+        }
         if contradicted == Some(k) {
             // Two measurements of the level disagree (`plateaus::Placed`).
             level.verdict = Verdict::Noisy;
@@ -420,6 +432,10 @@ fn analyze_with(
                 moved.push(level.level);
             }
         }
+        if let Some(n) = sized.and_then(|(s, _)| sets::kept_disagrees(level.level, s, level.latency_ns)) {
+            level.verdict = Verdict::Noisy;
+            out.notes.push(n);
+        }
         out.notes.extend(miss_disagrees(&mut level));
         // The step to a cache level's plateau (memory's has its own checks,
         // and DRAM's samples rarely agree to 0.5% on a guest).
@@ -438,13 +454,14 @@ fn analyze_with(
         l1.verdict = Verdict::Noisy;
         out.notes.push(levels::l1_overheld_note(held, climbed));
     }
-    if huge {
-        for (k, l) in out.levels.iter_mut().enumerate() {
-            let size = l.size_bytes as f64;
-            if let Some(began) = edge::overheld(&sw, &pl, (k, size), NOMINAL_SIZE_TOLERANCE) {
-                l.verdict = Verdict::Noisy;
-                out.notes.push(levels::overheld_note(l.level, size, began));
-            }
+    // Where no set can overflow before the working set passes the
+    // capacity — L1 (virtually indexed) on any pages, every level on huge
+    // pages — no level holds more than where its curve began to climb.
+    for (k, l) in out.levels.iter_mut().enumerate().filter(|(k, _)| *k == 0 || huge) {
+        let size = l.size_bytes as f64;
+        if let Some(began) = edge::overheld(&sw, &pl, (k, size), NOMINAL_SIZE_TOLERANCE) {
+            l.verdict = Verdict::Noisy;
+            out.notes.push(levels::overheld_note(l.level, size, began));
         }
     }
     for (k, l) in out.levels.iter_mut().enumerate() {
@@ -545,6 +562,7 @@ fn analyze_with(
         {
             l.size_bytes_ci95 = Some([l.size_bytes, l.size_bytes]);
         }
+
         // A moved level's idle-gap point is a steady chase too: where it
         // reads the laps' latency (within what either resolves), the level
         // below did not serve it, and the miss latencies beside it stand.

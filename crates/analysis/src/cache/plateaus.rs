@@ -127,8 +127,9 @@ pub(super) struct Plateaus {
 pub(super) enum Placed {
     /// The plateau of that index, read within a factor of two of it.
     At(usize),
-    /// A plateau of its own, inserted at that index.
-    Inserted(usize),
+    /// A plateau of its own, inserted at that index; the size the level
+    /// below read against the level above before it.
+    Inserted(usize, f64),
     /// Nowhere, and why; with the plateau whose reading the count
     /// contradicts, where one does.
     Nowhere(String, Option<usize>),
@@ -237,6 +238,11 @@ fn place_counted(
         );
     }
     pl.insert(j, Segment { first, last, level }.plateau(&sw.xs));
+    // The two edges beside it: the level below's now read against its true
+    // next level, its own against the level above. The level below's size
+    // read both ways is kept: where the two part by more than a size is
+    // read to, its edge is not pinned (the analysis marks it).
+    let before = pl[j - 1].size(&sw.xs);
     for k in [j - 1, j] {
         let edge = Edge {
             level: k as u32 + 1,
@@ -247,7 +253,7 @@ fn place_counted(
         };
         bounds(&mut pl[k], &edge);
     }
-    Placed::Inserted(j)
+    Placed::Inserted(j, before)
 }
 
 /// Plateaus beyond the `caches` levels the machine states that are as

@@ -42,6 +42,10 @@ pub struct Structure {
     /// two within its spread) and twice its relative spread.
     pub estimate: f64,
     pub spread2: f64,
+    /// ns per load of the target's lines after the control alone (pushed
+    /// out of L1, kept in the level): the level's hit latency over a
+    /// footprint of a few dozen pages, a reading of its own.
+    pub kept_ns: f64,
 }
 
 /// The most a colour count estimated from part of the pool may be in doubt
@@ -176,6 +180,7 @@ impl Structure {
             counted,
             estimate,
             spread2,
+            kept_ns: fact(4).unwrap_or(f64::NAN),
         }))
     }
 
@@ -252,6 +257,34 @@ pub(super) fn unread_note(level: u32) -> Note {
              do not give its latency (the sweep's points below its size are on that climb); marked noisy"
         ),
     )
+}
+
+/// How far the level's latency may lie from the search's own reading of
+/// it ([`Structure::kept_ns`]): twice the spread a level may have (the
+/// kept reading is the median of a handful of short rounds, coarser than
+/// the laps: 3.13–3.76 ns on the Zen 5 guest whose laps read 3.35–3.42).
+const KEPT_AGREES: f64 = 2.0 * super::slope::MAX_SPREAD;
+
+/// The note where a level sized by eviction sets reads a latency (`ns`)
+/// the search's own reading of the level's hits contradicts: both measure
+/// its hit latency, the search's over a few dozen pages, so where the two
+/// part, the level's reading met misses of its own (a lap and its scrub
+/// overflowing some of the level's page colours) or the level below's
+/// hits. `None` where they agree.
+pub(super) fn kept_disagrees(level: u32, s: &Structure, ns: f64) -> Option<Note> {
+    let k = s.kept_ns;
+    (k.is_finite() && k > 0.0 && (ns / k - 1.0).abs() > KEPT_AGREES).then(|| {
+        Note::warning(
+            "cache",
+            &format!("l{level}-sets-latency"),
+            format!(
+                "cache: L{level}: its latency reads {ns:.2} ns where its eviction-set search read the target's \
+                 lines in it, pushed out of L1 alone, at {k:.2} ns: two readings of its hit latency apart by \
+                 more than {:.0}%, so one met misses or hits of another level; marked noisy",
+                100.0 * KEPT_AGREES
+            ),
+        )
+    })
 }
 
 /// The note where the count and the sweep read level `level` differently
