@@ -396,7 +396,7 @@ fn analyze_with(
             let now = level.size_bytes as f64;
             if (now / before).ln().abs() > NOMINAL_SIZE_TOLERANCE.ln_1p() {
                 level.verdict = Verdict::Noisy;
-                out.notes.push(levels::edge_moved_note(level.level, now, before));
+                out.notes.push(sets::edge_moved_note(level.level, now, before));
             }
         }
         if contradicted == Some(k) {
@@ -562,7 +562,6 @@ fn analyze_with(
         {
             l.size_bytes_ci95 = Some([l.size_bytes, l.size_bytes]);
         }
-
         // A moved level's idle-gap point is a steady chase too: where it
         // reads the laps' latency (within what either resolves), the level
         // below did not serve it, and the miss latencies beside it stand.
