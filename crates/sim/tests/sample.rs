@@ -347,13 +347,17 @@ fn a_first_tlb_level_whose_step_spreads_over_an_octave_is_not_ok() {
 /// 55.1 KiB, and the L3's step its miss latency, `ok`. A virtually
 /// indexed L1 cannot hold more than where it began to climb; read so, the
 /// next level found is not the one that served its misses, and L1 is
-/// noisy.
+/// noisy. Since the eviction sets place that L2 (a level of its own right
+/// after L1), L1's edge is read against it as well; the two readings (47
+/// and 55 KiB) part, and L1 is noisy for that (`cache.l1-edge-moved`).
 #[test]
 fn an_l1_seen_holding_more_than_where_it_climbed_is_not_ok() {
     let (m, _) = corpus::generated(1, 92);
     let (p, j) = judged(&m);
     assert!(
-        p.notes.iter().any(|n| n.code == "cache.l1-edge-overheld"),
+        p.notes
+            .iter()
+            .any(|n| n.code == "cache.l1-edge-overheld" || n.code == "cache.l1-edge-moved"),
         "{:?}",
         p.notes
     );
@@ -475,8 +479,13 @@ fn an_l2_stated_from_a_cpu_models_table_is_not_confirmed_by_it() {
         "{:?}",
         p.caches
     );
+    // The stated figure contradicted by the edge, or the sweep's reading
+    // contradicted by the eviction sets' count of 1 MiB: either way the
+    // L2 the sweep read is not `ok`.
     assert!(
-        p.notes.iter().any(|n| n.code == "cache.l2-stated-contradicted"),
+        p.notes
+            .iter()
+            .any(|n| n.code == "cache.l2-stated-contradicted" || n.code == "cache.l2-sets-disagree"),
         "{:?}",
         p.notes
     );
