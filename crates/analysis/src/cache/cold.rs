@@ -429,18 +429,26 @@ mod tests {
             2097152.0, 4194304.0,
         ];
         let ys = [1.0, 1.0, 1.0, 3.6, 4.0, 4.2, 4.4, 9.0, 20.0, 20.0, 20.0];
+        (
+            sweep(&xs, &ys),
+            Plateau::bare(3, 6, 4.1),
+            Plateau::bare(8, 10, 20.0),
+        )
+    }
+
+    /// A steady sweep of one sample per point at 3 GHz.
+    fn sweep(xs: &[f64], ys: &[f64]) -> Sweep {
         let pts: Vec<RawPoint> = xs
             .iter()
             .zip(ys)
-            .map(|(&x, y)| RawPoint {
+            .map(|(&x, &y)| RawPoint {
                 x,
                 y,
                 samples: vec![y],
                 mhz: vec![3000.0],
             })
             .collect();
-        let sw = Sweep::new(&curve(pts), None);
-        (sw, Plateau::bare(3, 6, 4.1), Plateau::bare(8, 10, 20.0))
+        Sweep::new(&curve(pts), None)
     }
 
     #[test]
@@ -532,17 +540,7 @@ mod tests {
         )
         .unwrap();
         for (ys, stands) in [(held, true), (climbed, false)] {
-            let pts: Vec<RawPoint> = xs
-                .iter()
-                .zip(ys)
-                .map(|(&x, y)| RawPoint {
-                    x,
-                    y,
-                    samples: vec![y],
-                    mhz: vec![3000.0],
-                })
-                .collect();
-            let sw = Sweep::new(&curve(pts), None);
+            let sw = sweep(&xs, &ys);
             let (below, p, next) = (
                 Plateau::bare(0, 2, 1.0),
                 Plateau::bare(6, 8, 3.65),

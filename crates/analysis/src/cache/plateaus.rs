@@ -85,17 +85,8 @@ pub(super) fn plateaus(
     let mut pl: Vec<Plateau> = segs.iter().map(|g| g.plateau(&sw.xs)).collect();
     let mut memo = crate::colour::Memo::default();
     for k in 0..segs.len().saturating_sub(1) {
-        let (a, b) = (segs[k].level, segs[k + 1].level);
-        if b <= a {
+        let Some(edge) = edge_after(&pl, k) else {
             continue;
-        }
-        let (from, to) = (segs[k].first, segs[k + 1].first);
-        let edge = Edge {
-            level: k as u32 + 1,
-            from,
-            to,
-            a,
-            b,
         };
         bound(&mut pl[k], &edge, sw, machine, small_pages, &mut memo);
     }
@@ -225,7 +216,7 @@ fn place_counted(
         .collect();
     let climbs = !past.is_empty() && median(&past) > level * (1.0 + 2.0 * super::slope::MAX_SPREAD);
     if !(level > below.level && level < next.level && climbs) {
-        return Placed::Nowhere(
+        let why =
             format!(
             "the {} it counted is no level the sweep found, and the sweep does not show one there (it reads \
              {level:.2} ns between half of it and it, between the plateaus at {:.2} and {:.2} ns{})",
@@ -233,9 +224,8 @@ fn place_counted(
             below.level,
             next.level,
             if climbs { "" } else { ", and does not climb past it" }
-        ),
-            None,
         );
+        return Placed::Nowhere(why, None);
     }
     pl.insert(j, Segment { first, last, level }.plateau(&sw.xs));
     // The two edges beside it: the level below's now read against its true
@@ -244,16 +234,23 @@ fn place_counted(
     // read to, its edge is not pinned (the analysis marks it).
     let before = pl[j - 1].size(&sw.xs);
     for k in [j - 1, j] {
-        let edge = Edge {
-            level: k as u32 + 1,
-            from: pl[k].first,
-            to: pl[k + 1].first,
-            a: pl[k].level,
-            b: pl[k + 1].level,
-        };
-        bounds(&mut pl[k], &edge);
+        if let Some(edge) = edge_after(pl, k) {
+            bounds(&mut pl[k], &edge);
+        }
     }
     Placed::Inserted(j, before)
+}
+
+/// The edge from plateau `k` to the next, where the next is slower.
+fn edge_after(pl: &[Plateau], k: usize) -> Option<Edge> {
+    let (p, n) = (pl.get(k)?, pl.get(k + 1)?);
+    (n.level > p.level).then_some(Edge {
+        level: k as u32 + 1,
+        from: p.first,
+        to: n.first,
+        a: p.level,
+        b: n.level,
+    })
 }
 
 /// Plateaus beyond the `caches` levels the machine states that are as
