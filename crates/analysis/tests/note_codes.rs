@@ -8,7 +8,7 @@ use hwcal_analysis::{cache, tlb};
 use hwcal_model::note::code_matches;
 use hwcal_model::Note;
 
-const CACHE: [&str; 53] = [
+const CACHE: [&str; 54] = [
     "cache.no-plateau",
     "cache.l{N}-size-lower-bound",
     "cache.l{N}-short-shared",
@@ -46,6 +46,7 @@ const CACHE: [&str; 53] = [
     "cache.l{N}-sets-unread",
     "cache.l{N}-sets-disagree",
     "cache.l{N}-sets-latency",
+    "cache.l{N}-within-count",
     "cache.l{N}-edge-moved",
     "cache.sets-unused",
     "cache.l{N}-step-cold",

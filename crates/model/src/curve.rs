@@ -55,7 +55,9 @@ pub const CACHE_SETS_FACTS: &str = "cache.sets.facts";
 /// no set of them evicts; 1 out of time; 2 no contrast between kept and
 /// evicted; 3 the L1 and not the level decided the smallest set; 4 a
 /// smallest set that did not test again as one; 5 no set evicted the first
-/// page, or too few pages fell outside the first colour for a control).
+/// page, or too few pages fell outside the first colour for a control;
+/// 6 the first colour held too few pages to be every later test's control,
+/// and the pool could not grow in time).
 pub const SETS_FACTS: [&str; 7] = [
     "level",
     "pool pages",

@@ -163,17 +163,8 @@ fn colour_size(
     if n.shared_cpus.len() > 1 {
         return ColourOutcome::NotFitted;
     }
-    let (from, to) = (e.from, e.to.min(xs.len() - 1));
-    let hit = |y: f64| 1.0 - ((y - e.a) / (e.b - e.a)).clamp(0.0, 1.0);
-    // The placements' mean where it was measured over this edge; else the
-    // one placement of the sweep.
-    let over = edge_placements(xs, colour, from, to);
-    let placed = over.len() >= PLACED_POINTS;
-    let pts: Vec<(f64, f64)> = if placed {
-        over.iter().map(|&(x, y, _)| (x, hit(y))).collect()
-    } else {
-        (from..=to).map(|i| (xs[i], hit(clean[i]))).collect()
-    };
+    let (to, (pts, scatter)) = (e.to.min(xs.len() - 1), e.hits(xs, clean, colour));
+    let placed = scatter.is_some();
     // The base page (4 KiB on x86; 16 or 64 KiB on some Arm kernels).
     let page = machine.page_bytes.unwrap_or(4096) as f64;
     // No cache hits more lines than it holds, whatever its replacement:
@@ -181,14 +172,7 @@ fn colour_size(
     // the fit's resolution) cannot be the level's. (A thrash-resistant
     // model explained an edge disturbed at most placements by a third of
     // the capacity its own sweep showed held.)
-    let floor = xs[from].max(held - ways as f64 * page);
-    // How far the placements' mean may stray from the model's expectation
-    // by the luck of its draws, in hit fraction: the standard errors'
-    // root mean square over the edge. (One placement has none to tell.)
-    let scatter = placed.then(|| {
-        let se2 = over.iter().map(|p| p.2 * p.2).sum::<f64>() / over.len() as f64;
-        se2.sqrt() / (e.b - e.a)
-    });
+    let floor = xs[e.from].max(held - ways as f64 * page);
     // Two sources agree where the stated size explains the edge nearly as
     // well as the best capacity does; else the edge must pin it down alone.
     let stated = Some(n.size_bytes as f64);
@@ -211,6 +195,57 @@ fn colour_size(
 /// Placement points over an edge for the colour fit to read them instead
 /// of the sweep's single placement.
 const PLACED_POINTS: usize = 4;
+
+impl Edge {
+    /// The edge as the colour fit reads it: (working set, fraction of loads
+    /// that hit the level) from the placements' mean where it was measured
+    /// over this edge, else from the sweep's one placement; and how far that
+    /// mean may stray from the model's expectation by the luck of its draws,
+    /// in hit fraction (the standard errors' root mean square over the edge;
+    /// `None` for one placement, which has none to tell).
+    fn hits(&self, xs: &[f64], clean: &[f64], colour: &[(f64, f64, f64)]) -> (Vec<(f64, f64)>, Option<f64>) {
+        let (from, to) = (self.from, self.to.min(xs.len() - 1));
+        let hit = |y: f64| 1.0 - ((y - self.a) / (self.b - self.a)).clamp(0.0, 1.0);
+        let over = edge_placements(xs, colour, from, to);
+        if over.len() >= PLACED_POINTS {
+            let se2 = over.iter().map(|p| p.2 * p.2).sum::<f64>() / over.len() as f64;
+            let pts = over.iter().map(|&(x, y, _)| (x, hit(y))).collect();
+            (pts, Some(se2.sqrt() / (self.b - self.a)))
+        } else {
+            ((from..=to).map(|i| (xs[i], hit(clean[i]))).collect(), None)
+        }
+    }
+
+    /// Whether a level of `capacity` bytes and `ways` ways on pages of
+    /// `page` bytes placed at random — a structure counted by eviction
+    /// sets, not read from this edge — explains the edge as well as the
+    /// capacity the edge itself fits best under any replacement
+    /// ([`crate::colour::Memo::settle`] with the count in place of a stated
+    /// size): then the edge began early because page colouring spilled the
+    /// level's fullest colours, not because the level is smaller. A smaller
+    /// level of its own at the edge (the count being of the level after it)
+    /// misses most loads where the counted one would hit most, and does not.
+    pub(super) fn explained_by(
+        &self,
+        sw: &super::sweep::Sweep,
+        (capacity, ways, page): (f64, usize, f64),
+        memo: &mut crate::colour::Memo,
+    ) -> bool {
+        let (xs, clean) = (&sw.xs, &sw.clean);
+        if self.b <= self.a || ways < 2 || self.from >= xs.len() {
+            return false;
+        }
+        let (pts, scatter) = self.hits(xs, clean, &sw.colour);
+        let to = self.to.min(xs.len() - 1);
+        let held = held_capacity(xs, clean, self.from, to, self.a, self.b);
+        let floor = xs[self.from].max(held - ways as f64 * page);
+        let Some(best) = memo.best(&pts, ways, page, (floor, 2.0 * xs[to].max(capacity)), scatter) else {
+            return false;
+        };
+        memo.settle(best, &pts, (ways, page, floor), Some(capacity), scatter)
+            .is_some_and(|f| (f.capacity - capacity).abs() <= ways as f64 * page)
+    }
+}
 
 /// The placements' edge points (working set, ns) between points `from`
 /// and `to` of the sweep.

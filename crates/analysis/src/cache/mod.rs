@@ -317,7 +317,7 @@ fn analyze_with(
     // pages the sweep's edge is the level's own).
     let sets = sets.as_ref().filter(|_| !huge);
     let count = match sets {
-        Some(Ok(s)) => Some(s.size()),
+        Some(Ok(s)) => Some(s),
         _ => None,
     };
     let plateaus::Plateaus {
@@ -339,12 +339,19 @@ fn analyze_with(
     let idle = gap.map(|g| idle_points(g, &sw.pts, tlb)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
     let mut contradicted = None;
+    // The level the count was read for, and the count: no later level
+    // holds no more than it (`sets::within_note`).
+    let mut count_of: Option<(usize, f64)> = None;
     // The level below an inserted one: its size as read before (`Placed`).
     let mut moved_edge: Option<(usize, f64)> = None;
     let counted = match (sets, placed) {
-        (Some(Ok(s)), Some(plateaus::Placed::At(k))) => Some((k, s, false)),
+        (Some(Ok(s)), Some(plateaus::Placed::At(k))) => {
+            count_of = Some((k, s.size()));
+            Some((k, s, false))
+        }
         (Some(Ok(s)), Some(plateaus::Placed::Inserted(k, before))) => {
             moved_edge = Some((k - 1, before));
+            count_of = Some((k, s.size()));
             Some((k, s, true))
         }
         (Some(Err(why)), _) => {
@@ -357,6 +364,9 @@ fn analyze_with(
                 None => sets::unused_note(&why),
             });
             contradicted = against;
+            if let (Some(Ok(s)), Some(k)) = (sets, against) {
+                count_of = Some((k, s.size()));
+            }
             None
         }
         _ => None,
@@ -402,6 +412,16 @@ fn analyze_with(
         if contradicted == Some(k) {
             // Two measurements of the level disagree (`plateaus::Placed`).
             level.verdict = Verdict::Noisy;
+        }
+        if let Some((at, c)) = count_of
+            .filter(|&(at, c)| k > at && (level.size_bytes as f64) < c * (1.0 + NOMINAL_SIZE_TOLERANCE))
+        {
+            level.verdict = Verdict::Noisy;
+            out.notes.push(sets::within_note(
+                level.level,
+                level.size_bytes as f64,
+                (at as u32 + 1, c),
+            ));
         }
         if let Some(n) = confirm::shared_excess(&level, &pl[k], machine) {
             level.verdict = Verdict::Noisy;

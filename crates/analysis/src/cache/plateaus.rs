@@ -31,7 +31,7 @@ pub(super) fn plateaus(
     machine: &MachineInfo,
     small_pages: bool,
     busy: bool,
-    counted: Option<f64>,
+    counted: Option<&super::sets::Structure>,
 ) -> Plateaus {
     let max_x = sw.xs.last().copied().unwrap_or(0.0);
     let opts = SegOptions::cache();
@@ -97,9 +97,9 @@ pub(super) fn plateaus(
             pl[k].tail_to = Some(edge.to);
         }
     }
-    let counted = counted.map(|size| {
+    let counted = counted.map(|s| {
         let mut bounds = |p: &mut Plateau, e: &Edge| bound(p, e, sw, machine, small_pages, &mut memo);
-        place_counted(&mut pl, size, sw, machine, &mut bounds)
+        place_counted(&mut pl, s, sw, machine, &mut bounds)
     });
     Plateaus { pl, merged, counted }
 }
@@ -116,7 +116,8 @@ pub(super) struct Plateaus {
 
 /// Where the level the eviction sets counted stands among the plateaus.
 pub(super) enum Placed {
-    /// The plateau of that index, read within a factor of two of it.
+    /// The plateau of that index: read within a factor of two of it, or
+    /// with its latency and an edge the count explains.
     At(usize),
     /// A plateau of its own, inserted at that index; the size the level
     /// below read against the level above before it.
@@ -150,7 +151,7 @@ pub(super) enum Placed {
 /// contradicts it, and stands nowhere).
 fn place_counted(
     pl: &mut Vec<Plateau>,
-    size: f64,
+    s: &super::sets::Structure,
     sw: &Sweep,
     machine: &MachineInfo,
     bounds: &mut dyn FnMut(&mut Plateau, &Edge),
@@ -160,8 +161,14 @@ fn place_counted(
     } else {
         pl.len()
     };
+    let size = s.size();
     let sizes: Vec<f64> = pl[..n_cache].iter().map(|p| p.size(&sw.xs)).collect();
-    if let Some(k) = super::sets::matching(&sizes, size) {
+    let near = super::sets::matching(&sizes, size);
+    let levels: Vec<f64> = pl[..n_cache].iter().map(|p| p.level).collect();
+    if let Some(o) = super::sets::owner(&levels, s.kept_ns).filter(|&o| Some(o) != near) {
+        return owned(pl, o, s, sw, &sizes);
+    }
+    if let Some(k) = near {
         return Placed::At(k);
     }
     let j = sizes.iter().take_while(|&&s| s < size).count();
@@ -239,6 +246,46 @@ fn place_counted(
         }
     }
     Placed::Inserted(j, before)
+}
+
+/// Where the count stands when its own reading of the level's hits
+/// (`Structure::kept_ns`) is plateau `o`'s latency while its size is not
+/// the one nearest that plateau's (`sizes`): it is that plateau's level,
+/// the search's and the sweep's readings of its hits agreeing. It sizes
+/// the level where the sweep read it within a factor of two, or read it
+/// smaller and the count explains the edge (page colouring spilled the
+/// level early, [`Edge::explained_by`]); anywhere else the two
+/// measurements of that level disagree. (A simulated 1.5 MiB LRU L2 of 12
+/// ways, counted exactly, whose sweep edge read 588 KiB and whose count
+/// had been given to a 1.53 MiB plateau at three times its latency after
+/// it: generated seed 1, #1162.)
+fn owned(pl: &[Plateau], o: usize, s: &super::sets::Structure, sw: &Sweep, sizes: &[f64]) -> Placed {
+    let (size, read) = (s.size(), sizes[o]);
+    if (read / size).ln().abs() <= std::f64::consts::LN_2 {
+        return Placed::At(o);
+    }
+    let mut memo = crate::colour::Memo::default();
+    let explained = read < size
+        && edge_after(pl, o).is_some_and(|e| e.explained_by(sw, (size, s.ways, s.page), &mut memo));
+    if explained {
+        return Placed::At(o);
+    }
+    Placed::Nowhere(
+        format!(
+            "it counted {} for the level whose hits it read at {:.2} ns, where the sweep read that level ({:.2} ns) \
+             as {}{}: the two measurements of that level disagree",
+            size_text(size),
+            s.kept_ns,
+            pl[o].level,
+            size_text(read),
+            if read < size {
+                ", an edge a level of the count's colours and ways does not explain"
+            } else {
+                ""
+            }
+        ),
+        Some(o),
+    )
 }
 
 /// The edge from plateau `k` to the next, where the next is slower.

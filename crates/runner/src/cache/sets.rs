@@ -91,6 +91,7 @@ pub(crate) enum End {
     L1Decides = 3,
     Unrepeated = 4,
     Unsorted = 5,
+    Thin = 6,
 }
 
 /// The pool's pages for a level of `size` bytes (the larger of the sweep's
@@ -257,6 +258,9 @@ pub(crate) struct Found {
     pub kept: f64,
     pub evicted: f64,
     pub end: End,
+    /// Where the pool was too thin ([`End::Thin`]): the first colour's
+    /// pages, and the control's.
+    pub thin: Option<(usize, usize)>,
 }
 
 /// The control's and the whole pool's readings (ns), and from them the
@@ -323,6 +327,7 @@ pub(crate) fn search(
         kept,
         evicted,
         end: End::Sorted,
+        thin: None,
     };
     if !clear {
         found.end = End::NoContrast;
@@ -353,6 +358,22 @@ pub(crate) fn search(
                     // every later search runs with a control of this
                     // colour's pages, of no colour it will look for.
                     let old = std::mem::take(&mut t.few);
+                    if members.len() < (l1_pages + 3).min(old.len() + 1) {
+                        // Every later control is this colour's pages, and
+                        // it must push a target out of L1 as the first did:
+                        // a page's line shares its L1 set with every other
+                        // page's, so it takes more pages than the L1 holds,
+                        // and a colour of no more (a pool of hardly more
+                        // pages a colour than the ways: an L2 of 2.5 MiB
+                        // and 10 ways under a pool sized for 16 L1s of 48
+                        // KiB holds 12 — generated seed 1, #1486) cannot:
+                        // every later test would read L1's hits. The pool
+                        // is too thin for the level: say so, and the step
+                        // grows it.
+                        found.end = End::Thin;
+                        found.thin = Some((members.len(), old.len()));
+                        break;
+                    }
                     let clean: Vec<usize> = outside.iter().copied().filter(|p| !old.contains(p)).collect();
                     if clean.len() < old.len() {
                         // Too few pages of other colours for a control:
@@ -614,7 +635,17 @@ pub(super) fn set_curves(
     // whose L2 is far past L1 may have read the L3 for it (an L2 a few times
     // a random-replacement L1 shows only a climb on base pages), and a pool
     // sized for that L3 is too large to sort in the budget.
-    let level_size = l2.max(stated).min(FIRST_REACH * l1);
+    // Where the sweep's L2 and the stated one agree within a factor of two,
+    // two sources say where the level is and the pool is sized for the
+    // larger: a pool sized for 16 L1s under a 1.5 MiB L2 of 16 ways holds
+    // hardly more pages of a colour than its ways, too few to evict, and
+    // growing it costs half the budget.
+    let agree = stated > 0.0 && (l2 / stated).ln().abs() <= std::f64::consts::LN_2;
+    let level_size = if agree {
+        l2.max(stated)
+    } else {
+        l2.max(stated).min(FIRST_REACH * l1)
+    };
     // A level whose ways span no more than a page sees no colours.
     if level_size <= 2.0 * page as f64 {
         return Ok(Vec::new());
@@ -641,9 +672,12 @@ pub(super) fn set_curves(
         // than the pool was sized for), and the count needs every colour: a
         // pool twice as large.
         let time_left = deadline - hw.now_s() > BUDGET_S / 2.0;
-        let grow = match found.end {
-            End::NoContrast => 4,
-            End::Sorted if found.left > 0 => 2,
+        // A colour too thin for a control: a pool enough times larger for
+        // its colours to hold the control twice over.
+        let grow = match (found.end, found.thin) {
+            (End::NoContrast, _) => 4,
+            (End::Sorted, _) if found.left > 0 => 2,
+            (End::Thin, Some((pages, control))) => (2 * control).div_ceil(pages.max(1)).clamp(2, 8),
             _ => 1,
         };
         if grow == 1 || !time_left || n >= MAX_POOL || n >= 16 * pool_pages(level_size, page) {
@@ -840,6 +874,7 @@ mod tests {
             kept: 3.8,
             evicted: 21.0,
             end: End::Sorted,
+            thin: None,
         };
         let found = curves(&f, (2, 256, 4096));
         let k = 1024.0;
