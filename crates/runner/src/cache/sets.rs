@@ -673,11 +673,12 @@ pub(super) fn set_curves(
         // pool twice as large.
         let time_left = deadline - hw.now_s() > BUDGET_S / 2.0;
         // A colour too thin for a control: a pool enough times larger for
-        // its colours to hold the control twice over.
+        // its colours to hold the control, at most four times (a pool
+        // grown further is not sorted in the budget).
         let grow = match (found.end, found.thin) {
             (End::NoContrast, _) => 4,
             (End::Sorted, _) if found.left > 0 => 2,
-            (End::Thin, Some((pages, control))) => (2 * control).div_ceil(pages.max(1)).clamp(2, 8),
+            (End::Thin, Some((pages, control))) => control.div_ceil(pages.max(1)).clamp(2, 4),
             _ => 1,
         };
         if grow == 1 || !time_left || n >= MAX_POOL || n >= 16 * pool_pages(level_size, page) {
