@@ -128,8 +128,9 @@ pub fn run(a: DbArgs) -> Result<()> {
                 return write_output("-", format!("{v:#}\n").as_bytes());
             }
             let p = inert_profile(&p);
+            let hint = format!("detail: hwcal db show {id} --detail");
             let digest =
-                hwcal_report::DigestExporter::stdout(detail, format!("detail: hwcal db show {id} --detail"));
+                hwcal_report::DigestExporter::stdout(detail, hint, hwcal_report::stdout_digest_width());
             let text = digest.export(&p)?;
             crate::out!("{}", db.show_header(id, &p, &format_utc).map_err(not_found)?);
             write_output("-", &text)
