@@ -541,3 +541,61 @@ fn list_filters_by_machine_time_and_count() {
     assert!(list(&["--since", "2100-01-01"]).is_empty());
     e.hwcal().args(["db", "list", "--since", "soon"]).assert().code(2);
 }
+
+/// `db list` and `db compare` fit 100 columns (characters, not bytes)
+/// unless `--wide`, which prints every column as before; the digest of
+/// `db show` fits $COLUMNS (80 or 100) where stdout is not a terminal.
+#[test]
+fn list_compare_and_the_digest_fit_their_width() {
+    let e = Env::new();
+    let (a, b) = (e.import(0).to_string(), e.import(5).to_string());
+    let out = |args: &[&str], columns: &str| {
+        let o = e.hwcal().args(args).env("COLUMNS", columns).assert().success();
+        String::from_utf8(o.get_output().stdout.clone()).unwrap()
+    };
+    let widest = |t: &str| t.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    // A pipe with no $COLUMNS: the fitted tables all the same.
+    let list = out(&["db", "list"], "");
+    assert!(widest(&list) <= 100, "{list}");
+    let wide = out(&["db", "list", "--wide"], "");
+    assert!(widest(&wide) > 100, "{wide}");
+    assert!(wide.lines().next().unwrap().contains("  cpu  "), "{wide}");
+    assert!(
+        wide.lines().next().unwrap().ends_with("ctx µs  sections"),
+        "{wide}"
+    );
+    assert_eq!(
+        list.lines().count(),
+        wide.lines().count(),
+        "the same runs\n{list}\n{wide}"
+    );
+    let cmp = out(&["db", "compare", &a, &b], "");
+    assert!(widest(&cmp) <= 100, "{cmp}");
+    let cmp_wide = out(&["db", "compare", "--wide", &a, &b], "");
+    assert!(
+        cmp_wide.lines().any(|l| l.starts_with("section    figure")),
+        "{cmp_wide}"
+    );
+    // Every row of the wide table is in the fitted one, with its verdict.
+    for l in cmp_wide.lines().filter(|l| l.contains('×')) {
+        let figure = l[11..].split("  ").next().unwrap().trim();
+        assert!(
+            cmp.lines().any(|c| c.starts_with(&format!("  {figure}"))),
+            "{figure}\n{cmp}"
+        );
+    }
+    let mem = cmp
+        .lines()
+        .find(|l| l.contains("memory latency") && l.contains(" ns"))
+        .unwrap();
+    assert!(mem.ends_with("B worse"), "{mem}");
+    // The digest: every line within the terminal's columns, the header aside.
+    for columns in ["80", "100"] {
+        let show = out(&["db", "show", &a], columns);
+        let digest: String = show.lines().skip(2).collect::<Vec<_>>().join("\n");
+        assert!(widest(&digest) <= columns.parse().unwrap(), "{columns}:\n{show}");
+        assert!(digest
+            .lines()
+            .any(|l| l.chars().count() == columns.parse::<usize>().unwrap()));
+    }
+}

@@ -583,8 +583,9 @@ fn save_is_honoured_or_not_offered() {
         .assert()
         .success()
         .stderr(predicate::str::contains("stored as run 2"));
+    // The sections each run measured: a column of `--wide` only.
     e.hwcal()
-        .args(["db", "list"])
+        .args(["db", "list", "--wide"])
         .assert()
         .success()
         .stdout(predicate::str::contains("io").and(predicate::str::contains("ctx")));

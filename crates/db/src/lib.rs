@@ -37,7 +37,7 @@ pub use sqlite::APPLICATION_ID;
 use std::path::Path;
 pub use store::{run_key, sections, OpenMode, Origin, Summary};
 use store::{Filter, Row, Store};
-pub use table::list_text;
+pub use table::{list_text, FIT_WIDTH as LIST_FIT_WIDTH};
 /// An open results database (an SQLite file or a PostgreSQL database).
 pub struct Db(Box<dyn Store>);
 impl Db {

@@ -18,6 +18,7 @@
 mod bandwidth;
 mod cache;
 mod clock;
+pub mod columns;
 pub mod cores;
 mod ctx;
 pub mod curve;

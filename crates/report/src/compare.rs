@@ -44,6 +44,20 @@ pub fn run_label(id: i64, p: &Profile) -> String {
     )
 }
 
+/// How `db compare` names a side it was given as `spec`: its one run's
+/// label, or for several runs (a batch) the spec, their count and the
+/// first one's label.
+pub fn side_label(spec: &str, ids: &[i64], ps: &[Profile]) -> String {
+    let label = match (ids.first(), ps.first()) {
+        (Some(&id), Some(p)) => run_label(id, p),
+        _ => return spec.to_string(),
+    };
+    match ids.len() {
+        1 => label,
+        n => format!("{spec}: {n} runs, {label}"),
+    }
+}
+
 /// `Xeon Foo (host)`: how a side is named in headers.
 pub fn machine_label(p: &Profile) -> String {
     match &p.machine {
@@ -163,6 +177,124 @@ pub fn comparison_text(c: &Comparison, label_a: &str, label_b: &str) -> String {
     s
 }
 
+/// The table `hwcal db compare` prints: every column when `wide`
+/// ([`comparison_text`]), else within [`FIT_WIDTH`] ([`comparison_text_fit`]).
+pub fn comparison_table(c: &Comparison, label_a: &str, label_b: &str, wide: bool) -> String {
+    match wide {
+        true => comparison_text(c, label_a, label_b),
+        false => comparison_text_fit(c, label_a, label_b, FIT_WIDTH),
+    }
+}
+
+/// Columns `hwcal db compare` fits in unless `--wide` is asked.
+pub const FIT_WIDTH: usize = 100;
+
+/// A verdict in a word or two, for the narrow table's last column.
+fn mark_short(m: Mark) -> &'static str {
+    match m {
+        Mark::Better => "B better",
+        Mark::Worse => "B worse",
+        Mark::Noisy => "noisy",
+        Mark::Same => "~",
+    }
+}
+
+/// The comparison in at most `width` columns (what `hwcal db compare`
+/// prints; [`comparison_text`] is `--wide`): each section's name on a line
+/// of its own above its rows instead of a column, the verdict in a word
+/// (`~`: no significant change; `~ usual`: both in the machine's usual
+/// range) with the rank test's p where there is one,
+/// labels and notes wrapped at words. A figure's name too long for its
+/// column is cut at a word: `--wide` and `--json` give every row whole,
+/// with its usual range and the runs behind each median.
+pub fn comparison_text_fit(c: &Comparison, label_a: &str, label_b: &str, width: usize) -> String {
+    use hwcal_model::columns::{cut_at_word, wrap_words};
+    let mut s = String::new();
+    for (side, label) in [("A", label_a), ("B", label_b)] {
+        for l in wrap_words(&format!("{side} = {label}"), width, "    ") {
+            let _ = writeln!(s, "{l}");
+        }
+    }
+    if c.rows.is_empty() {
+        let _ = writeln!(s, "\nno figure measured by both runs");
+    } else {
+        let value = |r: &Row, v: Option<f64>| v.map_or("-".into(), |v| value_with_unit(r.unit, v));
+        let cells: Vec<[String; 4]> = c
+            .rows
+            .iter()
+            .map(|r| {
+                let mark = r.mark(VERDICT_THRESHOLD);
+                let mut m = mark.map_or(String::new(), |m| mark_short(m).to_string());
+                // "~" because both runs sit in the machine's usual range,
+                // not because their intervals overlap: said, it changes
+                // how far the "~" can be trusted.
+                if let (Some(Mark::Same), Some(_)) = (mark, r.usual) {
+                    m.push_str(" usual");
+                }
+                if let (Some(p), Some(_)) = (r.p_value, mark) {
+                    let _ = write!(m, " p={p:.3}");
+                }
+                [value(r, r.a), value(r, r.b), fmt_ratio_pm(r), m]
+            })
+            .collect();
+        let w = |k: usize, head: &str| {
+            cells
+                .iter()
+                .map(|c| c[k].chars().count())
+                .chain([head.chars().count()])
+                .max()
+                .unwrap_or(0)
+        };
+        let (aw, bw, rw, mw) = (w(0, "A"), w(1, "B"), w(2, "B/A"), w(3, ""));
+        // The figure's column gets what the others leave (2 columns of
+        // indent, 2 between columns).
+        let longest = c.rows.iter().map(|r| r.figure.chars().count()).max().unwrap_or(0);
+        let fw = longest
+            .min(width.saturating_sub(2 + aw + bw + rw + mw + 8))
+            .max(12);
+        let _ = writeln!(
+            s,
+            "\n{:<w$}  {:>aw$}  {:>bw$}  {:>rw$}",
+            "section / figure",
+            "A",
+            "B",
+            "B/A",
+            w = fw + 2
+        );
+        for (i, (r, [a, b, ratio, mark])) in c.rows.iter().zip(&cells).enumerate() {
+            if i == 0 || c.rows[i - 1].section != r.section {
+                let _ = writeln!(
+                    s,
+                    "{}{}",
+                    if i == 0 { "" } else { "\n" },
+                    cut_at_word(r.section, width)
+                );
+            }
+            let figure = cut_at_word(&r.figure, fw);
+            let line = format!("  {figure:<fw$}  {a:>aw$}  {b:>bw$}  {ratio:>rw$}  {mark}");
+            // A value wider than its share (a huge count) can still push
+            // a line past the width: cut there rather than wrap.
+            let _ = writeln!(s, "{}", cut_at_word(line.trim_end(), width));
+        }
+    }
+    let legend = format!(
+        "B/A: B's figure over A's, ± its 95% uncertainty; B better / B worse: the intervals apart and \
+         B/A {:.0}% or more from 1; ~: no significant change (usual: both within the machine's usual \
+         range); p: the rank test over batches; --wide: every column, --json: every field",
+        VERDICT_THRESHOLD * 100.0
+    );
+    let _ = writeln!(s);
+    for l in wrap_words(&legend, width, "  ") {
+        let _ = writeln!(s, "{l}");
+    }
+    for n in &c.notes {
+        for l in wrap_words(&format!("note: {n}"), width, "      ") {
+            let _ = writeln!(s, "{l}");
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +356,52 @@ mod tests {
         assert_eq!(clock["verdict"], "worse");
         assert!((clock["ratio"].as_f64().unwrap() - 1.0 / 1.5).abs() < 1e-9);
         assert_eq!(v["notes"].as_array().unwrap().len(), c.notes.len());
+    }
+
+    /// Every line within 100 columns (characters), every row there, the
+    /// wide table as it was.
+    #[test]
+    fn the_fitted_table_stays_within_100_columns() {
+        let a = full_profile(0);
+        let mut b = full_profile(5);
+        b.memory.as_mut().unwrap().verdict = Verdict::Noisy;
+        let c = compare(&a, &b);
+        let long = "run 12 (Zen 5 (AMD EPYC 9B45 128-Core Processor) on a-rather-long-host-name, 2026-11-22 00:41 UTC)";
+        let t = comparison_text_fit(&c, long, "run 13", FIT_WIDTH);
+        for l in t.lines() {
+            assert!(
+                l.chars().count() <= FIT_WIDTH,
+                "{} columns: {l}\n{t}",
+                l.chars().count()
+            );
+        }
+        let wide = comparison_text(&c, long, "run 13");
+        assert!(
+            wide.lines().any(|l| l.chars().count() > FIT_WIDTH),
+            "the wide table is wider"
+        );
+        // Every row is there, under its section, with its verdict.
+        for r in &c.rows {
+            assert!(
+                t.lines().any(|l| l.starts_with(&format!("  {}", r.figure))),
+                "{}\n{t}",
+                r.figure
+            );
+        }
+        let mem = t
+            .lines()
+            .find(|l| l.contains("memory latency") && l.contains(" ns"))
+            .unwrap();
+        assert!(mem.ends_with("  noisy"), "{mem}");
+        let clock = t.lines().find(|l| l.contains("core clock")).unwrap();
+        assert!(clock.ends_with("B worse"), "{clock}");
+        // The long label is wrapped, not cut.
+        let joined = t
+            .lines()
+            .take(3)
+            .flat_map(str::split_whitespace)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(joined.contains("2026-11-22 00:41 UTC)"), "{t}");
     }
 }

@@ -147,24 +147,60 @@ impl Exporter for TextExporter {
 
 /// The digest (`text::digest`), then the whole summary when `detail`;
 /// `hint` closes the digest (how to see the detail) where there is none.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct DigestExporter {
     pub detail: bool,
     /// Colour the verdicts (ANSI): a terminal, and `NO_COLOR` unset.
     pub colour: bool,
     pub hint: Option<String>,
+    /// The digest's columns ([`text::digest_width_for`] of the terminal's).
+    pub width: usize,
+}
+
+impl Default for DigestExporter {
+    fn default() -> DigestExporter {
+        DigestExporter {
+            detail: false,
+            colour: false,
+            hint: None,
+            width: text::DIGEST_WIDTH,
+        }
+    }
+}
+
+/// The digest's width on standard output: the terminal's columns
+/// (TIOCGWINSZ), else `$COLUMNS` where it is set (`COLUMNS=80 hwcal db show
+/// 3 | less`), within 80 to 100 ([`text::digest_width_for`]); 100 where
+/// neither says. The binary calls it: the digest itself is a pure function
+/// of the width it is given.
+pub fn stdout_digest_width() -> usize {
+    let terminal = terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(w, _)| usize::from(w.0))
+        .filter(|&w| w > 0);
+    // An unset, empty or malformed $COLUMNS says nothing.
+    let env = || {
+        std::env::var("COLUMNS")
+            .ok()?
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&w| w > 0)
+    };
+    text::digest_width_for(terminal.or_else(env))
 }
 
 impl DigestExporter {
-    /// For standard output: coloured on a terminal unless `NO_COLOR` is set
-    /// to anything but the empty string (no-color.org).
-    pub fn stdout(detail: bool, hint: String) -> DigestExporter {
+    /// For standard output in `width` columns (the binary reads its
+    /// terminal's): coloured on a terminal unless `NO_COLOR` is set to
+    /// anything but the empty string (no-color.org).
+    pub fn stdout(detail: bool, hint: String, width: usize) -> DigestExporter {
         use std::io::IsTerminal;
         let asked_not = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         DigestExporter {
             detail,
             colour: !asked_not && std::io::stdout().is_terminal(),
             hint: Some(hint),
+            width,
         }
     }
 }
@@ -175,7 +211,7 @@ impl Exporter for DigestExporter {
     }
     fn files(&self, profile: &Profile) -> Result<Vec<NamedFile>, ReportError> {
         let hint = (!self.detail).then_some(self.hint.as_deref()).flatten();
-        let mut s = text::digest(profile, self.colour, hint);
+        let mut s = text::digest(profile, self.colour, hint, self.width);
         if self.detail {
             s.push('\n');
             s += &text::summary(profile);

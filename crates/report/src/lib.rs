@@ -24,6 +24,7 @@ pub mod text;
 pub mod verbose;
 pub mod xgraph;
 
+pub use export::stdout_digest_width;
 pub use export::{
     CtxTableExporter, DigestExporter, Exporter, GnuplotExporter, JsonExporter, NamedFile, ReportError,
     SvgExporter, TextExporter, XgraphExporter,

@@ -51,6 +51,6 @@ pub fn run(a: AnalyzeArgs) -> Result<()> {
     }
     outputs.write(&p)?;
     let hint = format!("detail: hwcal analyze {} --detail", a.file.display());
-    let digest = hwcal_report::DigestExporter::stdout(a.detail, hint);
+    let digest = hwcal_report::DigestExporter::stdout(a.detail, hint, hwcal_report::stdout_digest_width());
     emit_as(&p, a.json.as_deref(), &digest)
 }

@@ -20,7 +20,7 @@ pub struct DbArgs {
 }
 #[derive(Debug, Subcommand)]
 pub enum DbCommand {
-    /// One line per stored run (id, date, host, key figures), grouped by machine.
+    /// One line per stored run (id, date, host, key figures), grouped by machine, in 100 columns.
     List(ListArgs),
     /// The summary of a stored run.
     Show {
@@ -34,7 +34,7 @@ pub enum DbCommand {
         #[arg(short = 'v', long)]
         detail: bool,
     },
-    /// Two runs side by side, with the ratio B / A of every figure both measured.
+    /// Two runs side by side, with the ratio B / A of every figure both measured, in 100 columns.
     Compare {
         /// Run A: an id, `latest`, `host:NAME` or `machine:ID-PREFIX` (that machine's latest run),
         /// or `batch:ID`: every run of a batch (`run --repeat N`), compared by its medians and a
@@ -45,6 +45,9 @@ pub enum DbCommand {
         /// Print the comparison as JSON (rows with a, b, ratio, verdict; notes).
         #[arg(long)]
         json: bool,
+        /// Every column however wide: the section, each verdict in words, its usual range and p.
+        #[arg(long)]
+        wide: bool,
     },
     /// A stored run's JSON profile (raw curves included), or runs as a CSV or Markdown table
     /// (one row per run; every run when none is named).
@@ -107,6 +110,9 @@ pub struct ListArgs {
     /// Only the N most recent runs (of those the other filters keep).
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
+    /// Every column however wide: each run's CPU and the sections it measured too.
+    #[arg(long)]
+    wide: bool,
 }
 
 crate::subcommand! { pub COMMAND = "db" in Results: DbArgs => run,
@@ -128,26 +134,19 @@ pub fn run(a: DbArgs) -> Result<()> {
                 return write_output("-", format!("{v:#}\n").as_bytes());
             }
             let p = inert_profile(&p);
+            let hint = format!("detail: hwcal db show {id} --detail");
             let digest =
-                hwcal_report::DigestExporter::stdout(detail, format!("detail: hwcal db show {id} --detail"));
+                hwcal_report::DigestExporter::stdout(detail, hint, hwcal_report::stdout_digest_width());
             let text = digest.export(&p)?;
             crate::out!("{}", db.show_header(id, &p, &format_utc).map_err(not_found)?);
             write_output("-", &text)
         }
         DbCommand::Site { dir } => crate::cmd::site::run(&dir),
-        DbCommand::Compare { a, b, json } => {
+        DbCommand::Compare { a, b, json, wide } => {
             let db = open_db_read()?;
             let side = |s: &str| -> Result<(String, Vec<Profile>)> {
                 let (ids, ps) = runs_of(&db, s)?;
-                let label = compare::run_label(ids[0], &ps[0]);
-                Ok((
-                    if ids.len() == 1 {
-                        label
-                    } else {
-                        format!("{s}: {} runs, {label}", ids.len())
-                    },
-                    ps,
-                ))
+                Ok((compare::side_label(s, &ids, &ps), ps))
             };
             let ((la, pa), (lb, pb)) = (side(&a)?, side(&b)?);
             let mut c = compare::compare_batches(&pa, &pb);
@@ -157,7 +156,7 @@ pub fn run(a: DbArgs) -> Result<()> {
             if json {
                 return write_output("-", &compare::comparison_json(&c, &la, &lb));
             }
-            crate::out!("{}", compare::comparison_text(&c, &la, &lb));
+            crate::out!("{}", compare::comparison_table(&c, &la, &lb, wide));
             Ok(())
         }
         DbCommand::Export {
@@ -304,7 +303,7 @@ fn list(a: ListArgs) -> Result<()> {
         crate::outln!("no runs stored in {path}{why}");
         return Ok(());
     }
-    let text = hwcal_db::list_text(&rows, &format_utc, &|f| inert_line(f).into_owned());
+    let text = hwcal_db::list_text(&rows, &format_utc, &|f| inert_line(f).into_owned(), a.wide);
     crate::out!("{text}");
     Ok(())
 }

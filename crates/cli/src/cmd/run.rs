@@ -75,7 +75,8 @@ pub fn run(a: RunArgs) -> Result<()> {
         true => "detail: hwcal run --detail",
         false => "detail: hwcal db show latest --detail (this run), or hwcal run --detail",
     };
-    let digest = hwcal_report::DigestExporter::stdout(a.detail, hint.into());
+    let digest =
+        hwcal_report::DigestExporter::stdout(a.detail, hint.into(), hwcal_report::stdout_digest_width());
     let mut outputs = Outputs::profile(a.common.json.as_deref(), digest);
     if let Some(path) = &a.html {
         let path = path.clone();

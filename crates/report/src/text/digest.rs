@@ -1,23 +1,40 @@
 //! The digest: what the machine is, on one screen — at most [`MAX_LINES`]
-//! lines of at most [`WIDTH`] columns, one line per fact (core and clock,
-//! each cache level's size · latency · cycles, each TLB level, memory,
-//! bandwidth, context switch, the named figures of the other probes), each
-//! with its verdict in a column of its own, then the warnings, shortened,
-//! as many as fit. It answers "what is this machine" before the detail
+//! lines of at most the given width (80 columns or more), one line per
+//! fact (core and clock, each cache level's size · latency · cycles, each
+//! TLB level, memory, bandwidth, context switch, the named figures of the
+//! other probes), each with its verdict in a column of its own, then at
+//! most five warnings (ranked, each fact once: [`super::warnings`]), each
+//! cut at a word. It answers "what is this machine" before the detail
 //! ([`super::summary`]) explains how each figure was reached. The verdict
 //! column is coloured only when asked (a terminal without `NO_COLOR`).
+//! The width is a parameter: the binary reads the terminal's
+//! ([`width_for`] turns that into the digest's).
 
+use super::warnings;
 use crate::format::value_with_unit;
+use hwcal_model::columns::cut_at_word;
 use hwcal_model::*;
 
-/// Columns of the widest line.
+/// Columns of the digest where no terminal says otherwise (a pipe, a
+/// file), and the most it takes on a wider terminal: its lines are laid
+/// out for 100, and more columns would only move the verdicts away from
+/// their figures.
 pub const WIDTH: usize = 100;
+/// The fewest columns the digest is laid out for: on a narrower terminal
+/// it wraps, as anything does.
+pub const MIN_WIDTH: usize = 80;
 /// Lines at most, the closing hint included.
 pub const MAX_LINES: usize = 25;
 /// Columns of the label at the start of each line.
 const LABEL: usize = 10;
 /// Columns of the verdict at the end of each line (`noisy`, right-aligned).
 const VERDICT: usize = 5;
+
+/// The digest's width for a terminal of `columns` (`None`: not a terminal,
+/// or its size unknown): [`WIDTH`] at most, [`MIN_WIDTH`] at least.
+pub fn width_for(columns: Option<usize>) -> usize {
+    columns.map_or(WIDTH, |c| c.clamp(MIN_WIDTH, WIDTH))
+}
 
 /// One line of the digest.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,42 +57,56 @@ impl Line {
     }
 }
 
-/// The digest of `p`: its lines, the warnings that fit, and `hint` (how to
-/// see the detail) as the last line; verdicts coloured when `colour`.
-pub fn digest(p: &Profile, colour: bool, hint: Option<&str>) -> String {
+/// The digest of `p` in `width` columns (at least [`MIN_WIDTH`]): its
+/// lines, the warnings that fit, and `hint` (how to see the detail, as
+/// `detail: hwcal run --detail`) as the last line; verdicts coloured when
+/// `colour`. No line is wider than `width` characters, colour codes aside.
+pub fn digest(p: &Profile, colour: bool, hint: Option<&str>, width: usize) -> String {
+    let width = width.max(MIN_WIDTH);
     let lines = lines(p);
-    let mut out: Vec<String> = lines.iter().map(|l| render(l, colour)).collect();
-    let warnings: Vec<&Note> = p
-        .notes
-        .iter()
-        .filter(|n| n.severity == Severity::Warning)
-        .collect();
+    let mut out: Vec<String> = lines.iter().map(|l| render(l, colour, width)).collect();
+    let count = p.notes.iter().filter(|n| n.severity == Severity::Warning).count();
     let closing = usize::from(hint.is_some());
     if !p.notes.is_empty() {
-        let room = MAX_LINES.saturating_sub(out.len() + 1 + closing);
+        // Room for the warnings: below the header, above the "+N more"
+        // line and the hint.
+        let room = MAX_LINES.saturating_sub(out.len() + 2 + closing);
+        let noisy: Vec<&str> = lines
+            .iter()
+            .filter(|l| l.verdict == Some(Verdict::Noisy))
+            .map(|l| l.label.as_str())
+            .collect();
+        let (shown, more) = warnings::first_screen(&p.notes, &noisy, room);
         out.push(format!(
             "{} note{}, {} warning{}{}",
             p.notes.len(),
             plural(p.notes.len()),
-            warnings.len(),
-            plural(warnings.len()),
-            if warnings.is_empty() { "" } else { ":" }
+            count,
+            plural(count),
+            if count == 0 { "" } else { ":" }
         ));
-        let shown = if warnings.len() > room {
-            room.saturating_sub(1)
-        } else {
-            warnings.len()
-        };
-        for n in &warnings[..shown] {
+        for n in &shown {
             let mark = if colour { "\x1b[33m!\x1b[0m" } else { "!" };
-            out.push(format!("  {mark} {}", clip(&n.text, WIDTH - 4)));
+            out.push(format!("  {mark} {}", cut_at_word(&n.text, width - 4)));
         }
-        if shown < warnings.len() {
-            out.push(format!("  … and {} more", warnings.len() - shown));
+        if more > 0 {
+            // Where every warning is printed: the hint's first command (up
+            // to its `--detail`: `run`'s hint names two), or the summary
+            // that follows when the detail was asked for.
+            let whence = match hint {
+                Some(h) => {
+                    let h = h.strip_prefix("detail: ").unwrap_or(h);
+                    h.find("--detail")
+                        .map_or(h, |i| &h[..i + "--detail".len()])
+                        .to_string()
+                }
+                None => "every note below".to_string(),
+            };
+            out.push(cut_at_word(&format!("  +{more} more ({whence})"), width));
         }
     }
     if let Some(h) = hint {
-        out.push(clip(h, WIDTH));
+        out.push(cut_at_word(h, width));
     }
     out.truncate(MAX_LINES);
     let mut s = out.join("\n");
@@ -91,30 +122,24 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// `text` cut to `width` characters, an ellipsis marking the cut.
-fn clip(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(width.saturating_sub(1)).collect();
-    s.push('…');
-    s
-}
-
-/// A line as printed: label, text (cut to fit), the verdict right-aligned.
-fn render(l: &Line, colour: bool) -> String {
-    let text_width = WIDTH - LABEL - VERDICT - 2;
-    let text = clip(&l.text, text_width);
-    let verdict = match (l.verdict, colour) {
-        (None, _) => String::new(),
-        (Some(v), false) => format!("{:>VERDICT$}", v.as_str()),
-        (Some(v), true) => {
-            let code = if v == Verdict::Ok { "32" } else { "33" };
-            format!("\x1b[{code}m{:>VERDICT$}\x1b[0m", v.as_str())
-        }
+/// A line as printed: label, text (cut at a word to fit), the verdict
+/// right-aligned in the last columns. A line without a verdict (the
+/// machine) has those columns for its text.
+fn render(l: &Line, colour: bool, width: usize) -> String {
+    let label = cut_at_word(&l.label, LABEL);
+    let Some(v) = l.verdict else {
+        let line = format!("{label:<LABEL$}{}", cut_at_word(&l.text, width - LABEL));
+        return line.trim_end().to_string();
     };
-    let line = format!("{:<LABEL$}{text:<text_width$}  {verdict}", clip(&l.label, LABEL));
-    line.trim_end().to_string()
+    let text_width = width - LABEL - VERDICT - 2;
+    let text = cut_at_word(&l.text, text_width);
+    let verdict = if colour {
+        let code = if v == Verdict::Ok { "32" } else { "33" };
+        format!("\x1b[{code}m{:>VERDICT$}\x1b[0m", v.as_str())
+    } else {
+        format!("{:>VERDICT$}", v.as_str())
+    };
+    format!("{label:<LABEL$}{text:<text_width$}  {verdict}")
 }
 
 /// Every fact line the profile holds, in the order of the summary.
@@ -380,7 +405,7 @@ mod tests {
     use super::*;
 
     /// Whole recorded runs of two machines (Zen 4 and Zen 5 KVM guests).
-    fn recorded() -> Vec<(&'static str, Profile)> {
+    fn recorded() -> Vec<(String, Profile)> {
         [
             (
                 "zen4",
@@ -392,50 +417,171 @@ mod tests {
             ),
         ]
         .into_iter()
-        .map(|(name, b)| (name, hwcal_model::parse_profile(b).expect(name)))
+        .map(|(name, b)| (name.to_string(), hwcal_model::parse_profile(b).expect(name)))
         .collect()
     }
 
-    fn fits(name: &str, text: &str) {
+    /// The recorded `hwcal run` profiles of `shared/reference/machines`
+    /// (HWCAL_REFERENCE_DIR, else `shared/` beside the checkout or inside
+    /// it, as the other crates' tests find them); none where it is absent.
+    fn reference() -> Vec<(String, Profile)> {
+        let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = [
+            std::env::var_os("HWCAL_REFERENCE_DIR").map(std::path::PathBuf::from),
+            Some(here.join("../../../shared/reference/machines")),
+            Some(here.join("../../shared/reference/machines")),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|d| d.is_dir());
+        let Some(dir) = dir else {
+            eprintln!("shared/reference/machines not found: the recorded machines are skipped");
+            return Vec::new();
+        };
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .map(|f| {
+                let name = f.file_name().unwrap().to_string_lossy().into_owned();
+                let p = hwcal_model::parse_profile(&std::fs::read(f).unwrap()).expect(&name);
+                (name, p)
+            })
+            .collect()
+    }
+
+    fn all_machines() -> Vec<(String, Profile)> {
+        let mut all = recorded();
+        all.extend(reference());
+        all.push(("sample".into(), hwcal_model::sample::full_profile(0)));
+        all
+    }
+
+    /// One screen, no line wider than `width` characters (not bytes: `µ`,
+    /// `×`, `·` are two bytes each).
+    fn fits(name: &str, text: &str, width: usize) {
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines.len() <= MAX_LINES, "{name}: {} lines\n{text}", lines.len());
         for l in &lines {
             assert!(
-                l.chars().count() <= WIDTH,
-                "{name}: {} columns: {l}",
+                l.chars().count() <= width,
+                "{name} at {width}: {} columns: {l}",
                 l.chars().count()
             );
         }
     }
 
+    /// A shown text cut from `full`: either all of it, or a prefix that
+    /// ends where a word ends, then `…`.
+    fn cut_at_a_word(shown: &str, full: &str) -> bool {
+        let Some(head) = shown.strip_suffix('…') else {
+            return shown == full;
+        };
+        let next = full.strip_prefix(head).and_then(|rest| rest.chars().next());
+        next.is_some_and(|c| c.is_whitespace() || " ·,;:(".contains(c))
+    }
+
+    #[test]
+    fn width_follows_the_terminal_within_80_to_100() {
+        assert_eq!(width_for(None), 100);
+        assert_eq!(width_for(Some(80)), 80);
+        assert_eq!(width_for(Some(91)), 91);
+        assert_eq!(width_for(Some(60)), 80);
+        assert_eq!(width_for(Some(250)), 100);
+    }
+
     #[test]
     fn one_screen_on_recorded_and_sample_machines() {
-        let mut all = recorded();
-        all.push(("sample", hwcal_model::sample::full_profile(0)));
-        for (name, p) in &all {
-            let text = digest(p, false, Some("detail: hwcal run --detail"));
-            fits(name, &text);
-            assert_eq!(text.lines().last(), Some("detail: hwcal run --detail"), "{name}");
-            assert!(!text.contains('\x1b'), "{name}: colour not asked");
-            // Every cache level and the memory are there, each with its verdict.
-            for c in p.caches.iter().flatten() {
-                let label = format!("L{} ", c.level);
-                let line = text
-                    .lines()
-                    .find(|l| l.starts_with(&label))
-                    .unwrap_or_else(|| panic!("{name}: {label}\n{text}"));
-                assert!(line.ends_with(c.verdict.as_str()), "{name}: {line}");
+        for (name, p) in &all_machines() {
+            for width in [MIN_WIDTH, 90, WIDTH] {
+                let text = digest(p, false, Some("detail: hwcal run --detail"), width);
+                fits(name, &text, width);
+                assert_eq!(text.lines().last(), Some("detail: hwcal run --detail"), "{name}");
+                assert!(!text.contains('\x1b'), "{name}: colour not asked");
+                // Every cache level and the memory are there, each with its
+                // verdict in the last column: kept at every width.
+                for c in p.caches.iter().flatten() {
+                    let label = format!("L{} ", c.level);
+                    let line = text
+                        .lines()
+                        .find(|l| l.starts_with(&label))
+                        .unwrap_or_else(|| panic!("{name}: {label}\n{text}"));
+                    assert!(line.ends_with(c.verdict.as_str()), "{name}: {line}");
+                    assert_eq!(line.chars().count(), width, "{name}: the verdict column: {line}");
+                }
+                assert!(text.lines().any(|l| l.starts_with("memory ")), "{name}\n{text}");
+                assert!(text.lines().any(|l| l.starts_with("clock ")), "{name}\n{text}");
+                // A fact line's text is cut at a word, never inside one.
+                for (l, shown) in lines(p).iter().zip(text.lines()) {
+                    let body = shown[LABEL.min(shown.len())..].trim_end();
+                    let body = body
+                        .strip_suffix(" ok")
+                        .or(body.strip_suffix(" noisy"))
+                        .unwrap_or(body);
+                    assert!(
+                        cut_at_a_word(body.trim_end(), &l.text),
+                        "{name} at {width}: {shown}"
+                    );
+                }
+                // Coloured, the same text once the colour codes are taken out.
+                let coloured = digest(p, true, Some("detail: hwcal run --detail"), width);
+                let plain = coloured
+                    .replace("\x1b[32m", "")
+                    .replace("\x1b[33m", "")
+                    .replace("\x1b[0m", "");
+                assert_eq!(plain, text, "{name}");
             }
-            assert!(text.lines().any(|l| l.starts_with("memory ")), "{name}\n{text}");
-            assert!(text.lines().any(|l| l.starts_with("clock ")), "{name}\n{text}");
-            // Coloured, the same text once the colour codes are taken out.
-            let coloured = digest(p, true, Some("detail: hwcal run --detail"));
-            assert!(coloured.contains("\x1b[32m"), "{name}");
-            let plain = coloured
-                .replace("\x1b[32m", "")
-                .replace("\x1b[33m", "")
-                .replace("\x1b[0m", "");
-            assert_eq!(plain, text, "{name}");
+            let coloured = digest(p, true, None, WIDTH);
+            assert!(
+                coloured.contains("\x1b[32m") || coloured.contains("\x1b[33m"),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn at_most_five_warnings_each_fact_once_each_cut_at_a_word() {
+        for (name, p) in &all_machines() {
+            let warnings: Vec<&Note> = p
+                .notes
+                .iter()
+                .filter(|n| n.severity == Severity::Warning)
+                .collect();
+            for width in [MIN_WIDTH, WIDTH] {
+                let text = digest(p, false, Some("detail: hwcal db show 3 --detail"), width);
+                let shown: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("  ! ")).collect();
+                assert!(shown.len() <= warnings::MAX_SHOWN, "{name}\n{text}");
+                let mut distinct: Vec<String> = warnings.iter().map(|n| warnings::fact(n)).collect();
+                distinct.sort();
+                distinct.dedup();
+                assert_eq!(
+                    shown.len(),
+                    distinct.len().min(warnings::MAX_SHOWN),
+                    "{name}\n{text}"
+                );
+                let mut facts = Vec::new();
+                for s in &shown {
+                    let n = warnings
+                        .iter()
+                        .find(|n| cut_at_a_word(s, &n.text))
+                        .unwrap_or_else(|| panic!("{name} at {width}: not cut at a word: {s}"));
+                    let key = warnings::fact(n);
+                    assert!(!facts.contains(&key), "{name}: one fact twice\n{text}");
+                    facts.push(key);
+                }
+                // Nothing lost: what is not shown is counted, with where to see it.
+                let more = warnings.len() - shown.len();
+                if more > 0 {
+                    let line = format!("  +{more} more (hwcal db show 3 --detail)");
+                    assert!(text.lines().any(|l| l == line), "{name}: {line}\n{text}");
+                } else {
+                    assert!(!text.contains(" more ("), "{name}\n{text}");
+                }
+            }
         }
     }
 
@@ -445,21 +591,59 @@ mod tests {
         for k in 0..40 {
             p.notes.push(Note::warning(
                 "cache",
-                "x",
+                &format!("x{k}"),
                 format!("warning {k} {}", "long ".repeat(40)),
             ));
         }
-        let text = digest(&p, false, Some("detail: hint"));
-        fits("many warnings", &text);
-        assert!(text.contains("more"), "{text}");
+        let total = p.notes.iter().filter(|n| n.severity == Severity::Warning).count();
+        let text = digest(&p, false, Some("detail: hint"), MIN_WIDTH);
+        fits("many warnings", &text, MIN_WIDTH);
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("  ! ")).count(),
+            5,
+            "{text}"
+        );
+        assert!(text.contains(&format!("  +{} more (hint)", total - 5)), "{text}");
         assert!(
             text.contains("warning 0 "),
             "the first warnings are shown: {text}"
         );
+        assert!(
+            text.lines().all(|l| !l.ends_with("lon…")),
+            "cut at a word: {text}"
+        );
         assert_eq!(text.lines().last(), Some("detail: hint"));
+        // With the detail below (no hint), the rest is said to follow.
+        let text = digest(&p, false, None, WIDTH);
+        assert!(text.contains(" more (every note below)"), "{text}");
+        let run = "detail: hwcal db show latest --detail (this run), or hwcal run --detail";
+        let text = digest(&p, false, Some(run), WIDTH);
+        assert!(text.contains(" more (hwcal db show latest --detail)\n"), "{text}");
+        // The same fact from three probes is shown once.
+        let mut q = hwcal_model::sample::full_profile(0);
+        q.notes = vec![
+            Note::warning(
+                "mem",
+                "latency_not_huge",
+                "mem: the latency buffer: huge pages asked",
+            ),
+            Note::warning("tlb", "huge-missing", "tlb: 2 MiB pages were not obtained"),
+            Note::warning(
+                "cache",
+                "huge-pages-partial",
+                "cache: only 0% of the chase buffer",
+            ),
+        ];
+        let text = digest(&q, false, Some("detail: hint"), WIDTH);
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("  ! ")).count(),
+            1,
+            "{text}"
+        );
+        assert!(text.contains("  +2 more (hint)"), "{text}");
         // A noisy level says so in its verdict column.
         p.caches.as_mut().unwrap()[0].verdict = Verdict::Noisy;
-        let text = digest(&p, false, None);
+        let text = digest(&p, false, None, MIN_WIDTH);
         assert!(
             text.lines().any(|l| l.starts_with("L1 ") && l.ends_with("noisy")),
             "{text}"

@@ -16,6 +16,7 @@ mod io;
 mod machine;
 mod mem;
 mod tlb;
+mod warnings;
 
 pub use crate::format::ns_cy;
 pub use bandwidth::bandwidth;
@@ -26,13 +27,15 @@ pub use caches::{
 pub use clock::clock;
 pub use ctx::{context_switch, ctx_placement};
 pub use digest::{
-    digest, lines as digest_lines, Line as DigestLine, MAX_LINES as DIGEST_LINES, WIDTH as DIGEST_WIDTH,
+    digest, lines as digest_lines, width_for as digest_width_for, Line as DigestLine,
+    MAX_LINES as DIGEST_LINES, MIN_WIDTH as DIGEST_MIN_WIDTH, WIDTH as DIGEST_WIDTH,
 };
 pub use hwcal_model::{human_bytes, measured_bytes};
 pub use io::io_section;
 pub use machine::{harness, machine};
 pub use mem::{mem, mem_facts, mem_pages, mem_test, micbench, micbench_rows};
 pub use tlb::{tlb_huge_pages, tlbs};
+pub use warnings::MAX_SHOWN as DIGEST_MAX_WARNINGS;
 
 pub(crate) use clock::clock_for;
 pub(crate) use machine::{arm_cpu, counter, page_sizes};
