@@ -5,7 +5,7 @@
 /// Every code of a cache analysis note (`{N}`: the level), with what it
 /// says. Codes are stable: scripts match them; a new kind of note gets a
 /// new code, an old code keeps its meaning (README "Note codes").
-pub const NOTE_CODES: [(&str, &str); 53] = [
+pub const NOTE_CODES: [(&str, &str); 54] = [
     (
         "cache.no-plateau",
         "no latency plateau in the curve: no level reported",
@@ -145,11 +145,15 @@ pub const NOTE_CODES: [(&str, &str); 53] = [
     ),
     (
         "cache.l{N}-sets-disagree",
-        "the eviction sets counted the first level past L1 at more than twice the size the sweep read for it: two measurements of one level disagree, marked noisy",
+        "the eviction sets counted the level (named by the latency of its hits, else the first past L1) at more than twice the size the sweep read for it, and a level of its colours and ways does not explain the edge: two measurements of one level disagree, marked noisy",
     ),
     (
         "cache.l{N}-sets-latency",
         "a level sized by eviction sets whose latency the search's own reading of its hits (the target's lines pushed out of L1 alone) contradicts by more than 10%: marked noisy",
+    ),
+    (
+        "cache.l{N}-within-count",
+        "a plateau after the level the eviction sets counted that holds no more than the count: that level's edge read as a level of its own, marked noisy",
     ),
     (
         "cache.l{N}-edge-moved",
