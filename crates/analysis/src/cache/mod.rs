@@ -339,19 +339,12 @@ fn analyze_with(
     let idle = gap.map(|g| idle_points(g, &sw.pts, tlb)).unwrap_or_default();
     let line = lines.map(|(fwd, bwd)| line_size(fwd, bwd));
     let mut contradicted = None;
-    // The level the count was read for, and the count: no later level
-    // holds no more than it (`sets::within_note`).
-    let mut count_of: Option<(usize, f64)> = None;
     // The level below an inserted one: its size as read before (`Placed`).
     let mut moved_edge: Option<(usize, f64)> = None;
     let counted = match (sets, placed) {
-        (Some(Ok(s)), Some(plateaus::Placed::At(k))) => {
-            count_of = Some((k, s.size()));
-            Some((k, s, false))
-        }
+        (Some(Ok(s)), Some(plateaus::Placed::At(k))) => Some((k, s, false)),
         (Some(Ok(s)), Some(plateaus::Placed::Inserted(k, before))) => {
             moved_edge = Some((k - 1, before));
-            count_of = Some((k, s.size()));
             Some((k, s, true))
         }
         (Some(Err(why)), _) => {
@@ -364,11 +357,15 @@ fn analyze_with(
                 None => sets::unused_note(&why),
             });
             contradicted = against;
-            if let (Some(Ok(s)), Some(k)) = (sets, against) {
-                count_of = Some((k, s.size()));
-            }
             None
         }
+        _ => None,
+    };
+    // The level the count was read for (sized by it, or contradicted by
+    // it), and the count: no later level holds no more than it
+    // (`sets::within_note`).
+    let count_of = match sets {
+        Some(Ok(s)) => counted.map(|(k, ..)| k).or(contradicted).map(|k| (k, s.size())),
         _ => None,
     };
     // Levels whose latency the cold laps gave (see `cold`).

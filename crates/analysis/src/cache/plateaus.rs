@@ -97,10 +97,7 @@ pub(super) fn plateaus(
             pl[k].tail_to = Some(edge.to);
         }
     }
-    let counted = counted.map(|s| {
-        let mut bounds = |p: &mut Plateau, e: &Edge| bound(p, e, sw, machine, small_pages, &mut memo);
-        place_counted(&mut pl, s, sw, machine, &mut bounds)
-    });
+    let counted = counted.map(|s| place_counted(&mut pl, s, sw, (machine, small_pages), &mut memo));
     Plateaus { pl, merged, counted }
 }
 
@@ -127,11 +124,14 @@ pub(super) enum Placed {
     Nowhere(String, Option<usize>),
 }
 
-/// Where the level the eviction sets counted (`size` bytes) stands among
-/// the plateaus `pl`: the cache plateau past L1 within a factor of two of
-/// it ([`super::sets::matching`]); where the sweep shows none, a plateau
-/// of its own right after L1 over the sweep's points below the count, the
-/// two edges beside it bounded again (`bounds`). The search counts the
+/// Where the level the eviction sets counted (`s`) stands among the
+/// plateaus `pl`: the plateau at the latency the search read the level's
+/// hits at, where that is not the one nearest in size ([`owned`]); else
+/// the cache plateau past L1 within a factor of two of it
+/// ([`super::sets::matching`]); where the sweep shows none, a plateau of
+/// its own right after L1 over the sweep's points below the count, the two
+/// edges beside it bounded again ([`bound`], with the colour model's
+/// `memo`). The search counts the
 /// first level past L1 whose sets page colours spread, so where the sweep
 /// put a level between L1 and half the count, the two read that level
 /// differently: the sweep's reading is contradicted, and nothing is
@@ -153,8 +153,8 @@ fn place_counted(
     pl: &mut Vec<Plateau>,
     s: &super::sets::Structure,
     sw: &Sweep,
-    machine: &MachineInfo,
-    bounds: &mut dyn FnMut(&mut Plateau, &Edge),
+    (machine, small_pages): (&MachineInfo, bool),
+    memo: &mut crate::colour::Memo,
 ) -> Placed {
     let n_cache = if ends_in_memory(pl, &sw.xs, machine) {
         pl.len() - 1
@@ -166,7 +166,7 @@ fn place_counted(
     let near = super::sets::matching(&sizes, size);
     let levels: Vec<f64> = pl[..n_cache].iter().map(|p| p.level).collect();
     if let Some(o) = super::sets::owner(&levels, s.kept_ns).filter(|&o| Some(o) != near) {
-        return owned(pl, o, s, sw, &sizes);
+        return owned(pl, o, s, sw, &sizes, memo);
     }
     if let Some(k) = near {
         return Placed::At(k);
@@ -242,7 +242,7 @@ fn place_counted(
     let before = pl[j - 1].size(&sw.xs);
     for k in [j - 1, j] {
         if let Some(edge) = edge_after(pl, k) {
-            bounds(&mut pl[k], &edge);
+            bound(&mut pl[k], &edge, sw, machine, small_pages, memo);
         }
     }
     Placed::Inserted(j, before)
@@ -259,14 +259,20 @@ fn place_counted(
 /// ways, counted exactly, whose sweep edge read 588 KiB and whose count
 /// had been given to a 1.53 MiB plateau at three times its latency after
 /// it: generated seed 1, #1162.)
-fn owned(pl: &[Plateau], o: usize, s: &super::sets::Structure, sw: &Sweep, sizes: &[f64]) -> Placed {
+fn owned(
+    pl: &[Plateau],
+    o: usize,
+    s: &super::sets::Structure,
+    sw: &Sweep,
+    sizes: &[f64],
+    memo: &mut crate::colour::Memo,
+) -> Placed {
     let (size, read) = (s.size(), sizes[o]);
     if (read / size).ln().abs() <= std::f64::consts::LN_2 {
         return Placed::At(o);
     }
-    let mut memo = crate::colour::Memo::default();
-    let explained = read < size
-        && edge_after(pl, o).is_some_and(|e| e.explained_by(sw, (size, s.ways, s.page), &mut memo));
+    let explained =
+        read < size && edge_after(pl, o).is_some_and(|e| e.explained_by(sw, (size, s.ways, s.page), memo));
     if explained {
         return Placed::At(o);
     }
