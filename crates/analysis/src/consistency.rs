@@ -280,6 +280,7 @@ fn from_chase(
         size_bytes: Some(m.size_bytes),
         latency_no_walks_ns: no_walks,
         latency_no_walks_ns_ci95: local.and_then(|l| l.ci95),
+        latency_no_walks_verdict: local.map(|l| walk_free_verdict(p, &l, (ns, ci95), on_cpu(m))),
         measures: Vec::new(),
     }
 }
@@ -319,13 +320,46 @@ fn chase_figure(p: &Profile, m: &MemResult) -> (f64, Option<f64>, Option<[f64; 2
         .map(|mhz| f.ns * mhz / 1e3)
         .or(mean_cycles.map(|c| c * f.ns / m.ns_per_op))
         .filter(|c| c.is_finite() && *c > 0.0);
-    let on_cpu = m.oncpu_fraction.is_none_or(|v| v >= crate::mem::MIN_ONCPU);
-    let verdict = if f.repeated && on_cpu {
+    let verdict = if f.repeated && on_cpu(m) {
         Verdict::Ok
     } else {
         Verdict::Noisy
     };
     (f.ns, cycles, f.ci95, verdict)
+}
+
+/// Whether the chase's thread ran on its CPU for enough of its time (a
+/// preempted slice is no timing of memory).
+fn on_cpu(m: &MemResult) -> bool {
+    m.oncpu_fraction.is_none_or(|v| v >= crate::mem::MIN_ONCPU)
+}
+
+/// The verdict on DRAM's latency, the chase with page walks held out
+/// (`l`): its fastest slices repeat, and it stands where the run's other
+/// measurements put it — no slower than the chase over the same lines with
+/// the walks in (`with`, beyond both intervals: holding walks out cannot
+/// add time), and slower than every cache level the sweep found (it is
+/// memory's). The convergence of the curve below the chase's working set
+/// is judged with the headline ([`crate::converged`]).
+fn walk_free_verdict(
+    p: &Profile,
+    l: &Fastest,
+    (with, with_ci): (f64, Option<[f64; 2]>),
+    on_cpu: bool,
+) -> Verdict {
+    let lo = l.ci95.map_or(l.ns, |[a, _]| a.min(l.ns));
+    let with_hi = with_ci.map_or(with, |[_, b]| b.max(with));
+    let slowest_cache = p
+        .caches
+        .iter()
+        .flatten()
+        .map(|c| c.latency_ns)
+        .fold(0.0, f64::max);
+    if l.repeated && on_cpu && lo <= with_hi && l.ns > slowest_cache {
+        Verdict::Ok
+    } else {
+        Verdict::Noisy
+    }
 }
 
 /// Relation `memory-same-footprint` ([`crate::footprint`]): the `mem`
@@ -1115,6 +1149,40 @@ mod tests {
             "{}",
             p.notes[0].text
         );
+    }
+
+    #[test]
+    fn the_walk_free_figure_is_ok_only_where_the_run_allows_it() {
+        use hwcal_model::curve::MemSeries;
+        let run = |local: f64| {
+            let mut p = profile();
+            p.memory = Some(sweep_memory(110.0, 120.0));
+            p.mem = Some(chase(1 << 30, 160.0));
+            p.raw.push(slices(MemSeries::LatencyLocal.thread(0), local));
+            reconcile(&mut p);
+            p.memory.unwrap()
+        };
+        // 130 ns with the walks held out, 160 with them in: DRAM's figure.
+        assert_eq!(run(130.0).latency_no_walks_verdict, Some(Verdict::Ok));
+        // Holding the walks out cannot make the same lines slower.
+        let m = run(175.0);
+        assert_eq!(m.latency_no_walks_ns, Some(175.0));
+        assert_eq!(m.latency_no_walks_verdict, Some(Verdict::Noisy));
+        // Faster than the slowest cache level the sweep found is no
+        // memory's latency.
+        let slowest = profile()
+            .caches
+            .unwrap()
+            .iter()
+            .map(|c| c.latency_ns)
+            .fold(0.0, f64::max);
+        assert_eq!(run(slowest * 0.9).latency_no_walks_verdict, Some(Verdict::Noisy));
+        // No walk-free chase, no verdict on it.
+        let mut p = profile();
+        p.memory = Some(sweep_memory(110.0, 120.0));
+        p.mem = Some(chase(1 << 30, 160.0));
+        reconcile(&mut p);
+        assert_eq!(p.memory.unwrap().latency_no_walks_verdict, None);
     }
 
     /// The memory chase of a simulated Apple-like guest under heavy

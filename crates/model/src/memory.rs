@@ -62,6 +62,14 @@ pub struct MemoryLatency {
     /// A 95% interval of `latency_no_walks_ns` (its chase's slices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_no_walks_ns_ci95: Option<[f64; 2]>,
+    /// The verdict on `latency_no_walks_ns` (DRAM's latency, the figure
+    /// the digest leads with): `ok` where its fastest slices repeat and it
+    /// stands within what the run's other measurements allow (no slower
+    /// than the chase over the same lines with the walks in, slower than
+    /// every cache level, memory's curve converged). Absent where the
+    /// figure is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_no_walks_verdict: Option<Verdict>,
     /// Every measurement of memory latency the run made, the reported one
     /// among them (the consistency stage compares them). Empty in older
     /// profiles.

@@ -341,6 +341,17 @@ fn memory(c: &mut Checker, p: &mut Profile) {
         if c.fix && m.latency_ns.is_nan() {
             m.latency_ns_ci95 = None;
         }
+        c.opt("memory.latency_no_walks_ns", &mut m.latency_no_walks_ns, NS);
+        c.interval(
+            "memory.latency_no_walks_ns_ci95",
+            &mut m.latency_no_walks_ns_ci95,
+            NS,
+        );
+        if c.fix && m.latency_no_walks_ns.is_none_or(f64::is_nan) {
+            m.latency_no_walks_ns = None;
+            m.latency_no_walks_ns_ci95 = None;
+            m.latency_no_walks_verdict = None;
+        }
     }
     if let Some(m) = &mut p.mem {
         c.bytes("mem.size_bytes", m.size_bytes);

@@ -162,6 +162,7 @@ pub(super) fn memory_latency(
         size_bytes: idx.last().map(|&i| sw.xs[i].round() as u64),
         latency_no_walks_ns: None,
         latency_no_walks_ns_ci95: None,
+        latency_no_walks_verdict: None,
         measures: Vec::new(),
     }
 }

@@ -266,6 +266,21 @@ pub(super) fn compare_memory(out: &mut Comparison, x: &MemoryLatency, y: &Memory
         cy(x),
         cy(y),
     );
+    // DRAM's latency with the page walks held out, where both runs measured
+    // it: the figure that depends on neither the page size nor the footprint.
+    if let (Some(a), Some(b)) = (x.latency_no_walks_ns, y.latency_no_walks_ns) {
+        let v = |m: &MemoryLatency| m.latency_no_walks_verdict.unwrap_or(m.verdict);
+        let headline = r.noisy;
+        r.noisy = either_noisy(Some(v(x)), Some(v(y)));
+        r.row_ci(
+            "memory latency, no page walks",
+            FigureUnit::Ns,
+            Direction::Lower,
+            (Some(a), x.latency_no_walks_ns_ci95),
+            (Some(b), y.latency_no_walks_ns_ci95),
+        );
+        r.noisy = headline;
+    }
     let chains: BTreeSet<u32> = x.mlp.iter().chain(&y.mlp).map(|m| m.chains).collect();
     for k in chains {
         let g = |m: &MemoryLatency| {

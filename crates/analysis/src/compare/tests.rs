@@ -430,3 +430,30 @@ fn a_figure_with_two_usual_values_has_both_in_its_usual_range() {
     // A run far from both is still outside.
     assert!(hi < 80.0 && lo > 0.0, "{lo} {hi}");
 }
+
+#[test]
+fn dram_latency_without_walks_is_its_own_row_in_its_own_verdict() {
+    let with = |p: &mut Profile, ns: f64, v: Verdict| {
+        let m = p.memory.as_mut().unwrap();
+        m.latency_no_walks_ns = Some(ns);
+        m.latency_no_walks_ns_ci95 = Some([ns, ns * 1.01]);
+        m.latency_no_walks_verdict = Some(v);
+    };
+    let (mut a, mut b) = (full_profile(0), full_profile(0));
+    // Only one side measured it: no row.
+    with(&mut a, 140.0, Verdict::Ok);
+    let c = compare(&a, &b);
+    assert!(!c.rows.iter().any(|r| r.figure == "memory latency, no page walks"));
+    // Both: a row, judged on the walk-free figures' own verdicts, while the
+    // walking headline's row keeps its own.
+    with(&mut b, 210.0, Verdict::Ok);
+    b.memory.as_mut().unwrap().verdict = Verdict::Noisy;
+    let c = compare(&a, &b);
+    let row = find(&c, "memory", "memory latency, no page walks", FigureUnit::Ns);
+    assert!(!row.noisy);
+    assert!((row.ratio().unwrap() - 1.5).abs() < 1e-9);
+    assert!(find(&c, "memory", "memory latency", FigureUnit::Ns).noisy);
+    with(&mut b, 210.0, Verdict::Noisy);
+    let c = compare(&a, &b);
+    assert!(find(&c, "memory", "memory latency, no page walks", FigureUnit::Ns).noisy);
+}

@@ -228,6 +228,27 @@ pub(super) fn caches_table(
             "".into(),
             verdict(m.verdict),
         ]);
+        if let Some(l) = m.latency_no_walks_ns {
+            // DRAM's latency with the page walks held out (the digest's lead
+            // figure), its cycles at the headline's clock.
+            let cy = m
+                .latency_cycles
+                .map(|c| l * c / m.latency_ns)
+                .filter(|c| c.is_finite());
+            rows.push(vec![
+                "memory, no page walks".into(),
+                "".into(),
+                "".into(),
+                "".into(),
+                two_decimals(l),
+                opt_one_decimal(cy),
+                "".into(),
+                "".into(),
+                "".into(),
+                "".into(),
+                verdict(m.latency_no_walks_verdict.unwrap_or(m.verdict)),
+            ]);
+        }
     }
     let mut s = table(
         &[

@@ -102,8 +102,9 @@ pub fn caches_pages(levels: &[CacheLevel], memory: Option<&MemoryLatency>, pages
         s += &crate::format::wrap(&line, 100, 4);
         if let Some(l) = m.latency_no_walks_ns {
             let line = format!(
-                "  without page walks {l:.2} ns (measured: the same buffer chased in windows the TLB holds; page walks {:.1} ns)",
-                (m.latency_ns - l).max(0.0)
+                "  without page walks {l:.2} ns (measured: the same buffer chased in windows the TLB holds; page walks {:.1} ns){}",
+                (m.latency_ns - l).max(0.0),
+                m.latency_no_walks_verdict.map_or("", noisy_mark)
             );
             s += &crate::format::wrap(&line, 100, 4);
         }

@@ -306,11 +306,40 @@ fn memory(m: &MemoryLatency, base_page: Option<u64>) -> Line {
     // The TLB check's word, as the detail's (`pages::statement`, briefly):
     // smaps may count huge pages the TLB never sees.
     let pages = hwcal_model::pages::on_base(hwcal_model::pages::brief(true, Some(m.huge_pages)), base_page);
-    Line::new(
-        "memory",
-        format!("{:.1} ns{cy} · {pages}{mlp}", m.latency_ns),
-        Some(m.verdict),
-    )
+    match m.latency_no_walks_ns {
+        // DRAM's latency first (page walks held out, as multichase's default
+        // chase and MLC's idle latency read it), then what the walks add at
+        // the footprint chased: the fully random figure depends on the page
+        // size and the working set, and stays in the `mem` line.
+        Some(l) => {
+            let per_ns = m
+                .latency_cycles
+                .map(|c| c / m.latency_ns)
+                .filter(|r| r.is_finite());
+            let cy = per_ns.map_or(String::new(), |r| format!(" = {:.0} cy", l * r));
+            let over = m
+                .size_bytes
+                .map_or(String::new(), |b| format!(" at {}", hwcal_model::human_bytes(b)));
+            let doubt = if m.verdict == hwcal_model::Verdict::Noisy {
+                " (noisy)"
+            } else {
+                ""
+            };
+            Line::new(
+                "memory",
+                format!(
+                    "{l:.1} ns{cy} without walks · walks +{:.1} ns{over}{doubt}{mlp}",
+                    (m.latency_ns - l).max(0.0)
+                ),
+                Some(m.latency_no_walks_verdict.unwrap_or(m.verdict)),
+            )
+        }
+        None => Line::new(
+            "memory",
+            format!("{:.1} ns{cy} · {pages}{mlp}", m.latency_ns),
+            Some(m.verdict),
+        ),
+    }
 }
 
 fn mem(m: &MemResult) -> Line {
@@ -483,6 +512,34 @@ mod tests {
         };
         let next = full.strip_prefix(head).and_then(|rest| rest.chars().next());
         next.is_some_and(|c| c.is_whitespace() || " ·,;:(".contains(c))
+    }
+
+    #[test]
+    fn the_memory_line_leads_with_dram_and_says_what_walks_add() {
+        let mut m = hwcal_model::sample::full_profile(0).memory.unwrap();
+        m.latency_ns = 166.0;
+        m.latency_cycles = Some(614.2);
+        m.size_bytes = Some(1 << 30);
+        m.verdict = Verdict::Noisy;
+        m.latency_no_walks_ns = Some(143.6);
+        m.latency_no_walks_verdict = Some(Verdict::Ok);
+        let l = memory(&m, Some(4096));
+        // The walk-free figure first, in its own verdict; the walks' cost at
+        // the footprint, with the walking figure's doubt beside it.
+        assert!(
+            l.text
+                .starts_with("143.6 ns = 531 cy without walks · walks +22.4 ns at 1 GiB (noisy)"),
+            "{}",
+            l.text
+        );
+        assert_eq!(l.verdict, Some(Verdict::Ok));
+        // Without a walk-free chase (an older profile, the sweep's figure)
+        // the line is the figure with its pages, as before.
+        m.latency_no_walks_ns = None;
+        m.latency_no_walks_verdict = None;
+        let l = memory(&m, Some(4096));
+        assert!(l.text.starts_with("166.0 ns = 614 cy · "), "{}", l.text);
+        assert_eq!(l.verdict, Some(Verdict::Noisy));
     }
 
     #[test]
