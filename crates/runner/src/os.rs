@@ -85,6 +85,7 @@ impl Plan for Os {
         // every batch alike, which their agreement cannot show.
         let before = core_mhz();
         let mut raw = Vec::new();
+        let mut resident = None;
         // An interrupt (SIGINT, SIGTERM, SIGHUP) waits for the operation
         // under way, whose scratch directory `measure` removes, and stops
         // there: killed mid-operation, the directory stayed behind.
@@ -98,6 +99,9 @@ impl Plan for Os {
             progress.say(&format!("os: {}", op.lmbench_name()));
             let samples =
                 measure(op, self.batches, &self.scratch).with_context(|| format!("os: {}", op.id()))?;
+            if matches!(op, OsOp::ForkExit | OsOp::ForkExec) {
+                resident = hwcal_probes::os::resident_bytes();
+            }
             raw.push(RawCurve {
                 id: curve_id(op.id()),
                 x_label: "(one point)".into(),
@@ -127,7 +131,7 @@ impl Plan for Os {
                 .collect(),
         });
         let state = mitigations();
-        let notes = (!state.is_empty())
+        let mut notes: Vec<Note> = (!state.is_empty())
             .then(|| {
                 let list: Vec<String> = state.iter().map(|(k, v)| format!("{k}: {v}")).collect();
                 Note::info(
@@ -141,12 +145,28 @@ impl Plan for Os {
             })
             .into_iter()
             .collect();
+        if let Some(b) = resident {
+            notes.push(Note::info("os", "fork-resident", fork_note(b)));
+        }
         Ok(Profile {
             raw,
             notes,
             ..Default::default()
         })
     }
+}
+
+/// What fork was timed from: fork copies the page tables of every resident
+/// page of its parent, so its figure belongs to a process of that size
+/// (`hwcal_probes::os::measure` hands the allocator's free memory back
+/// first; lmbench's `lat_proc` forks a process of a few MiB).
+fn fork_note(resident: u64) -> String {
+    format!(
+        "os: fork (fork+exit, fork+execve) was timed from a process of {} resident (the allocator's free memory \
+         handed back first): fork copies the page tables of every resident page of its parent, so the figures \
+         grow with that size; lmbench's lat_proc forks a process of a few MiB",
+        hwcal_model::human_bytes(resident)
+    )
 }
 
 #[cfg(test)]
