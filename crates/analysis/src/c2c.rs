@@ -171,12 +171,18 @@ pub fn figures_of(pairs: &[Pair], v: Variant) -> Vec<Figure> {
         f.ci95 = ci95;
         f
     };
-    // Over several pairs, the median's interval over the pairs' medians;
-    // one pair's is its own batches'.
-    let median_ci = match sorted.as_slice() {
-        [one] => one.ci95,
-        _ => hwcal_stats::median_ci95(&medians).map(|(lo, hi)| [lo, hi]),
-    };
+    // One pair (a 2-CPU guest) is its own fastest, median and slowest:
+    // one figure, not three rows of the same number.
+    if let [one] = sorted.as_slice() {
+        return vec![fig(
+            "fastest",
+            "the one pair, one way",
+            one.median_ns,
+            one.verdict,
+            one.ci95,
+        )];
+    }
+    let median_ci = hwcal_stats::median_ci95(&medians).map(|(lo, hi)| [lo, hi]);
     vec![
         fig(
             "fastest",
@@ -429,6 +435,19 @@ mod tests {
         assert!(reanalyze(&mut p));
         assert_eq!((p.notes.clone(), p.figures.clone()), before);
         assert!(!reanalyze(&mut Profile::default()));
+    }
+
+    #[test]
+    fn one_pair_is_one_figure_not_three_of_the_same_number() {
+        let mut p = Profile {
+            raw: vec![curve(0, &[(1, &[32.0, 33.0, 32.5, 32.2, 32.8])])],
+            ..Default::default()
+        };
+        assert!(reanalyze(&mut p));
+        let ids: Vec<&str> = p.figures.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["c2c.fastest"]);
+        assert_eq!(p.figures[0].name, "the one pair, one way");
+        assert_eq!(p.figures[0].value, Some(32.5));
     }
 
     fn rw_curve(a: usize, partners: &[(usize, &[f64])]) -> RawCurve {
