@@ -728,10 +728,13 @@ fn a_miss_latency_twice_off_the_replace_time_is_left_out() {
         replace_time_ns: Some(replace),
         ..Default::default()
     };
-    for (level, miss, replace) in [(2, 92.1, 35.0), (3, 21.8, 82.9)] {
+    for (level, miss, replace) in [(2, 92.1, 35.0), (3, 21.8, 82.9), (2, -28.4, 9.6), (2, 179.0, 9.6)] {
         let mut l = lvl(level, miss, replace);
         let n = levels::miss_disagrees(&mut l).expect("a note");
         assert_eq!(n.code, format!("cache.l{level}-miss-disagree"));
+        // The impossible reading itself is never printed.
+        assert!(!n.text.contains(&format!("{miss:.1}")), "{}", n.text);
+        assert!(n.text.contains(&format!("{replace:.1} ns")), "{}", n.text);
         assert_eq!(
             (l.miss_latency_ns, l.miss_latency_cycles, l.miss_latency_ns_ci95),
             (None, None, None)

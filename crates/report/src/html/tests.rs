@@ -44,7 +44,7 @@ fn single_report_has_every_section_table_and_plot() {
     // Plots: cache, TLB, bandwidth, ctx.
     assert_eq!(html.matches("<svg").count(), 4);
     assert!(html.contains("Load latency vs working-set size"));
-    assert!(html.contains(">L1 48 KiB<") && html.contains(">memory 145 ns<"));
+    assert!(html.contains(">L1 48 KiB<") && html.contains(">memory 145 ns (this sweep)<"));
     assert!(html.contains(">L2 4 KiB: 2048<"), "TLB reach marker");
     assert!(html.contains("Memory bandwidth vs threads") && html.contains("Context switch time vs"));
     // Escaping: the synthetic CPU name has markup characters.
