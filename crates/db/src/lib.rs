@@ -249,6 +249,17 @@ impl Db {
             .collect())
     }
 
+    /// The history two sides of a comparison are judged against, the same
+    /// for every view (`db compare`, `report A B`): [`Db::history_between`]
+    /// where each side is one run, none for batches (their own runs are
+    /// their spread) or without a database (`db`: `None`).
+    pub fn history_for(db: Option<&Db>, a: &[Profile], b: &[Profile]) -> Result<Vec<Profile>, DbError> {
+        match (db, a, b) {
+            (Some(db), [x], [y]) => db.history_between(x, y, 20),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// The history two runs are judged against ([`Db::history_of`]) when
     /// they are of one machine (same machine id and core), without the two
     /// themselves (they cannot vouch for each other); none otherwise.

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 pub use crate::format::fmt_ratio;
 pub use hwcal_analysis::compare::{
-    compare, compare_batches, match_levels, with_history, Comparison, LevelMatch, Mark, Row,
+    compare, compare_batches, judged, match_levels, with_history, Comparison, LevelMatch, Mark, Row,
     SAME_CACHE_FACTOR, SIGNIFICANCE, VERDICT_THRESHOLD,
 };
 

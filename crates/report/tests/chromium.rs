@@ -67,7 +67,7 @@ fn report_and_comparison_render_in_headless_chromium() {
     let cmp = dir.path().join("compare.html");
     std::fs::write(
         &cmp,
-        html::compare_report(&full_profile(0), "run 1", &full_profile(4), "run 2"),
+        html::compare_report(&full_profile(0), "run 1", &full_profile(4), "run 2", &[]),
     )
     .unwrap();
 
@@ -181,7 +181,7 @@ fn summary_and_comparison_table_on_the_first_screen() {
         "sections after the notes: {t:?}"
     );
 
-    let cmp = html::compare_report(&full_profile(0), "run 1", &full_profile(4), "run 2");
+    let cmp = html::compare_report(&full_profile(0), "run 1", &full_profile(4), "run 2", &[]);
     let page_cmp = dir.path().join("compare.html");
     std::fs::write(&page_cmp, with_probe(&cmp, &["figures", "plots", "machines"])).unwrap();
     let t = tops(&run_chromium(&bin, &chrome, &page_cmp, &["--dump-dom", window]));

@@ -201,6 +201,6 @@ fn a_new_probe_is_compared_without_edits() {
         .unwrap()
         .iter()
         .any(|r| r["figure"] == "branch: mispredict cost" && r["verdict"] == "worse" && r["ratio"] == 2.0));
-    let html = compare_report(&a, "a", &b, "b");
+    let html = compare_report(&a, "a", &b, "b", &[]);
     assert!(html.contains("branch: mispredict cost") && html.contains("2.000 ± "));
 }

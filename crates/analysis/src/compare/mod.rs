@@ -95,6 +95,19 @@ pub fn compare_batches(a: &[Profile], b: &[Profile]) -> Comparison {
     batch::gather(a, b, compare)
 }
 
+/// The one comparison rule every view uses (`hwcal db compare`, `hwcal
+/// report A B`, the site's pages): the runs side by side and, where each
+/// side is one run of the same machine, judged against that machine's
+/// history ([`with_history`]; empty where the views have none, as for
+/// two machines).
+pub fn judged(a: &[Profile], b: &[Profile], history: &[Profile]) -> Comparison {
+    let mut c = compare_batches(a, b);
+    if a.len() == 1 && b.len() == 1 {
+        with_history(&mut c, history);
+    }
+    c
+}
+
 /// Two runs of one machine judged against its history: each row gets the
 /// figure's [`usual_range`] over `history` (that machine's stored runs; at
 /// least [`MIN_HISTORY`] of them hold the figure), and A and B both inside
@@ -108,7 +121,10 @@ pub fn with_history(c: &mut Comparison, history: &[Profile]) {
     }
     let mut seen: Vec<(&'static str, String, hwcal_model::FigureUnit, Vec<f64>)> = Vec::new();
     for h in history {
-        for r in compare(h, h).rows {
+        // Only runs whose figure was itself `ok` say what is usual: a noisy
+        // one (a busy host's memory at 610 ns) would widen the range until
+        // no change stands out of it.
+        for r in compare(h, h).rows.into_iter().filter(|r| !r.noisy) {
             let Some(v) = r.a.filter(|v| v.is_finite()) else {
                 continue;
             };

@@ -457,3 +457,31 @@ fn dram_latency_without_walks_is_its_own_row_in_its_own_verdict() {
     let c = compare(&a, &b);
     assert!(find(&c, "memory", "memory latency, no page walks", FigureUnit::Ns).noisy);
 }
+
+#[test]
+fn only_runs_that_were_themselves_ok_say_what_is_usual() {
+    let with_mem = |ns: f64, v: Verdict| {
+        let mut p = full_profile(0);
+        let m = p.memory.as_mut().unwrap();
+        m.latency_ns = ns;
+        m.latency_ns_ci95 = Some([ns * 0.999, ns * 1.001]);
+        m.verdict = v;
+        p
+    };
+    let (a, b) = (with_mem(150.0, Verdict::Ok), with_mem(165.0, Verdict::Ok));
+    let mark = |history: &[Profile]| {
+        let c = judged(std::slice::from_ref(&a), std::slice::from_ref(&b), history);
+        find(&c, "memory", "memory latency", FigureUnit::Ns).mark(VERDICT_THRESHOLD)
+    };
+    // A busy host's noisy runs (140 to 610 ns) say nothing of what is usual.
+    let noisy: Vec<Profile> = [140.0, 300.0, 450.0, 610.0]
+        .iter()
+        .map(|&ns| with_mem(ns, Verdict::Noisy))
+        .collect();
+    assert_eq!(mark(&noisy), Some(Mark::Worse));
+    let ok: Vec<Profile> = [140.0, 150.0, 160.0, 170.0]
+        .iter()
+        .map(|&ns| with_mem(ns, Verdict::Ok))
+        .collect();
+    assert_eq!(mark(&ok), Some(Mark::Same));
+}

@@ -149,10 +149,7 @@ pub fn run(a: DbArgs) -> Result<()> {
                 Ok((compare::side_label(s, &ids, &ps), ps))
             };
             let ((la, pa), (lb, pb)) = (side(&a)?, side(&b)?);
-            let mut c = compare::compare_batches(&pa, &pb);
-            if let ([x], [y]) = (pa.as_slice(), pb.as_slice()) {
-                compare::with_history(&mut c, &db.history_between(x, y, 20)?);
-            }
+            let c = compare::judged(&pa, &pb, &Db::history_for(Some(&db), &pa, &pb)?);
             if json {
                 return write_output("-", &compare::comparison_json(&c, &la, &lb));
             }

@@ -35,8 +35,7 @@ pub fn run(a: ReportArgs) -> Result<()> {
     for s in a.ids.iter().filter(|s| std::path::Path::new(s).is_file()) {
         crate::output::protect_input(std::path::Path::new(s));
     }
-    // The report must not overwrite a profile it reads (protected above,
-    // by identity: a hard link or another spelling is caught too).
+    // Never overwrite a profile it reads (protected above, by identity: a hard link or another spelling too).
     let html_out = match a.html {
         Some(h) => h,
         None => hwcal_report::destination::free_name(&hwcal_report::destination::report_name(&a.ids)),
@@ -54,7 +53,13 @@ pub fn run(a: ReportArgs) -> Result<()> {
     }
     let html = match runs.as_slice() {
         [(label, p)] => report(p, &format!("hwcal report — {label}")),
-        [(la, pa), (lb, pb)] => compare_report(pa, la, pb, lb),
+        [(la, pa), (lb, pb)] => compare_report(
+            pa,
+            la,
+            pb,
+            lb,
+            &Db::history_for(db.as_ref(), std::slice::from_ref(pa), std::slice::from_ref(pb))?,
+        ),
         _ => unreachable!("clap allows at most two ids"),
     };
     write_output(&html_out, html.as_bytes())

@@ -4,7 +4,7 @@
 use super::cards::notes_with_severity;
 use super::plots::{bandwidth_plot, ctx_plot, other_plots};
 use super::widgets::{figure, folded, notes_list, page, section, table_l};
-use crate::compare::{compare, mark_word, Comparison, Mark};
+use crate::compare::{judged, mark_word, Comparison, Mark};
 use crate::format::{esc, format_utc, value_with_unit};
 use crate::plots::{cache_latency as cache_plot, tlb_curves as tlb_plot, Side};
 use hwcal_model::*;
@@ -70,10 +70,12 @@ pub(super) fn machines_side_by_side(a: &Profile, b: &Profile) -> String {
 }
 
 /// A comparison of two profiles as a complete HTML document: both machines,
-/// the table of ratios, and both runs' curves on the same plots.
-pub fn compare_report(a: &Profile, label_a: &str, b: &Profile, label_b: &str) -> String {
+/// the table of ratios, and both runs' curves on the same plots; each row
+/// judged by the rule `db compare` uses, against `history` (the machine's
+/// stored runs where both are one machine's, else empty).
+pub fn compare_report(a: &Profile, label_a: &str, b: &Profile, label_b: &str, history: &[Profile]) -> String {
     let sides = [Side { tag: "A", p: a }, Side { tag: "B", p: b }];
-    let c = compare(a, b);
+    let c = judged(std::slice::from_ref(a), std::slice::from_ref(b), history);
     let mut body = String::new();
     let mut nav: Vec<(&str, &str)> = Vec::new();
     let mut add = |id: &'static str, name: &'static str, html: String| {

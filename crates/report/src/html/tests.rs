@@ -115,7 +115,7 @@ fn unknown_raw_curves_get_their_own_plot() {
 #[test]
 fn comparison_overlays_both_runs_and_tabulates_ratios() {
     let (a, b) = (full_profile(0), full_profile(5));
-    let html = compare_report(&a, "run 1", &b, "run 2");
+    let html = compare_report(&a, "run 1", &b, "run 2", &[]);
     assert_balanced(&html);
     assert!(html.contains("run 1") && html.contains("run 2"));
     assert!(html.contains("synthetic-0") && html.contains("synthetic-5"));
@@ -195,7 +195,7 @@ fn summary_then_notes_then_sections_and_raw_curves_folded() {
 
 #[test]
 fn comparison_leads_with_the_ratio_table() {
-    let html = compare_report(&full_profile(0), "a", &full_profile(5), "b");
+    let html = compare_report(&full_profile(0), "a", &full_profile(5), "b", &[]);
     let at = |id: &str| html.find(&format!("id=\"{id}\"")).unwrap_or(usize::MAX);
     assert!(at("figures") < at("plots") && at("plots") < at("machines"));
     assert!(html.find("<svg").unwrap() > at("figures"));
@@ -210,4 +210,48 @@ fn core_to_core_latency_is_a_heat_map_with_its_figures() {
     assert!(html.contains("<section id=\"c2c\">"), "{html}");
     assert!(html.contains("<title>CPU 0 ↔ 2: 80.0 ns</title>"));
     assert!(html.contains("fastest pair, one way") && html.contains("<section id=\"figures\">"));
+}
+
+#[test]
+fn the_report_and_db_compare_judge_every_row_by_one_rule() {
+    use crate::compare::{judged, mark_word, Comparison, Mark, VERDICT_THRESHOLD};
+    // B's memory 10% slower: worse by its own intervals, but inside the
+    // range the machine's history spans (its runs from 130 to 170 ns).
+    let a = full_profile(0);
+    let with_mem = |ns: f64| {
+        let mut p = full_profile(0);
+        let m = p.memory.as_mut().unwrap();
+        m.latency_ns = ns;
+        m.latency_ns_ci95 = Some([ns * 0.999, ns * 1.001]);
+        p
+    };
+    let base = a.memory.as_ref().unwrap().latency_ns;
+    let b = with_mem(base * 1.1);
+    let history: Vec<Profile> = [0.9, 1.0, 1.1, 1.2].iter().map(|f| with_mem(base * f)).collect();
+    let c = judged(std::slice::from_ref(&a), std::slice::from_ref(&b), &history);
+    let alone = judged(std::slice::from_ref(&a), std::slice::from_ref(&b), &[]);
+    let row = |c: &Comparison| {
+        c.rows
+            .iter()
+            .find(|r| r.figure == "memory latency" && r.unit == FigureUnit::Ns)
+            .and_then(|r| r.mark(VERDICT_THRESHOLD))
+    };
+    assert_eq!(row(&alone), Some(Mark::Worse));
+    assert_eq!(
+        row(&c),
+        Some(Mark::Same),
+        "the history is what db compare applies"
+    );
+    // The report's table is the same comparison: every row's word, in order.
+    let html = compare_report(&a, "a", &b, "b", &history);
+    let words: Vec<&str> = c
+        .rows
+        .iter()
+        .filter_map(|r| r.mark(VERDICT_THRESHOLD).map(mark_word))
+        .collect();
+    let mut at = 0;
+    for w in words {
+        let found = html[at..].find(&format!(">{}</span>", crate::format::esc(w)));
+        at += found.unwrap_or_else(|| panic!("row word {w} missing after byte {at}")) + 1;
+    }
 }
