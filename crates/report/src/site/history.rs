@@ -27,6 +27,14 @@ pub(super) struct KeyFigure {
     pub unit: &'static str,
     /// The figure of a run, in `unit`.
     pub get: fn(&RunFacts) -> Option<f64>,
+    /// Whether the run marked it noisy: such a run is drawn, but says
+    /// nothing of what is usual (the comparisons' rule,
+    /// `hwcal_analysis::compare::with_history`).
+    pub noisy: fn(&RunFacts) -> bool,
+}
+
+fn level_noisy(r: &RunFacts, n: u32) -> bool {
+    r.level(n).is_some_and(|l| l.latency.noisy)
 }
 
 fn level_ns(r: &RunFacts, n: u32) -> Option<f64> {
@@ -42,41 +50,49 @@ pub(super) const KEY_FIGURES: [KeyFigure; 8] = [
         name: "memory latency",
         unit: "ns",
         get: |r| r.memory_ns.map(|f| f.value),
+        noisy: |r| r.memory_ns.is_some_and(|f| f.noisy),
     },
     KeyFigure {
         name: "L1 latency",
         unit: "ns",
         get: |r| level_ns(r, 1),
+        noisy: |r| level_noisy(r, 1),
     },
     KeyFigure {
         name: "L2 latency",
         unit: "ns",
         get: |r| level_ns(r, 2),
+        noisy: |r| level_noisy(r, 2),
     },
     KeyFigure {
         name: "L3 latency",
         unit: "ns",
         get: |r| level_ns(r, 3),
+        noisy: |r| level_noisy(r, 3),
     },
     KeyFigure {
         name: "L2 size",
         unit: "MiB",
         get: |r| level_mib(r, 2),
+        noisy: |r| level_noisy(r, 2),
     },
     KeyFigure {
         name: "L3 size",
         unit: "MiB",
         get: |r| level_mib(r, 3),
+        noisy: |r| level_noisy(r, 3),
     },
     KeyFigure {
         name: "read bandwidth",
         unit: "GB/s",
         get: |r| r.read_bps.map(|f| f.value / 1e9),
+        noisy: |r| r.read_bps.is_some_and(|f| f.noisy),
     },
     KeyFigure {
         name: "context switch, 2 processes",
         unit: "µs",
         get: |r| r.ctx2_us.map(|f| f.value),
+        noisy: |r| r.ctx2_us.is_some_and(|f| f.noisy),
     },
 ];
 
@@ -114,7 +130,14 @@ pub(super) fn history_section(m: &Machine) -> String {
     let mut left: Vec<String> = Vec::new();
     for f in &KEY_FIGURES {
         let s = series(m, f);
-        let values: Vec<f64> = s.iter().map(|p| p.1).collect();
+        // The band from the runs that were themselves ok, as the
+        // comparisons' usual range.
+        let values: Vec<f64> = m
+            .runs
+            .iter()
+            .filter(|r| !(f.noisy)(r))
+            .filter_map(|r| (f.get)(r))
+            .collect();
         let Some([lo, hi]) = band(&values) else { continue };
         let outside: Vec<&(i64, f64)> = s.iter().filter(|p| p.1 < lo || p.1 > hi).collect();
         for (id, v) in &outside {

@@ -282,6 +282,31 @@ fn history_marks_the_run_that_left_the_usual_range_and_the_index_charts_machines
     assert!(lo <= 95.0 && hi >= 105.0, "never narrower than the 5% threshold");
 }
 
+/// A busy host's noisy runs are drawn but make no band: only runs whose
+/// figure was ok say what is usual, as in the comparisons.
+#[test]
+fn noisy_runs_do_not_widen_the_usual_range() {
+    let runs: Vec<(i64, Profile)> = (0..6)
+        .map(|i| {
+            let mut p = identified(0, "aa", "vm");
+            p.created_unix += i as u64 * 3600;
+            let m = p.memory.as_mut().unwrap();
+            m.latency_ns = [145.0, 147.0, 144.0, 146.0, 610.0, 450.0][i];
+            m.verdict = if i >= 4 {
+                hwcal_model::Verdict::Noisy
+            } else {
+                hwcal_model::Verdict::Ok
+            };
+            (i as i64 + 1, p)
+        })
+        .collect();
+    let files = build(&runs);
+    let page = text(&files, &machine_path(&machine_key(&runs[0].1).key));
+    // Both noisy runs fall outside the band the four ok runs make.
+    assert!(page.contains("run 5: memory latency 610.00 ns"), "{page}");
+    assert!(page.contains("run 6: memory latency 450.00 ns"), "{page}");
+}
+
 /// One machine id over two CPUs (a cloned image's /etc/machine-id) is two
 /// machines; a machine id with one CPU keeps its plain key.
 #[test]
