@@ -294,14 +294,14 @@ fn memory(m: &MemoryLatency, base_page: Option<u64>) -> Line {
         .iter()
         .max_by(|a, b| a.speedup.total_cmp(&b.speedup))
         .map_or(String::new(), |q| {
-            // A table in doubt says so beside its figure: the line's
-            // verdict is memory latency's.
-            let doubt = if q.verdict == Some(hwcal_model::Verdict::Noisy) {
-                " (noisy)"
+            // A table in doubt says so and shows no figure (the line's
+            // verdict is memory latency's, and a speed-up past its chains,
+            // cut off the end of the line with its mark, read as `ok`).
+            if q.verdict == Some(hwcal_model::Verdict::Noisy) {
+                " · MLP (noisy)".to_string()
             } else {
-                ""
-            };
-            format!(" · {:.1}× with {} chains{doubt}", q.speedup, q.chains)
+                format!(" · {:.1}× with {} chains", q.speedup, q.chains)
+            }
         });
     // The TLB check's word, as the detail's (`pages::statement`, briefly):
     // smaps may count huge pages the TLB never sees.
@@ -328,7 +328,7 @@ fn memory(m: &MemoryLatency, base_page: Option<u64>) -> Line {
             Line::new(
                 "memory",
                 format!(
-                    "{l:.1} ns{cy} without walks · walks +{:.1} ns{over}{doubt}{mlp}",
+                    "{l:.1} ns{cy} no walks · walks +{:.1} ns{over}{doubt}{mlp}",
                     (m.latency_ns - l).max(0.0)
                 ),
                 Some(m.latency_no_walks_verdict.unwrap_or(m.verdict)),
@@ -528,11 +528,22 @@ mod tests {
         // the footprint, with the walking figure's doubt beside it.
         assert!(
             l.text
-                .starts_with("143.6 ns = 531 cy without walks · walks +22.4 ns at 1 GiB (noisy)"),
+                .starts_with("143.6 ns = 531 cy no walks · walks +22.4 ns at 1 GiB (noisy)"),
             "{}",
             l.text
         );
         assert_eq!(l.verdict, Some(Verdict::Ok));
+        // A speed-up table in doubt shows no figure, only its doubt: cut off
+        // the line's end with its mark, 22× with 16 chains read as `ok`.
+        for q in &mut m.mlp {
+            q.verdict = Some(Verdict::Noisy);
+        }
+        let l = memory(&m, Some(4096));
+        assert!(
+            l.text.ends_with(" · MLP (noisy)") && !l.text.contains("chains"),
+            "{}",
+            l.text
+        );
         // Without a walk-free chase (an older profile, the sweep's figure)
         // the line is the figure with its pages, as before.
         m.latency_no_walks_ns = None;
