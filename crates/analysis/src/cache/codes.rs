@@ -125,7 +125,7 @@ pub const NOTE_CODES: [(&str, &str); 54] = [
     ),
     (
         "cache.l{N}-numbering",
-        "a level nearer the stated size of the level below, which was read well short: possibly that level found one number too high, marked noisy",
+        "a level nearer the stated size of the level below, which was read well short: possibly that level found one number too high; or, with no cache stated, a level above one in doubt; marked noisy",
     ),
     (
         "cache.l{N}-sloping",

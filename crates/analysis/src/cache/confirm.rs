@@ -58,7 +58,7 @@ pub(super) fn size_unconfirmed(
 /// L3 of 12 MiB. Which cache it is cannot be told, so it is marked noisy.
 /// Returns the notes; the levels' verdicts are set here.
 pub(super) fn numbering_in_doubt(levels: &mut [CacheLevel], machine: &MachineInfo) -> Vec<Note> {
-    let mut notes = Vec::new();
+    let mut notes = unstated_numbering(levels, machine);
     for k in 1..levels.len() {
         let (below, this) = (&levels[k - 1], &levels[k]);
         let Some(stated_below) = machine.nominal_data_cache(below.level) else {
@@ -91,6 +91,42 @@ pub(super) fn numbering_in_doubt(levels: &mut [CacheLevel], machine: &MachineInf
                 super::codes::size_text(sb)
             ),
         ));
+    }
+    notes
+}
+
+/// Where the machine states no cache at all (a container's or an Arm
+/// board's empty sysfs), a level's number rests on the levels found below
+/// it alone: where one of them is in doubt (not `ok`) — an L1 whose slow
+/// fall-off may be read as a level of its own, or whose edge held more than
+/// where it began to climb, a level hiding in it — the level above may be
+/// one number off, and is not `ok` (a simulated guest with no cache stated
+/// read L1 noisy and "L2 43.3 MiB, ok": its L3, the L2 unfound). Marked
+/// noisy, as every level above it; the notes.
+fn unstated_numbering(levels: &mut [CacheLevel], machine: &MachineInfo) -> Vec<Note> {
+    if !super::plateaus::nominal_sizes(machine).is_empty() {
+        return Vec::new();
+    }
+    let mut notes = Vec::new();
+    let mut doubt: Option<u32> = None;
+    for l in levels.iter_mut() {
+        if let Some(d) = doubt.filter(|_| l.verdict == hwcal_model::Verdict::Ok) {
+            l.verdict = hwcal_model::Verdict::Noisy;
+            notes.push(note(
+                "cache",
+                &format!("l{}-numbering", l.level),
+                format!(
+                    "cache: L{n} ({}): the machine states no cache levels, and L{d} below it is in doubt: if \
+                     that is no level of its own (an L1's slow fall-off read as one) or hides one, this level \
+                     is not L{n}; which cache it is cannot be told, marked noisy",
+                    super::codes::size_text(l.size_bytes as f64),
+                    n = l.level
+                ),
+            ));
+        }
+        if l.verdict != hwcal_model::Verdict::Ok {
+            doubt.get_or_insert(l.level);
+        }
     }
     notes
 }
@@ -228,6 +264,36 @@ mod tests {
         ];
         assert!(numbering_in_doubt(&mut levels, &m).is_empty());
         assert_eq!(levels[2].verdict, Ok);
+    }
+
+    #[test]
+    fn with_nothing_stated_a_level_above_one_in_doubt_is_in_doubt() {
+        use hwcal_model::Verdict::{Noisy, Ok};
+        // Simulated, no cache stated: L1 in doubt (its edge held more than
+        // where it began to climb) and "L2 43.3 MiB", its L3.
+        let bare = MachineInfo::default();
+        let mut levels = vec![
+            found(1, 71 << 10, Noisy),
+            found(2, 43 << 20, Ok),
+            found(3, 90 << 20, Ok),
+        ];
+        let notes = numbering_in_doubt(&mut levels, &bare);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert_eq!(notes[0].code, "cache.l2-numbering");
+        assert!(
+            notes[0].text.contains("L1 below it is in doubt"),
+            "{}",
+            notes[0].text
+        );
+        assert!(levels[1..].iter().all(|l| l.verdict == Noisy));
+        // Every level below ok: each number stands.
+        let mut levels = vec![found(1, 48 << 10, Ok), found(2, 2 << 20, Ok)];
+        assert!(numbering_in_doubt(&mut levels, &bare).is_empty());
+        assert_eq!(levels[1].verdict, Ok);
+        // Stated levels: the numbering is checked against them instead.
+        let mut levels = vec![found(1, 64 << 10, Noisy), found(2, 2 << 20, Ok)];
+        assert!(numbering_in_doubt(&mut levels, &machine(2 << 20, 12 << 20)).is_empty());
+        assert_eq!(levels[1].verdict, Ok);
     }
 
     fn stated_l4(shared_cpus: Vec<usize>) -> MachineInfo {
