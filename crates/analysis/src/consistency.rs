@@ -341,12 +341,22 @@ fn on_cpu(m: &MemResult) -> bool {
 /// add time), and slower than every cache level the sweep found (it is
 /// memory's). The convergence of the curve below the chase's working set
 /// is judged with the headline ([`crate::converged`]).
-fn walk_free_verdict(
+fn walk_free_verdict(p: &Profile, l: &Fastest, with: (f64, Option<[f64; 2]>), on_cpu: bool) -> Verdict {
+    if walk_free_doubt(p, l, with, on_cpu).is_some() {
+        Verdict::Noisy
+    } else {
+        Verdict::Ok
+    }
+}
+
+/// Why the walk-free figure is in doubt ([`walk_free_verdict`]), the
+/// reason its note names; `None` where it is not.
+fn walk_free_doubt(
     p: &Profile,
     l: &Fastest,
     (with, with_ci): (f64, Option<[f64; 2]>),
     on_cpu: bool,
-) -> Verdict {
+) -> Option<&'static str> {
     let lo = l.ci95.map_or(l.ns, |[a, _]| a.min(l.ns));
     let with_hi = with_ci.map_or(with, |[_, b]| b.max(with));
     let slowest_cache = p
@@ -355,10 +365,16 @@ fn walk_free_verdict(
         .flatten()
         .map(|c| c.latency_ns)
         .fold(0.0, f64::max);
-    if l.repeated && on_cpu && lo <= with_hi && l.ns > slowest_cache {
-        Verdict::Ok
+    if !on_cpu {
+        Some("its thread was off its CPU for much of the chase")
+    } else if !l.repeated {
+        Some("its fastest slices did not repeat within 1%")
+    } else if lo > with_hi {
+        Some("it read slower than the same lines chased with the walks in, which holding walks out cannot do")
+    } else if l.ns <= slowest_cache {
+        Some("it read no slower than a cache level, which memory cannot")
     } else {
-        Verdict::Noisy
+        None
     }
 }
 
@@ -421,6 +437,11 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
     let model = TlbShare::from_profile(p).filter(|_| !m.use_hugepages);
     let mut head = from_chase(p, &m, before.as_ref(), model.as_ref());
     head.measures = std::iter::once(measure_of(&head)).chain(sweep.clone()).collect();
+    let doubt = local_chase(p)
+        .and_then(|l| walk_free_doubt(p, &l, (head.latency_ns, head.latency_ns_ci95), on_cpu(&m)))
+        .map_or(String::new(), |why| {
+            format!("; the figure without page walks is marked noisy: {why}")
+        });
     let walks = match (head.latency_no_walks_ns, model) {
         (Some(l), model) => format!(
             "; of it, {:.1} ns are page walks, measured: the same buffer chased window by window ({} pages \
@@ -438,7 +459,7 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
     let text = format!(
         "consistency: memory latency {:.1} ns is the `mem` section's chase over {} (at least {}x the \
          last-level cache, so its remaining hits are few), its fastest slice (interference only adds time); \
-         every section of this profile reports it{walks}{}",
+         every section of this profile reports it{walks}{doubt}{}",
         head.latency_ns,
         hwcal_model::human_bytes(m.size_bytes),
         MEMORY_CHASE_FACTOR,
@@ -1164,10 +1185,23 @@ mod tests {
         };
         // 130 ns with the walks held out, 160 with them in: DRAM's figure.
         assert_eq!(run(130.0).latency_no_walks_verdict, Some(Verdict::Ok));
-        // Holding the walks out cannot make the same lines slower.
+        // Holding the walks out cannot make the same lines slower; the
+        // headline's note names why the figure is in doubt.
         let m = run(175.0);
         assert_eq!(m.latency_no_walks_ns, Some(175.0));
         assert_eq!(m.latency_no_walks_verdict, Some(Verdict::Noisy));
+        let mut p = profile();
+        p.memory = Some(sweep_memory(110.0, 120.0));
+        p.mem = Some(chase(1 << 30, 160.0));
+        p.raw.push(slices(MemSeries::LatencyLocal.thread(0), 175.0));
+        reconcile(&mut p);
+        assert!(
+            p.notes.iter().any(|n| n.code == "consistency.memory-headline"
+                && n.text
+                    .contains("without page walks is marked noisy: it read slower")),
+            "{:?}",
+            p.notes
+        );
         // Faster than the slowest cache level the sweep found is no
         // memory's latency.
         let slowest = profile()
