@@ -280,7 +280,7 @@ fn from_chase(
         size_bytes: Some(m.size_bytes),
         latency_no_walks_ns: no_walks,
         latency_no_walks_ns_ci95: local.and_then(|l| l.ci95),
-        latency_no_walks_verdict: local.map(|l| walk_free_verdict(p, &l, (ns, ci95), on_cpu(m))),
+        latency_no_walks_verdict: local.map(|l| crate::walk_free::verdict(p, &l, (ns, ci95), on_cpu(m))),
         measures: Vec::new(),
     }
 }
@@ -332,50 +332,6 @@ fn chase_figure(p: &Profile, m: &MemResult) -> (f64, Option<f64>, Option<[f64; 2
 /// preempted slice is no timing of memory).
 fn on_cpu(m: &MemResult) -> bool {
     m.oncpu_fraction.is_none_or(|v| v >= crate::mem::MIN_ONCPU)
-}
-
-/// The verdict on DRAM's latency, the chase with page walks held out
-/// (`l`): its fastest slices repeat, and it stands where the run's other
-/// measurements put it — no slower than the chase over the same lines with
-/// the walks in (`with`, beyond both intervals: holding walks out cannot
-/// add time), and slower than every cache level the sweep found (it is
-/// memory's). The convergence of the curve below the chase's working set
-/// is judged with the headline ([`crate::converged`]).
-fn walk_free_verdict(p: &Profile, l: &Fastest, with: (f64, Option<[f64; 2]>), on_cpu: bool) -> Verdict {
-    if walk_free_doubt(p, l, with, on_cpu).is_some() {
-        Verdict::Noisy
-    } else {
-        Verdict::Ok
-    }
-}
-
-/// Why the walk-free figure is in doubt ([`walk_free_verdict`]), the
-/// reason its note names; `None` where it is not.
-fn walk_free_doubt(
-    p: &Profile,
-    l: &Fastest,
-    (with, with_ci): (f64, Option<[f64; 2]>),
-    on_cpu: bool,
-) -> Option<&'static str> {
-    let lo = l.ci95.map_or(l.ns, |[a, _]| a.min(l.ns));
-    let with_hi = with_ci.map_or(with, |[_, b]| b.max(with));
-    let slowest_cache = p
-        .caches
-        .iter()
-        .flatten()
-        .map(|c| c.latency_ns)
-        .fold(0.0, f64::max);
-    if !on_cpu {
-        Some("its thread was off its CPU for much of the chase")
-    } else if !l.repeated {
-        Some("its fastest slices did not repeat within 1%")
-    } else if lo > with_hi {
-        Some("it read slower than the same lines chased with the walks in, which holding walks out cannot do")
-    } else if l.ns <= slowest_cache {
-        Some("it read no slower than a cache level, which memory cannot")
-    } else {
-        None
-    }
 }
 
 /// Relation `memory-same-footprint` ([`crate::footprint`]): the `mem`
@@ -438,7 +394,7 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
     let mut head = from_chase(p, &m, before.as_ref(), model.as_ref());
     head.measures = std::iter::once(measure_of(&head)).chain(sweep.clone()).collect();
     let doubt = local_chase(p)
-        .and_then(|l| walk_free_doubt(p, &l, (head.latency_ns, head.latency_ns_ci95), on_cpu(&m)))
+        .and_then(|l| crate::walk_free::doubt(p, &l, (head.latency_ns, head.latency_ns_ci95), on_cpu(&m)))
         .map_or(String::new(), |why| {
             format!("; the figure without page walks is marked noisy: {why}")
         });

@@ -28,3 +28,4 @@ pub mod repeat;
 pub mod segments;
 pub mod stats;
 pub mod tlb;
+mod walk_free;
