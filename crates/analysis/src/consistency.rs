@@ -229,17 +229,19 @@ fn chase_mlp(p: &Profile) -> Vec<MlpPoint> {
 
 /// The headline from the `mem` chase, keeping what only the sweep gives
 /// (the caches' reach, the MLP table) from the figure it replaces; `model`
-/// is the TLB model's share where the chase ran on base pages.
+/// is the TLB model's share where the chase ran on base pages; with it,
+/// why the figure without page walks is in doubt, where it is.
 fn from_chase(
     p: &Profile,
     m: &MemResult,
     before: Option<&MemoryLatency>,
     model: Option<&TlbShare>,
-) -> MemoryLatency {
+) -> (MemoryLatency, Option<&'static str>) {
     let huge = m.use_hugepages;
     let (ns, cycles, ci95, verdict) = chase_figure(p, m);
     let local = local_chase(p);
     let no_walks = local.map(|l| l.ns);
+    let doubt = local.and_then(|l| crate::walk_free::doubt(p, &l, (ns, ci95), on_cpu(m)));
     // The page walks' share: measured where the window-by-window chase
     // ran (the difference of two chases over the same lines), else the
     // model from the measured TLB levels (a lower bound).
@@ -266,7 +268,7 @@ fn from_chase(
         Some(s) if !s.mlp.is_empty() => s.mlp.clone(),
         _ => mlp_points(p.raw_curve(crate::cache::MLP)),
     };
-    MemoryLatency {
+    let head = MemoryLatency {
         latency_ns: ns,
         latency_cycles: cycles,
         huge_pages: huge,
@@ -280,9 +282,16 @@ fn from_chase(
         size_bytes: Some(m.size_bytes),
         latency_no_walks_ns: no_walks,
         latency_no_walks_ns_ci95: local.and_then(|l| l.ci95),
-        latency_no_walks_verdict: local.map(|l| crate::walk_free::verdict(p, &l, (ns, ci95), on_cpu(m))),
+        latency_no_walks_verdict: local.map(|_| {
+            if doubt.is_some() {
+                Verdict::Noisy
+            } else {
+                Verdict::Ok
+            }
+        }),
         measures: Vec::new(),
-    }
+    };
+    (head, doubt)
 }
 
 /// A figure as one of the run's measurements of memory latency.
@@ -391,13 +400,11 @@ fn memory_headline(p: &mut Profile) -> Vec<Note> {
     // The TLB model (it runs the TLB analysis) once, for the figure and
     // the note.
     let model = TlbShare::from_profile(p).filter(|_| !m.use_hugepages);
-    let mut head = from_chase(p, &m, before.as_ref(), model.as_ref());
+    let (mut head, doubt) = from_chase(p, &m, before.as_ref(), model.as_ref());
     head.measures = std::iter::once(measure_of(&head)).chain(sweep.clone()).collect();
-    let doubt = local_chase(p)
-        .and_then(|l| crate::walk_free::doubt(p, &l, (head.latency_ns, head.latency_ns_ci95), on_cpu(&m)))
-        .map_or(String::new(), |why| {
-            format!("; the figure without page walks is marked noisy: {why}")
-        });
+    let doubt = doubt.map_or(String::new(), |why| {
+        format!("; the figure without page walks is marked noisy: {why}")
+    });
     let walks = match (head.latency_no_walks_ns, model) {
         (Some(l), model) => format!(
             "; of it, {:.1} ns are page walks, measured: the same buffer chased window by window ({} pages \

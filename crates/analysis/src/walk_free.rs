@@ -5,25 +5,16 @@
 //! stage's (`memory-headline`).
 
 use crate::chase::Fastest;
-use hwcal_model::{Profile, Verdict};
+use hwcal_model::Profile;
 
-/// The verdict on DRAM's latency, the chase with page walks held out
-/// (`l`): its fastest slices repeat, and it stands where the run's other
-/// measurements put it — no slower than the chase over the same lines with
-/// the walks in (`with`, beyond both intervals: holding walks out cannot
-/// add time), and slower than every cache level the sweep found (it is
-/// memory's). The convergence of the curve below the chase's working set
-/// is judged with the headline ([`crate::converged`]).
-pub(crate) fn verdict(p: &Profile, l: &Fastest, with: (f64, Option<[f64; 2]>), on_cpu: bool) -> Verdict {
-    if doubt(p, l, with, on_cpu).is_some() {
-        Verdict::Noisy
-    } else {
-        Verdict::Ok
-    }
-}
-
-/// Why the walk-free figure is in doubt ([`verdict`]), the
-/// reason its note names; `None` where it is not.
+/// Why DRAM's latency, the chase with page walks held out (`l`), is in
+/// doubt — the reason its note names — or `None`, the figure `ok`: where
+/// its fastest slices repeat, its thread stayed on its CPU, and it stands
+/// where the run's other measurements put it: no slower than the chase over
+/// the same lines with the walks in (`with`, beyond both intervals: holding
+/// walks out cannot add time), and slower than every cache level the sweep
+/// found (it is memory's). The convergence of the curve below the chase's
+/// working set is judged with the headline ([`crate::converged`]).
 pub(crate) fn doubt(
     p: &Profile,
     l: &Fastest,

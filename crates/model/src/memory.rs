@@ -77,6 +77,18 @@ pub struct MemoryLatency {
     pub measures: Vec<MemoryMeasure>,
 }
 
+impl MemoryLatency {
+    /// `latency_no_walks_ns` in core cycles, at the clock the headline's
+    /// cycles were counted at (the two chases ran over the same buffer
+    /// back to back).
+    pub fn no_walks_cycles(&self) -> Option<f64> {
+        let l = self.latency_no_walks_ns?;
+        self.latency_cycles
+            .map(|c| l * c / self.latency_ns)
+            .filter(|c| c.is_finite() && *c > 0.0)
+    }
+}
+
 /// One measurement of memory latency (see [`MemoryLatency::measures`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

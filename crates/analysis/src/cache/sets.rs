@@ -416,6 +416,19 @@ mod tests {
         curve(CACHE_SETS_FACTS, &[2.0, pool, 4096.0, left, 3.0, 9.0, end])
     }
 
+    /// The structure a search read: colours holding `counts` pages, each
+    /// of `ways` ways, with its facts (pool pages, pages left, end).
+    fn counted(counts: &[f64], ways: f64, (pool, left, end): (f64, f64, f64)) -> Structure {
+        let ways = vec![ways; counts.len()];
+        Structure::read(
+            Some(&curve(CACHE_SETS, counts)),
+            Some(&curve(CACHE_SETS_WAYS, &ways)),
+            Some(&facts(pool, left, end)),
+        )
+        .unwrap()
+        .unwrap()
+    }
+
     #[test]
     fn a_complete_even_search_counts_the_level() {
         // Zen 5's L2: 1 MiB, 16 ways, 4 KiB pages: 16 colours.
@@ -423,13 +436,7 @@ mod tests {
             64.0, 70.0, 58.0, 66.0, 61.0, 67.0, 63.0, 65.0, 60.0, 68.0, 62.0, 66.0, 64.0, 63.0, 59.0, 68.0,
         ];
         let pool: f64 = counts.iter().sum();
-        let s = Structure::read(
-            Some(&curve(CACHE_SETS, &counts)),
-            Some(&curve(CACHE_SETS_WAYS, &[16.0; 16])),
-            Some(&facts(pool, 0.0, 0.0)),
-        )
-        .unwrap()
-        .unwrap();
+        let s = counted(&counts, 16.0, (pool, 0.0, 0.0));
         assert_eq!((s.colours, s.ways), (16, 16));
         assert_eq!(s.size(), 1024.0 * 1024.0);
         assert_eq!(
@@ -445,13 +452,7 @@ mod tests {
         // holding 1010 of the pages where 1024 are expected.
         let counts: Vec<f64> = (0..16).map(|k| 64.0 + f64::from(k % 5) - 3.0).collect();
         let sum: f64 = counts.iter().sum();
-        let s = Structure::read(
-            Some(&curve(CACHE_SETS, &counts)),
-            Some(&curve(CACHE_SETS_WAYS, &[16.0; 16])),
-            Some(&facts(2048.0, 2048.0 - sum, 1.0)),
-        )
-        .unwrap()
-        .unwrap();
+        let s = counted(&counts, 16.0, (2048.0, 2048.0 - sum, 1.0));
         assert!(!s.counted);
         assert_eq!(s.colours, 32);
         assert!(s.spread2 < 0.0625, "{}", s.spread2);
@@ -487,13 +488,7 @@ mod tests {
             38.0, 33.0,
         ];
         let sum: f64 = counts.iter().sum();
-        let s = Structure::read(
-            Some(&curve(CACHE_SETS, &counts)),
-            Some(&curve(CACHE_SETS_WAYS, &[8.0; 34])),
-            Some(&facts(2048.0, 2048.0 - sum, 1.0)),
-        )
-        .unwrap()
-        .unwrap();
+        let s = counted(&counts, 8.0, (2048.0, 2048.0 - sum, 1.0));
         assert!((s.estimate - 63.4).abs() < 0.1, "{}", s.estimate);
         assert_eq!(s.size(), 2.0 * 1024.0 * 1024.0);
     }

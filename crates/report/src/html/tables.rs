@@ -215,39 +215,19 @@ pub(super) fn caches_table(
         })
         .collect();
     if let Some(m) = memory {
-        rows.push(vec![
-            "memory".into(),
-            "".into(),
-            "".into(),
-            "".into(),
-            two_decimals(m.latency_ns),
-            opt_one_decimal(m.latency_cycles),
-            "".into(),
-            "".into(),
-            "".into(),
-            "".into(),
-            verdict(m.verdict),
-        ]);
+        // Memory, then DRAM's latency with the page walks held out (the
+        // digest's lead figure), each in its own verdict.
+        let row = |name: &str, ns: f64, cy: Option<f64>, v: Verdict| {
+            let mut r = vec![name.to_string(), "".into(), "".into(), "".into()];
+            r.extend([two_decimals(ns), opt_one_decimal(cy)]);
+            r.extend(std::iter::repeat_n(String::new(), 4));
+            r.push(verdict(v));
+            r
+        };
+        rows.push(row("memory", m.latency_ns, m.latency_cycles, m.verdict));
         if let Some(l) = m.latency_no_walks_ns {
-            // DRAM's latency with the page walks held out (the digest's lead
-            // figure), its cycles at the headline's clock.
-            let cy = m
-                .latency_cycles
-                .map(|c| l * c / m.latency_ns)
-                .filter(|c| c.is_finite());
-            rows.push(vec![
-                "memory, no page walks".into(),
-                "".into(),
-                "".into(),
-                "".into(),
-                two_decimals(l),
-                opt_one_decimal(cy),
-                "".into(),
-                "".into(),
-                "".into(),
-                "".into(),
-                verdict(m.latency_no_walks_verdict.unwrap_or(m.verdict)),
-            ]);
+            let v = m.latency_no_walks_verdict.unwrap_or(m.verdict);
+            rows.push(row("memory, no page walks", l, m.no_walks_cycles(), v));
         }
     }
     let mut s = table(

@@ -312,11 +312,9 @@ fn memory(m: &MemoryLatency, base_page: Option<u64>) -> Line {
         // the footprint chased: the fully random figure depends on the page
         // size and the working set, and stays in the `mem` line.
         Some(l) => {
-            let per_ns = m
-                .latency_cycles
-                .map(|c| c / m.latency_ns)
-                .filter(|r| r.is_finite());
-            let cy = per_ns.map_or(String::new(), |r| format!(" = {:.0} cy", l * r));
+            let cy = m
+                .no_walks_cycles()
+                .map_or(String::new(), |c| format!(" = {c:.0} cy"));
             let over = m
                 .size_bytes
                 .map_or(String::new(), |b| format!(" at {}", hwcal_model::human_bytes(b)));
